@@ -1,0 +1,72 @@
+#include "core/cuda_driver.h"
+
+#include <mutex>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/toolkit.h"
+
+namespace mgpu::core {
+
+CudaDriver::CudaDriver(DynamicLibrary lib) : lib_(std::move(lib)) {
+  auto get_proc = lib_.require<std::remove_pointer_t<decltype(&::cuGetProcAddress)>>(
+      "cuGetProcAddress_v2");
+  auto load = [&](const char* name, void** slot) {
+    CUdriverProcAddressQueryResult status{};
+    CUresult r = get_proc(name, slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+    if (r != CUDA_SUCCESS || *slot == nullptr)
+      throw Error(ErrorKind::Unavailable,
+                  fmt::format("the CUDA driver at {} lacks {} (driver older than the CUDA {} "
+                              "this binary was built for?)",
+                              lib_.path(), name, CUDA_VERSION / 1000));
+  };
+#define MGPU_LOAD_PTR(fn) load(#fn, reinterpret_cast<void**>(&api_.fn));
+  MGPU_CUDA_DRIVER_FUNCTIONS(MGPU_LOAD_PTR)
+#undef MGPU_LOAD_PTR
+
+  CUresult r = api_.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    const char* name = nullptr;
+    api_.cuGetErrorName(r, &name);
+    throw Error(ErrorKind::Unavailable,
+                fmt::format("the CUDA driver found no usable GPU (cuInit: {})", name ? name : "?"));
+  }
+  check(api_.cuDriverGetVersion(&version_), "cuDriverGetVersion", ErrorKind::Unavailable);
+}
+
+const CudaDriver& CudaDriver::get() {
+  // Loaded once; a failure is remembered so every caller sees the same one-line reason.
+  static std::once_flag once;
+  static std::optional<CudaDriver> driver;
+  static std::optional<Error> failure;
+  std::call_once(once, [] {
+    std::optional<DynamicLibrary> lib;
+    try {
+      lib.emplace(load_runtime_library(RuntimeLibrary::CudaDriver));
+    } catch (const Error&) {
+      failure.emplace(ErrorKind::Unavailable,
+                      "libcuda.so.1 not found (no NVIDIA driver on this machine)");
+      return;
+    }
+    try {
+      driver.emplace(CudaDriver(std::move(*lib)));
+    } catch (const Error& e) {
+      failure.emplace(e);
+    }
+  });
+  if (failure) throw *failure;
+  return *driver;
+}
+
+void CudaDriver::check(CUresult result, std::string_view call, ErrorKind kind) const {
+  if (result == CUDA_SUCCESS) return;
+  const char* name = nullptr;
+  const char* text = nullptr;
+  api_.cuGetErrorName(result, &name);
+  api_.cuGetErrorString(result, &text);
+  throw Error(kind, fmt::format("{} failed: {} ({})", call, name ? name : "unknown error",
+                                text ? text : "no description"));
+}
+
+}  // namespace mgpu::core

@@ -1,0 +1,52 @@
+// The CUDA driver API, opened at run time from libcuda.so.1 (never linked), so mgpu-tune runs
+// on machines without a driver. Contract: CudaDriver::get() loads the library and calls
+// cuInit(0) once per process; when there is no driver or no usable GPU it throws
+// Error{Unavailable} with a one-line reason (the same reason on every later call).
+// check() turns a CUresult into an Error of the given kind naming the call and the driver's
+// error name. Entry points come from cuGetProcAddress at this header's CUDA_VERSION, so each
+// pointer has exactly the prototype declared in <cuda.h>.
+#pragma once
+
+#include <cuda.h>
+
+#include <string_view>
+
+#include "core/dynlib.h"
+#include "core/error.h"
+
+namespace mgpu::core {
+
+// X(name) for every driver entry point mgpu-tune uses.
+#define MGPU_CUDA_DRIVER_FUNCTIONS(X) \
+  X(cuInit)                           \
+  X(cuDriverGetVersion)               \
+  X(cuGetErrorName)                   \
+  X(cuGetErrorString)                 \
+  X(cuDeviceGetCount)                 \
+  X(cuDeviceGet)                      \
+  X(cuDeviceGetName)                  \
+  X(cuDeviceGetAttribute)             \
+  X(cuDeviceTotalMem)
+
+struct CudaDriverApi {
+#define MGPU_DECLARE_PTR(fn) decltype(&::fn) fn = nullptr;
+  MGPU_CUDA_DRIVER_FUNCTIONS(MGPU_DECLARE_PTR)
+#undef MGPU_DECLARE_PTR
+};
+
+class CudaDriver {
+ public:
+  static const CudaDriver& get();
+
+  const CudaDriverApi& api() const { return api_; }
+  int version() const { return version_; }  // e.g. 13000 for a driver that supports CUDA 13.0
+  void check(CUresult result, std::string_view call, ErrorKind kind = ErrorKind::Launch) const;
+
+ private:
+  explicit CudaDriver(DynamicLibrary lib);
+  DynamicLibrary lib_;
+  CudaDriverApi api_;
+  int version_ = 0;
+};
+
+}  // namespace mgpu::core

@@ -1,0 +1,215 @@
+// The only translation unit of the compile pipeline that includes MLIR's heavy headers.
+#include "core/mlir_to_ptx.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mgpu::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void register_passes_once() {
+  // Pass registration is process-global and makes the textual pipeline parseable.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mlir::registerConversionPasses();
+    mlir::registerGPUPasses();
+    mlir::registerTransformsPasses();
+    mlir::memref::registerMemRefPasses();
+  });
+}
+
+// Only the dialects a kernel template emits, and the interfaces their lowering needs.
+mlir::DialectRegistry make_registry() {
+  mlir::DialectRegistry r;
+  r.insert<mlir::affine::AffineDialect, mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
+           mlir::func::FuncDialect, mlir::gpu::GPUDialect, mlir::index::IndexDialect,
+           mlir::LLVM::LLVMDialect, mlir::math::MathDialect, mlir::memref::MemRefDialect,
+           mlir::nvgpu::NVGPUDialect, mlir::NVVM::NVVMDialect, mlir::scf::SCFDialect,
+           mlir::ub::UBDialect, mlir::vector::VectorDialect>();
+  mlir::arith::registerConvertArithToLLVMInterface(r);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(r);
+  mlir::registerConvertFuncToLLVMInterface(r);
+  mlir::registerConvertMemRefToLLVMInterface(r);
+  mlir::registerConvertMathToLLVMInterface(r);
+  mlir::index::registerConvertIndexToLLVMInterface(r);
+  mlir::ub::registerConvertUBToLLVMInterface(r);
+  mlir::registerConvertNVVMToLLVMInterface(r);
+  mlir::NVVM::registerConvertGpuToNVVMInterface(r);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(r);
+  mlir::registerBuiltinDialectTranslation(r);
+  mlir::registerGPUDialectTranslation(r);
+  mlir::registerLLVMDialectTranslation(r);
+  mlir::registerNVVMDialectTranslation(r);
+  return r;
+}
+
+// Collects every diagnostic MLIR emits, so errors carry them verbatim.
+class DiagnosticCollector {
+ public:
+  explicit DiagnosticCollector(mlir::MLIRContext& ctx)
+      : handler_(&ctx, [this](mlir::Diagnostic& d) {
+          std::string loc;
+          llvm::raw_string_ostream los(loc);
+          d.getLocation().print(los);
+          text_ += fmt::format("\n  {}: {}", loc, d.str());
+          for (const mlir::Diagnostic& note : d.getNotes()) text_ += fmt::format("\n    note: {}", note.str());
+          return mlir::success();
+        }) {}
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string text_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+void write_file(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw Error(ErrorKind::IO, fmt::format("cannot write dump file {}", path.string()));
+}
+
+}  // namespace
+
+std::string nvvm_pipeline(const ArchSpec& arch, const LoweringOptions& options) {
+  // Device code only: the host side launches through the driver API, so there is no
+  // gpu-to-llvm host lowering. Order matters: NVGPU/NVVM ops become LLVM-ready before
+  // convert-gpu-to-nvvm, which lowers arith/cf/memref/index/math through their
+  // ConvertToLLVM interfaces; gpu-module-to-binary{format=isa} stops at PTX so the assembler
+  // (nvJitLink or ptxas) is ours to choose and to time.
+  return fmt::format(
+      "builtin.module("
+      "nvvm-attach-target{{chip={0} features={1} O={2}}},"
+      "gpu.module("
+      "convert-nvgpu-to-nvvm,"
+      "convert-vector-to-scf,"
+      "convert-scf-to-cf,"
+      "convert-nvvm-to-llvm,"
+      "expand-strided-metadata,"
+      "lower-affine,"
+      "convert-gpu-to-nvvm{{index-bitwidth=64 use-bare-ptr-memref-call-conv=true}},"
+      "canonicalize,"
+      "cse,"
+      "reconcile-unrealized-casts),"
+      "gpu-module-to-binary{{format=isa}})",
+      arch.name, arch.ptx_feature(), options.opt_level);
+}
+
+LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
+                             const LoweringOptions& options) {
+  register_passes_once();
+  mlir::MLIRContext ctx(make_registry(), mlir::MLIRContext::Threading::DISABLED);
+  ctx.loadAllAvailableDialects();
+  DiagnosticCollector diags(ctx);
+  LoweredPtx out;
+
+  auto t0 = Clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(llvm::StringRef(mlir_text.data(), mlir_text.size()),
+                                              mlir::ParserConfig(&ctx));
+  if (!module) throw Error(ErrorKind::Compile, "MLIR parse failed:" + diags.text());
+  out.parse_ms = ms_since(t0);
+
+  // Kernel names before lowering: gpu.binary keeps only the objects.
+  std::vector<PtxModule> found;
+  module->walk([&](mlir::gpu::GPUModuleOp gm) {
+    gm->removeAttr("targets");  // the pipeline attaches the target for `arch`
+    PtxModule m;
+    m.name = gm.getSymName().str();
+    gm.walk([&](mlir::gpu::GPUFuncOp f) {
+      if (f.isKernel()) m.kernels.push_back(f.getName().str());
+    });
+    found.push_back(std::move(m));
+  });
+  if (found.empty())
+    throw Error(ErrorKind::Compile, "MLIR lower failed: the module holds no gpu.module to compile");
+
+  // The anchored form ("builtin.module(...)") is what mlir-opt takes too, so a dumped pipeline
+  // can be replayed by hand; parse it as such and copy it into the context's pass manager.
+  std::string parse_errors;
+  llvm::raw_string_ostream parse_os(parse_errors);
+  mlir::FailureOr<mlir::OpPassManager> parsed =
+      mlir::parsePassPipeline(nvvm_pipeline(arch, options), parse_os);
+  if (mlir::failed(parsed))
+    throw Error(ErrorKind::Compile, "MLIR pipeline is malformed: " + parse_errors);
+  mlir::PassManager pm(&ctx);
+  static_cast<mlir::OpPassManager&>(pm) = *parsed;
+  if (!options.dump_dir.empty()) {
+    std::filesystem::create_directories(options.dump_dir);
+    ctx.disableMultithreading();
+    pm.enableIRPrintingToFileTree([](mlir::Pass*, mlir::Operation*) { return false; },
+                                  [](mlir::Pass*, mlir::Operation*) { return true; },
+                                  /*printModuleScope=*/false, /*printAfterOnlyOnChange=*/true,
+                                  /*printAfterOnlyOnFailure=*/false, options.dump_dir);
+  }
+  t0 = Clock::now();
+  if (mlir::failed(pm.run(*module)))
+    throw Error(ErrorKind::Compile, fmt::format("MLIR lower failed for {}:{}", arch.name, diags.text()));
+  out.lower_ms = ms_since(t0);
+
+  module->walk([&](mlir::gpu::BinaryOp bin) {
+    for (PtxModule& m : found) {
+      if (m.name != bin.getSymName()) continue;
+      auto obj = mlir::cast<mlir::gpu::ObjectAttr>(bin.getObjects()[0]);
+      m.ptx = obj.getObject().str();
+    }
+  });
+  for (PtxModule& m : found) {
+    if (m.ptx.empty())
+      throw Error(ErrorKind::Compile, fmt::format("MLIR lower produced no PTX for gpu.module @{}", m.name));
+    if (!options.dump_dir.empty())
+      write_file(std::filesystem::path(options.dump_dir) / (m.name + ".ptx"), m.ptx);
+  }
+  out.modules = std::move(found);
+  return out;
+}
+
+}  // namespace mgpu::core

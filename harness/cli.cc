@@ -1,0 +1,47 @@
+#include "harness/cli.h"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "harness/cmd_devices.h"
+#include "harness/cmd_matmul.h"
+#include "harness/version.h"
+
+namespace mgpu::harness {
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{
+      "mgpu-tune: benchmark and autotune Pallas:MGPU-style GPU kernels (Hopper sm_90a, "
+      "Blackwell sm_100a).\nKernel templates compile through the MLIR-based MGPU backend to "
+      "cubins; configs are measured on the GPU, verified, and recorded in SQLite.",
+      "mgpu-tune"};
+  app.set_version_flag("--version", version_string());
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  mgpu-tune devices                        GPUs this machine can measure on\n"
+      "  mgpu-tune matmul --arch sm_90a --m 8192 --n 8192 --k 8192 --dtype bf16\n"
+      "Exit codes: 0 success, 1 the work failed, 2 bad input.\n"
+      "Run 'mgpu-tune COMMAND --help' for a command's options.");
+
+  add_devices_command(app);
+  add_matmul_command(app);
+
+  try {
+    app.parse(argc, argv);  // subcommand callbacks run the work
+    return core::kExitOk;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "mgpu-tune: error: " << e.what() << "\nRun with --help for usage.\n";
+    return core::kExitBadInput;
+  } catch (const core::Error& e) {
+    std::cerr << "mgpu-tune: error: " << e.what() << "\n";
+    return core::exit_code_for(e.kind());
+  }
+}
+
+}  // namespace mgpu::harness

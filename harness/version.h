@@ -1,0 +1,10 @@
+// Version of mgpu-tune and of the toolchain it was built with, for --version and provenance.
+#pragma once
+
+#include <string>
+
+namespace mgpu::harness {
+
+std::string version_string();  // "mgpu-tune X.Y.Z (MLIR A.B.C, CUDA toolkit D.E)"
+
+}  // namespace mgpu::harness

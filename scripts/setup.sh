@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Set up a Debian 12 machine for mgpu-tune and build it into build/. Idempotent: packages are
+# installed only when missing (after `apt-get update`), and the build is incremental.
+#   scripts/setup.sh            install what is missing, configure, build
+# Environment: CUDA_HOME (default /usr/local/cuda) picks the CUDA toolkit; BUILD_DIR (build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The exact Debian packages (bookworm + bookworm-security for LLVM/MLIR 22).
+PACKAGES=(
+  cmake ninja-build g++                  # build
+  llvm-22-dev libmlir-22-dev mlir-22-tools  # the MGPU backend: MLIR/LLVM 22
+  libsqlite3-dev libsqlitecpp-dev        # results store
+  libcli11-dev libfmt-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  pybind11-dev python3.11-dev python3-optuna  # Optuna, embedded (Debian's Python 3.11)
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# The CUDA toolkit is not a Debian package here: it must already be installed.
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+if [ ! -x "$CUDA_HOME/bin/ptxas" ] || [ ! -f "$CUDA_HOME/include/cuda.h" ]; then
+  echo "setup: no CUDA toolkit at $CUDA_HOME (need bin/ptxas and include/cuda.h)." >&2
+  echo "setup: install CUDA 12.8 or newer and set CUDA_HOME to it." >&2
+  exit 1
+fi
+cuda_version=$("$CUDA_HOME/bin/ptxas" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
+if [ -z "$cuda_version" ] || [ "$(printf '%s\n12.8\n' "$cuda_version" | sort -V | head -n1)" != "12.8" ]; then
+  echo "setup: CUDA toolkit at $CUDA_HOME is ${cuda_version:-unknown}; sm_100a needs 12.8 or newer." >&2
+  exit 1
+fi
+
+BUILD_DIR="${BUILD_DIR:-build}"
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$CUDA_HOME"
+fi
+cmake --build "$BUILD_DIR" -j "$(nproc)"

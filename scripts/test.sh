@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up and build if needed, then run the test suite; extra arguments go to ctest, e.g.
+#   scripts/test.sh -L unit        only the unit tests (labels: unit, compile, e2e, gpu)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)" "$@"

@@ -1,0 +1,43 @@
+// An Optuna study driven from C++ through the embedded interpreter: ask for a point of a
+// categorical space, tell its objective (minimized). Contract: the constructor imports optuna
+// (Error{InvalidInput} naming python3-optuna when it is absent) and builds the sampler named
+// `sampler` ("tpe", "cmaes", "random") seeded with `seed`; the same seed and the same tells
+// give the same asks. Values are indices into each parameter's `choices`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mgpu::search {
+
+struct CategoricalParam {
+  std::string name;
+  std::vector<std::int64_t> choices;
+};
+
+struct AskedTrial {
+  int number = 0;
+  std::map<std::string, std::int64_t> values;  // name -> chosen value
+};
+
+class OptunaStudy {
+ public:
+  OptunaStudy(const std::string& sampler, std::uint64_t seed);
+  ~OptunaStudy();
+  OptunaStudy(const OptunaStudy&) = delete;
+  OptunaStudy& operator=(const OptunaStudy&) = delete;
+
+  AskedTrial ask(const std::vector<CategoricalParam>& space);
+  void tell(int number, double value);
+  void tell_failed(int number);  // the trial could not be measured: Optuna prunes nothing from it
+  std::string optuna_version() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mgpu::search

@@ -1,0 +1,63 @@
+#include "search/python_runtime.h"
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <pybind11/embed.h>
+
+#include "core/error.h"
+
+namespace py = pybind11;
+
+namespace mgpu::search {
+
+using core::Error;
+using core::ErrorKind;
+
+std::string python_home() {
+  const char* env = std::getenv("MGPU_PYTHON_HOME");
+  return (env && *env) ? env : MGPU_PYTHON_PREFIX;
+}
+
+void ensure_python() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    PyConfig config;
+    PyConfig_InitIsolatedConfig(&config);
+    std::string home = python_home();
+    PyStatus st = PyConfig_SetBytesString(&config, &config.home, home.c_str());
+    if (PyStatus_Exception(st)) {
+      PyConfig_Clear(&config);
+      throw Error(ErrorKind::Unavailable, "cannot configure the embedded Python interpreter");
+    }
+    try {
+      py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
+    } catch (const std::exception& e) {
+      throw Error(ErrorKind::Unavailable,
+                  fmt::format("cannot start the embedded Python (home {}): {}", home, e.what()));
+    }
+    // Hand the GIL back; callers acquire it around each use.
+    PyEval_SaveThread();
+  });
+}
+
+std::string python_version() {
+  ensure_python();
+  py::gil_scoped_acquire gil;
+  return py::module_::import("platform").attr("python_version")().cast<std::string>();
+}
+
+void import_or_explain(const char* module, std::string_view debian_package) {
+  try {
+    py::module_::import(module);
+  } catch (const py::error_already_set& e) {
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("the embedded Python {} (home {}) cannot import {}: {}\n"
+                            "install it with: apt-get install {}",
+                            PY_VERSION, python_home(), module, e.what(), debian_package));
+  }
+}
+
+}  // namespace mgpu::search
