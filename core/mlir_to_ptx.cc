@@ -155,7 +155,8 @@ LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(llvm::StringRef(mlir_text.data(), mlir_text.size()),
                                               mlir::ParserConfig(&ctx));
-  if (!module) throw Error(ErrorKind::Compile, "MLIR parse failed:" + diags.text());
+  // Text that does not parse is bad input, not a compiler failure.
+  if (!module) throw Error(ErrorKind::InvalidInput, "MLIR parse failed:" + diags.text());
   out.parse_ms = ms_since(t0);
 
   // Kernel names before lowering: gpu.binary keeps only the objects.

@@ -3,8 +3,9 @@
 // Contract: lower_mlir_to_ptx() parses the text, attaches an #nvvm.target for `arch` to every
 // gpu.module (replacing any target already there), runs nvvm_pipeline(), and returns the PTX
 // of each gpu.module. Kernel memref arguments use the bare-pointer convention (one pointer per
-// memref), which is what the driver-API launcher passes. Failures throw Error{Compile} naming
-// the stage ("parse", "lower") and carrying MLIR's diagnostics.
+// memref), which is what the driver-API launcher passes. Text that does not parse throws
+// Error{InvalidInput} ("MLIR parse failed: ..."); a failed lowering throws Error{Compile}
+// ("MLIR lower failed: ..."); both carry MLIR's diagnostics.
 #pragma once
 
 #include <string>

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -37,36 +36,6 @@ struct TempFile {
 
 }  // namespace
 
-std::map<std::string, KernelResources> parse_ptxas_report(std::string_view log) {
-  // ptxas -v prints, per entry:
-  //   ptxas info    : Function properties for NAME
-  //       S bytes stack frame, SS bytes spill stores, SL bytes spill loads
-  //   ptxas info    : Used R registers, used B barriers, [N bytes smem,] C bytes cmem[0]
-  static const std::regex props(R"(Function properties for ([\w$.]+))");
-  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex used(R"(Used (\d+) registers)");
-  static const std::regex barriers(R"(used (\d+) barriers)");
-  static const std::regex smem(R"((\d+) bytes smem)");
-  std::map<std::string, KernelResources> out;
-  KernelResources* current = nullptr;
-  std::istringstream lines{std::string(log)};
-  for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (std::regex_search(line, m, props)) {
-      current = &out[m[1]];
-    } else if (current && std::regex_search(line, m, frame)) {
-      current->stack_bytes = std::stoi(m[1]);
-      current->spill_store_bytes = std::stoi(m[2]);
-      current->spill_load_bytes = std::stoi(m[3]);
-    } else if (current && std::regex_search(line, m, used)) {
-      current->registers = std::stoi(m[1]);
-      if (std::regex_search(line, m, barriers)) current->barriers = std::stoi(m[1]);
-      if (std::regex_search(line, m, smem)) current->shared_static_bytes = std::stoi(m[1]);
-    }
-  }
-  return out;
-}
-
 Cubin assemble_with_ptxas(std::string_view ptx, const ArchSpec& arch, int opt_level) {
   std::string ptxas = ptxas_path();
   if (!std::filesystem::exists(ptxas))
@@ -92,9 +61,24 @@ Cubin assemble_with_ptxas(std::string_view ptx, const ArchSpec& arch, int opt_le
   Cubin c;
   c.image = read_file(out.path);
   c.log = std::move(report);
-  c.kernels = parse_ptxas_report(c.log);
+  c.kernels = parse_assembler_report(c.log);
   c.assemble_ms = ms;
   return c;
+}
+
+std::string ptxas_version() {
+  static const std::string version = [] {
+    std::string ptxas = ptxas_path();
+    TempFile out(".txt");
+    llvm::StringRef args[] = {ptxas, "--version"};
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt, out.path, out.path};
+    if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects) != 0) return std::string("unknown");
+    std::istringstream lines(read_file(out.path));
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("release") != std::string::npos) return line;
+    return std::string("unknown");
+  }();
+  return version;
 }
 
 }  // namespace mgpu::core

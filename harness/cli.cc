@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "harness/cmd_compile.h"
 #include "harness/cmd_devices.h"
 #include "harness/cmd_matmul.h"
 #include "harness/version.h"
@@ -23,11 +24,13 @@ int run_cli(int argc, char** argv) {
   app.footer(
       "Examples:\n"
       "  mgpu-tune devices                        GPUs this machine can measure on\n"
+      "  mgpu-tune compile --mlir k.mlir --arch sm_100a --emit ptx\n"
       "  mgpu-tune matmul --arch sm_90a --m 8192 --n 8192 --k 8192 --dtype bf16\n"
       "Exit codes: 0 success, 1 the work failed, 2 bad input.\n"
       "Run 'mgpu-tune COMMAND --help' for a command's options.");
 
   add_devices_command(app);
+  add_compile_command(app);
   add_matmul_command(app);
 
   try {

@@ -53,7 +53,7 @@ TEST(LowerToPtx, ParseErrorNamesTheStageAndCarriesTheDiagnostic) {
     lower_mlir_to_ptx("module { gpu.module @m { bogus.op } }", parse_arch("sm_90a"));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Compile);
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
     std::string msg = e.what();
     EXPECT_NE(msg.find("parse"), std::string::npos) << msg;
     EXPECT_NE(msg.find("bogus.op"), std::string::npos) << msg;

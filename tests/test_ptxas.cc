@@ -48,7 +48,7 @@ TEST(Ptxas, ParsesEveryFieldOfTheReport) {
       "ptxas info    : Function properties for copy\n"
       "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
       "ptxas info    : Used 10 registers, used 0 barriers, 384 bytes cmem[0]\n";
-  auto k = parse_ptxas_report(log);
+  auto k = parse_assembler_report(log);
   ASSERT_EQ(k.size(), 2u);
   EXPECT_EQ(k["gemm"].registers, 168);
   EXPECT_EQ(k["gemm"].stack_bytes, 24);

@@ -1,0 +1,124 @@
+#include "core/compiler.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/SHA256.h>
+#include <llvm/ADT/StringExtras.h>
+
+#include "core/error.h"
+#include "core/mlir_to_ptx.h"
+#include "core/nvjitlink.h"
+#include "core/ptxas.h"
+
+namespace mgpu::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Assembler resolve(Assembler a) {
+  if (a != Assembler::Auto) return a;
+  return nvjitlink_available() ? Assembler::NvJitLink : Assembler::Ptxas;
+}
+
+std::string assembler_version(Assembler a) {
+  return a == Assembler::NvJitLink ? nvjitlink_version() : ptxas_version();
+}
+
+void write_text(const std::filesystem::path& p, std::string_view text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  if (!out) throw Error(ErrorKind::IO, fmt::format("cannot write {}", p.string()));
+}
+
+}  // namespace
+
+Assembler parse_assembler(std::string_view text) {
+  if (text == "auto") return Assembler::Auto;
+  if (text == "nvjitlink") return Assembler::NvJitLink;
+  if (text == "ptxas") return Assembler::Ptxas;
+  throw Error(ErrorKind::InvalidInput,
+              fmt::format("unknown assembler '{}': choose auto, nvjitlink or ptxas", text));
+}
+
+std::string_view to_string(Assembler a) {
+  switch (a) {
+    case Assembler::Auto: return "auto";
+    case Assembler::NvJitLink: return "nvjitlink";
+    case Assembler::Ptxas: return "ptxas";
+  }
+  return "?";
+}
+
+CompileOptions CompileOptions::from_environment() {
+  CompileOptions o;
+  if (const char* d = std::getenv("MGPU_DUMP_TO"); d && *d) o.dump_dir = d;
+  return o;
+}
+
+std::string cache_key(std::string_view mlir_text, const ArchSpec& arch, const CompileOptions& options) {
+  Assembler a = resolve(options.assembler);
+  LoweringOptions lowering;
+  lowering.opt_level = options.opt_level;
+  llvm::SHA256 h;
+  auto field = [&](std::string_view s) {
+    h.update(llvm::StringRef(s.data(), s.size()));
+    h.update(llvm::StringRef("\0", 1));  // separator: no two field lists hash alike
+  };
+  field("mgpu-compile-v1");
+  field(mlir_text);
+  field(arch.name);
+  field(std::to_string(options.opt_level));
+  field(to_string(a));
+  field(nvvm_pipeline(arch, lowering));
+  field(LLVM_VERSION_STRING);
+  field(assembler_version(a));
+  std::array<uint8_t, 32> digest = h.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+CompileResult compile_module(std::string_view mlir_text, const ArchSpec& arch, const CompileOptions& options) {
+  auto t0 = Clock::now();
+  CompileResult r;
+  r.assembler = resolve(options.assembler);
+  bool dumping = !options.dump_dir.empty();
+  std::optional<CompileCache> cache;
+  if (!options.cache_dir.empty() && !dumping) cache.emplace(options.cache_dir);
+  if (cache) {
+    r.key = cache_key(mlir_text, arch, options);
+    if (auto units = cache->load(r.key)) {
+      r.units = std::move(*units);
+      r.cache_hit = true;
+      r.times.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      return r;
+    }
+  }
+
+  LoweredPtx lowered = lower_mlir_to_ptx(mlir_text, arch, {.opt_level = options.opt_level,
+                                                            .dump_dir = options.dump_dir});
+  r.times.parse_ms = lowered.parse_ms;
+  r.times.lower_ms = lowered.lower_ms;
+  for (PtxModule& m : lowered.modules) {
+    CompiledUnit u;
+    u.cubin = r.assembler == Assembler::NvJitLink ? assemble_with_nvjitlink(m.ptx, arch, options.opt_level)
+                                                  : assemble_with_ptxas(m.ptx, arch, options.opt_level);
+    r.times.assemble_ms += u.cubin.assemble_ms;
+    if (dumping)
+      write_text(std::filesystem::path(options.dump_dir) / fmt::format("{}.{}.log", m.name, to_string(r.assembler)),
+                 u.cubin.log);
+    u.module_name = std::move(m.name);
+    u.kernels = std::move(m.kernels);
+    u.ptx = std::move(m.ptx);
+    r.units.push_back(std::move(u));
+  }
+  if (cache) cache->store(r.key, r.units);
+  r.times.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace mgpu::core

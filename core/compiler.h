@@ -1,0 +1,53 @@
+// The MGPU backend's compile pipeline: MLIR text -> PTX (mlir_to_ptx) -> cubin (nvJitLink in
+// process, or ptxas), cached by content. Contract: compile_module() returns one CompiledUnit
+// per gpu.module with the cubin, its entry names and resources, and the time of each stage;
+// errors name the stage ("parse" -- Error{InvalidInput} --, then Error{Compile} for "lower",
+// "nvJitLink", "ptxas").
+// The cache key hashes the module text, arch, optimization level, assembler, the exact pass
+// pipeline, and the toolchain versions (MLIR, nvJitLink or ptxas), so a change of any of them
+// misses. Setting dump_dir turns the cache off for that call (a dump needs a real compile).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/arch.h"
+#include "core/compile_cache.h"
+
+namespace mgpu::core {
+
+enum class Assembler { Auto, NvJitLink, Ptxas };  // Auto: nvJitLink when it loads
+Assembler parse_assembler(std::string_view text);  // "auto" | "nvjitlink" | "ptxas"
+std::string_view to_string(Assembler a);
+
+struct CompileOptions {
+  int opt_level = 3;
+  Assembler assembler = Assembler::Auto;
+  std::string cache_dir;  // empty: no cache
+  std::string dump_dir;   // MLIR after each pass, PTX and the assembler log go here
+
+  // Defaults from the environment: MGPU_DUMP_TO (dump_dir); the cache stays off.
+  static CompileOptions from_environment();
+};
+
+struct StageTimes {
+  double parse_ms = 0;
+  double lower_ms = 0;     // MLIR passes + LLVM NVPTX codegen
+  double assemble_ms = 0;  // PTX -> cubin, all units
+  double total_ms = 0;     // wall time of the call, cache look-up included
+};
+
+struct CompileResult {
+  std::vector<CompiledUnit> units;
+  StageTimes times;
+  bool cache_hit = false;
+  std::string key;
+  Assembler assembler = Assembler::Auto;  // the one actually used
+};
+
+std::string cache_key(std::string_view mlir_text, const ArchSpec& arch, const CompileOptions& options);
+CompileResult compile_module(std::string_view mlir_text, const ArchSpec& arch,
+                             const CompileOptions& options = {});
+
+}  // namespace mgpu::core
