@@ -1,0 +1,42 @@
+#include "core/mgpu/barrier.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mgpu::core::mgpu {
+
+using mlir::Value;
+
+SlotPhase BarrierRing::slot_phase(Emitter& e, Value step, int depth) {
+  Value d = e.c32(depth);
+  return {e.rem(step, d), e.bit_and(e.div(step, d), e.c32(1))};
+}
+
+Value BarrierRing::slot_ptr(Emitter& e, Value slot) const { return e.smem_offset(base_, e.mul(slot, e.c32(8))); }
+
+void BarrierRing::init(Emitter& e, int arrival_count) const {
+  for (int i = 0; i < depth_; ++i)
+    mlir::NVVM::MBarrierInitOp::create(e.b, e.loc, e.smem_offset(base_, 8 * i), e.c32(arrival_count), Value());
+}
+
+void BarrierRing::arrive(Emitter& e, Value slot) const {
+  mlir::NVVM::MBarrierArriveOp::create(e.b, e.loc, mlir::Type(), slot_ptr(e, slot), Value());
+}
+
+void BarrierRing::arrive_expect_tx(Emitter& e, Value slot, std::int64_t bytes) const {
+  mlir::NVVM::MBarrierArriveExpectTxOp::create(e.b, e.loc, mlir::Type(), slot_ptr(e, slot), e.c32(bytes),
+                                               mlir::NVVM::MemScopeKind::CTA, false, Value());
+}
+
+void BarrierRing::wait(Emitter& e, Value slot, Value parity) const {
+  // try_wait.parity with a suspend-time hint, retried in a loop by the lowering.
+  mlir::NVVM::MBarrierTryWaitParityOp::create(e.b, e.loc, slot_ptr(e, slot), parity, e.c32(0x989680));
+}
+
+void BarrierRing::wait_step(Emitter& e, Value step) const {
+  SlotPhase sp = slot_phase(e, step, depth_);
+  wait(e, sp.slot, sp.parity);
+}
+
+void fence_barrier_init(Emitter& e) { mlir::NVVM::FenceMbarrierInitOp::create(e.b, e.loc); }
+
+}  // namespace mgpu::core::mgpu

@@ -1,0 +1,42 @@
+// mbarrier rings: the synchronization of a `max_concurrent_steps`-deep pipeline, with the
+// slot/phase bookkeeping done once, here. Step s uses slot s % depth and waits for parity
+// (s / depth) & 1: each slot's barrier completes once per trip around the ring, flipping its
+// phase. Contract: the ring occupies bytes(depth) of SMEM at `base` (8-byte aligned);
+// init() must run on one thread, and be followed by fence_barrier_init() and a CTA barrier
+// before any other thread touches the ring.
+#pragma once
+
+#include "core/mgpu/emitter.h"
+
+namespace mgpu::core::mgpu {
+
+struct SlotPhase {
+  mlir::Value slot;    // i32
+  mlir::Value parity;  // i32, 0 or 1
+};
+
+class BarrierRing {
+ public:
+  BarrierRing(mlir::Value base, int depth) : base_(base), depth_(depth) {}
+  static std::int64_t bytes(int depth) { return 8 * std::int64_t(depth); }
+  static SlotPhase slot_phase(Emitter& e, mlir::Value step, int depth);
+
+  int depth() const { return depth_; }
+  mlir::Value slot_ptr(Emitter& e, mlir::Value slot) const;
+  void init(Emitter& e, int arrival_count) const;
+  void arrive(Emitter& e, mlir::Value slot) const;
+  // Arrive and announce `bytes` of asynchronous (TMA) traffic that will complete this phase.
+  void arrive_expect_tx(Emitter& e, mlir::Value slot, std::int64_t bytes) const;
+  // Block until the barrier of `slot` has completed the phase of the given parity.
+  void wait(Emitter& e, mlir::Value slot, mlir::Value parity) const;
+  void wait_step(Emitter& e, mlir::Value step) const;
+
+ private:
+  mlir::Value base_;
+  int depth_;
+};
+
+// fence.mbarrier_init: makes barrier initialization visible to the async proxy and cluster.
+void fence_barrier_init(Emitter& e);
+
+}  // namespace mgpu::core::mgpu

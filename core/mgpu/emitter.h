@@ -1,0 +1,58 @@
+// The helper every MGPU primitive is written against: an OpBuilder and a location, plus the
+// constants, integer arithmetic and thread indices that kernel code needs at every turn.
+// Contract: all values it makes are i32 (the width PTX uses for indices and barrier phases)
+// unless a name says otherwise; arithmetic folds nothing itself (MLIR's canonicalizer does).
+#pragma once
+
+#include <functional>
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+namespace mgpu::core::mgpu {
+
+struct Emitter {
+  mlir::OpBuilder& b;
+  mlir::Location loc;
+
+  mlir::Type i1() const;
+  mlir::Type i32() const;
+  mlir::Type i64() const;
+  mlir::Type smem_ptr_type() const;    // !llvm.ptr<3>
+  mlir::Type global_ptr_type() const;  // !llvm.ptr (generic; kernel arguments)
+
+  mlir::Value c32(int64_t v);
+  mlir::Value c64(int64_t v);
+  mlir::Value index(int64_t v);
+  mlir::Value add(mlir::Value a, mlir::Value b);
+  mlir::Value sub(mlir::Value a, mlir::Value b);
+  mlir::Value mul(mlir::Value a, mlir::Value b);
+  mlir::Value div(mlir::Value a, mlir::Value b);  // unsigned
+  mlir::Value rem(mlir::Value a, mlir::Value b);  // unsigned
+  mlir::Value bit_and(mlir::Value a, mlir::Value b);
+  mlir::Value shl(mlir::Value a, mlir::Value b);
+  mlir::Value shr(mlir::Value a, mlir::Value b);  // logical
+  mlir::Value eq(mlir::Value a, mlir::Value b);
+  mlir::Value ult(mlir::Value a, mlir::Value b);
+  mlir::Value to_i32(mlir::Value index_value);
+  mlir::Value to_index(mlir::Value i32_value);
+  mlir::Value zext64(mlir::Value v);
+
+  mlir::Value thread_idx();  // threadIdx.x, i32
+  mlir::Value block_idx(int dim);  // blockIdx.{x,y,z}, i32
+  mlir::Value grid_dim(int dim);
+  mlir::Value warp_idx();       // threadIdx.x / 32, made warp-uniform
+  mlir::Value lane_idx();       // threadIdx.x % 32
+  mlir::Value warpgroup_idx();  // threadIdx.x / 128, made warp-uniform
+
+  // scf.if without results: `then` emits the guarded code.
+  void if_then(mlir::Value cond, const std::function<void()>& then);
+  void barrier_sync();  // bar.sync 0 across the CTA
+
+  // Byte offset arithmetic on a shared-memory pointer.
+  mlir::Value smem_offset(mlir::Value base, int64_t bytes);
+  mlir::Value smem_offset(mlir::Value base, mlir::Value bytes_i32);
+  mlir::Value smem_address32(mlir::Value smem_ptr);  // the 32-bit shared address (for descriptors)
+};
+
+}  // namespace mgpu::core::mgpu

@@ -1,0 +1,70 @@
+#include "core/mgpu/tcgen05.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mgpu::core::mgpu {
+
+using mlir::Value;
+
+namespace {
+mlir::NVVM::CTAGroupKind group(bool two_cta) {
+  return two_cta ? mlir::NVVM::CTAGroupKind::CTA_2 : mlir::NVVM::CTAGroupKind::CTA_1;
+}
+}  // namespace
+
+std::uint32_t tcgen05_instr_descriptor(int m, int n, MmaInput input, bool a_mn_major, bool b_mn_major) {
+  // kind::f16 layout: bits 4-5 D format (1 = f32), 7-9 A format, 10-12 B format
+  // (0 = f16, 1 = bf16), 15 A is MN-major, 16 B is MN-major, 17-22 N >> 3, 24-28 M >> 4.
+  if (m != 64 && m != 128 && m != 256)
+    throw Error(ErrorKind::InvalidInput, fmt::format("tcgen05.mma M must be 64, 128 or 256, got {}", m));
+  if (n < 8 || n > 256 || n % 8 != 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("tcgen05.mma N must be a multiple of 8 in [8, 256], got {}", n));
+  std::uint32_t ab = input == MmaInput::BF16 ? 1 : 0;
+  return (1u << 4) | (ab << 7) | (ab << 10) | (std::uint32_t(a_mn_major) << 15) | (std::uint32_t(b_mn_major) << 16) |
+         (std::uint32_t(n >> 3) << 17) | (std::uint32_t(m >> 4) << 24);
+}
+
+void tmem_alloc(Emitter& e, Value smem_slot, int columns, bool two_cta) {
+  if (columns < 32 || columns > 512 || (columns & (columns - 1)) != 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("TMEM allocations are a power of two in [32, 512] columns, got {}", columns));
+  mlir::NVVM::Tcgen05AllocOp::create(e.b, e.loc, smem_slot, e.c32(columns), group(two_cta));
+}
+
+Value tmem_address(Emitter& e, Value smem_slot) {
+  Value raw = mlir::LLVM::LoadOp::create(e.b, e.loc, e.i32(), smem_slot);
+  auto tmem_ptr = mlir::LLVM::LLVMPointerType::get(e.b.getContext(), 6);
+  return mlir::LLVM::IntToPtrOp::create(e.b, e.loc, tmem_ptr, raw);
+}
+
+void tmem_relinquish(Emitter& e, bool two_cta) {
+  mlir::NVVM::Tcgen05RelinquishAllocPermitOp::create(e.b, e.loc, group(two_cta));
+}
+
+void tmem_dealloc(Emitter& e, Value tmem, int columns, bool two_cta) {
+  mlir::NVVM::Tcgen05DeallocOp::create(e.b, e.loc, tmem, e.c32(columns), group(two_cta));
+}
+
+void tcgen05_mma(Emitter& e, Value d_tmem, Value desc_a, Value desc_b, Value idesc, Value accumulate, bool two_cta) {
+  mlir::NVVM::Tcgen05MMAOp::create(e.b, e.loc, mlir::NVVM::Tcgen05MMAKind::F16, group(two_cta),
+                                   mlir::NVVM::Tcgen05MMACollectorOp::DISCARD, false, d_tmem, desc_a, desc_b, idesc,
+                                   accumulate, Value(), Value());
+}
+
+void tcgen05_commit(Emitter& e, Value barrier, Value multicast_mask, bool two_cta) {
+  mlir::NVVM::Tcgen05CommitOp::create(e.b, e.loc, barrier, multicast_mask, group(two_cta));
+}
+
+Value tmem_load(Emitter& e, Value tmem, int count) {
+  auto vec = mlir::VectorType::get({count}, e.i32());
+  return mlir::NVVM::Tcgen05LdOp::create(e.b, e.loc, vec, false, mlir::NVVM::Tcgen05LdStShape::SHAPE_32X32B, tmem,
+                                         Value());
+}
+
+void tcgen05_wait_ld(Emitter& e) { mlir::NVVM::Tcgen05WaitOp::create(e.b, e.loc, mlir::NVVM::Tcgen05WaitKind::LOAD); }
+
+}  // namespace mgpu::core::mgpu

@@ -1,0 +1,33 @@
+// Blackwell (sm_100a) fifth-generation tensor cores: the accumulator lives in tensor memory
+// (TMEM, 128 lanes x 512 columns of 32 bit per SM) instead of registers. Contract:
+// tmem_alloc() is executed by one whole warp and writes the allocated TMEM address into the
+// 4-byte SMEM slot given; read it back with tmem_address(); every allocation is freed with
+// tmem_dealloc() by the same warp before exit, after tmem_relinquish(). `two_cta` selects
+// cta_group::2 (an MMA pair across a 2-CTA cluster). tcgen05_mma() is issued by one thread;
+// tcgen05_commit() makes `barrier` track completion of the MMAs issued before it.
+#pragma once
+
+#include <cstdint>
+
+#include "core/mgpu/emitter.h"
+#include "core/mgpu/wgmma.h"
+
+namespace mgpu::core::mgpu {
+
+// PTX ISA "Instruction descriptor" for tcgen05.mma kind::f16 with f32 accumulation.
+std::uint32_t tcgen05_instr_descriptor(int m, int n, MmaInput input, bool a_mn_major, bool b_mn_major);
+
+void tmem_alloc(Emitter& e, mlir::Value smem_slot, int columns, bool two_cta);
+mlir::Value tmem_address(Emitter& e, mlir::Value smem_slot);  // !llvm.ptr<6>
+void tmem_relinquish(Emitter& e, bool two_cta);
+void tmem_dealloc(Emitter& e, mlir::Value tmem, int columns, bool two_cta);
+
+void tcgen05_mma(Emitter& e, mlir::Value d_tmem, mlir::Value desc_a, mlir::Value desc_b, mlir::Value idesc,
+                 mlir::Value accumulate, bool two_cta);
+void tcgen05_commit(Emitter& e, mlir::Value barrier, mlir::Value multicast_mask, bool two_cta);
+// tcgen05.ld.32x32b.x<count>: each thread of the warp reads `count` consecutive 32-bit
+// columns of its lane; returns vector<count x i32>. tcgen05_wait_ld() makes them usable.
+mlir::Value tmem_load(Emitter& e, mlir::Value tmem, int count);
+void tcgen05_wait_ld(Emitter& e);
+
+}  // namespace mgpu::core::mgpu

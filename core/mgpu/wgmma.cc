@@ -1,0 +1,63 @@
+#include "core/mgpu/wgmma.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mgpu::core::mgpu {
+
+using mlir::Value;
+
+std::uint64_t wgmma_descriptor_bits(Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
+  // PTX ISA, "Matrix Descriptor Format" (sm_90): bits 0-13 start address >> 4,
+  // 16-29 leading-dimension byte offset >> 4, 32-45 stride-dimension byte offset >> 4,
+  // 49-51 base offset (0: tiles are 1024-aligned), 62-63 swizzle (1: 128B, 2: 64B, 3: 32B).
+  std::uint64_t mode = swizzle == Swizzle::B128 ? 1 : swizzle == Swizzle::B64 ? 2 : swizzle == Swizzle::B32 ? 3 : 0;
+  return ((std::uint64_t(lbo) >> 4) & 0x3FFF) << 16 | ((std::uint64_t(sbo) >> 4) & 0x3FFF) << 32 | mode << 62;
+}
+
+Value smem_descriptor(Emitter& e, Value smem_ptr, Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
+  Value addr = e.zext64(e.smem_address32(smem_ptr));
+  Value addr_field = mlir::arith::AndIOp::create(
+      e.b, e.loc, mlir::arith::ShRUIOp::create(e.b, e.loc, addr, e.c64(4)), e.c64(0x3FFF));
+  return mlir::arith::OrIOp::create(e.b, e.loc, addr_field,
+                                    e.c64(static_cast<std::int64_t>(wgmma_descriptor_bits(swizzle, lbo, sbo))));
+}
+
+mlir::Type wgmma_accumulator_type(Emitter& e, int n) {
+  llvm::SmallVector<mlir::Type> fields(n / 2, e.b.getF32Type());
+  return mlir::LLVM::LLVMStructType::getLiteral(e.b.getContext(), fields);
+}
+
+Value wgmma_zero_accumulator(Emitter& e, int n) {
+  mlir::Type t = wgmma_accumulator_type(e, n);
+  Value acc = mlir::LLVM::UndefOp::create(e.b, e.loc, t);
+  Value zero = mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getF32FloatAttr(0.0f));
+  for (int i = 0; i < n / 2; ++i) acc = mlir::LLVM::InsertValueOp::create(e.b, e.loc, acc, zero, i);
+  return acc;
+}
+
+Value wgmma(Emitter& e, Value acc, Value desc_a, Value desc_b, int n, MmaInput input, bool a_k_major, bool b_k_major) {
+  if (n < 8 || n > 256 || n % 8 != 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("wgmma N must be a multiple of 8 in [8, 256], got {}", n));
+  auto type = input == MmaInput::BF16 ? mlir::NVVM::WGMMATypes::bf16 : mlir::NVVM::WGMMATypes::f16;
+  auto shape = mlir::NVVM::MMAShapeAttr::get(e.b.getContext(), 64, n, 16);
+  // wgmma's layout names follow BLAS: A "row" = K-major; B "col" = K-major.
+  auto layout_a = a_k_major ? mlir::NVVM::MMALayout::row : mlir::NVVM::MMALayout::col;
+  auto layout_b = b_k_major ? mlir::NVVM::MMALayout::col : mlir::NVVM::MMALayout::row;
+  return mlir::NVVM::WgmmaMmaAsyncOp::create(e.b, e.loc, acc.getType(), acc, desc_a, desc_b, shape, type, type,
+                                             mlir::NVVM::WGMMATypes::f32, mlir::NVVM::WGMMAScaleOut::one,
+                                             mlir::NVVM::WGMMAScaleIn::one, mlir::NVVM::WGMMAScaleIn::one, layout_a,
+                                             layout_b, mlir::NVVM::MMAIntOverflowAttr());
+}
+
+void wgmma_fence(Emitter& e) { mlir::NVVM::WgmmaFenceAlignedOp::create(e.b, e.loc); }
+void wgmma_commit(Emitter& e) { mlir::NVVM::WgmmaGroupSyncAlignedOp::create(e.b, e.loc); }
+void wgmma_wait(Emitter& e, int max_pending) {
+  mlir::NVVM::WgmmaWaitGroupSyncOp::create(e.b, e.loc, static_cast<int64_t>(max_pending));
+}
+
+}  // namespace mgpu::core::mgpu
