@@ -234,3 +234,21 @@ TEST(Descriptors, Tcgen05InstructionDescriptor) {
 
 }  // namespace
 }  // namespace mgpu::core::mgpu
+
+#include "tests/support/pipelined_mainloop.h"
+
+namespace mgpu::core::mgpu {
+namespace {
+
+TEST(MgpuPrimitives, PipelinedMainloopCompilesWithoutSpills) {
+  for (int tile_n : {128, 256}) {
+    CompileResult r = compile_module(::mgpu::testing::pipelined_mainloop_mlir(tile_n, 4, 64), parse_arch("sm_90a"));
+    const KernelResources& res = r.units.at(0).cubin.kernels.at("mainloop");
+    EXPECT_EQ(res.spill_store_bytes, 0) << "tile_n " << tile_n << "\n" << r.units[0].cubin.log;
+    EXPECT_LE(res.registers, 255);
+    EXPECT_NE(r.units[0].ptx.find("setmaxnreg"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace mgpu::core::mgpu

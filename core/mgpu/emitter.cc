@@ -70,6 +70,20 @@ void Emitter::if_then(Value cond, const std::function<void()>& then) {
   then();
 }
 
+llvm::SmallVector<Value> Emitter::for_loop(
+    Value lb, Value ub, Value step, mlir::ValueRange init,
+    const std::function<llvm::SmallVector<Value>(Value, mlir::ValueRange)>& body) {
+  auto op = mlir::scf::ForOp::create(
+      b, loc, lb, ub, step, init, [&](mlir::OpBuilder& nested, mlir::Location, Value iv, mlir::ValueRange carried) {
+        // Emit through this Emitter's builder, positioned in the new body.
+        mlir::OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(nested.getInsertionBlock());
+        llvm::SmallVector<Value> next = body(iv, carried);
+        mlir::scf::YieldOp::create(b, loc, next);
+      });
+  return llvm::SmallVector<Value>(op.getResults());
+}
+
 void Emitter::barrier_sync() { mlir::NVVM::Barrier0Op::create(b, loc); }
 
 Value Emitter::smem_offset(Value base, int64_t bytes) { return smem_offset(base, c32(bytes)); }

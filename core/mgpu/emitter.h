@@ -48,6 +48,11 @@ struct Emitter {
   // scf.if without results: `then` emits the guarded code.
   void if_then(mlir::Value cond, const std::function<void()>& then);
   void barrier_sync();  // bar.sync 0 across the CTA
+  // scf.for over i32 [lb, ub) with loop-carried values; `body(iv, carried)` returns the
+  // values for the next iteration. Returns the final carried values.
+  llvm::SmallVector<mlir::Value> for_loop(
+      mlir::Value lb, mlir::Value ub, mlir::Value step, mlir::ValueRange init,
+      const std::function<llvm::SmallVector<mlir::Value>(mlir::Value, mlir::ValueRange)>& body);
 
   // Byte offset arithmetic on a shared-memory pointer.
   mlir::Value smem_offset(mlir::Value base, int64_t bytes);
