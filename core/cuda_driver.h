@@ -26,7 +26,22 @@ namespace mgpu::core {
   X(cuDeviceGet)                      \
   X(cuDeviceGetName)                  \
   X(cuDeviceGetAttribute)             \
-  X(cuDeviceTotalMem)
+  X(cuDeviceTotalMem)                 \
+  X(cuDevicePrimaryCtxRetain)         \
+  X(cuDevicePrimaryCtxRelease)        \
+  X(cuCtxSetCurrent)                  \
+  X(cuCtxSynchronize)                 \
+  X(cuModuleLoadData)                 \
+  X(cuModuleUnload)                   \
+  X(cuModuleGetFunction)              \
+  X(cuFuncSetAttribute)               \
+  X(cuLaunchKernelEx)                 \
+  X(cuMemAlloc)                       \
+  X(cuMemFree)                        \
+  X(cuMemcpyHtoD)                     \
+  X(cuMemcpyDtoH)                     \
+  X(cuMemsetD8)                       \
+  X(cuTensorMapEncodeTiled)
 
 struct CudaDriverApi {
 #define MGPU_DECLARE_PTR(fn) decltype(&::fn) fn = nullptr;

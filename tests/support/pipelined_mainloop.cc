@@ -1,18 +1,18 @@
 #include "tests/support/pipelined_mainloop.h"
 
-#include "core/mgpu/barrier.h"
-#include "core/mgpu/kernel_module.h"
-#include "core/mgpu/roles.h"
-#include "core/mgpu/smem_plan.h"
-#include "core/mgpu/tma.h"
-#include "core/mgpu/wgmma.h"
+#include "core/ir/barrier.h"
+#include "core/ir/kernel_module.h"
+#include "core/ir/roles.h"
+#include "core/ir/smem_plan.h"
+#include "core/ir/tma.h"
+#include "core/ir/wgmma.h"
 #include "core/mlir_context.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
 
 namespace mgpu::testing {
 
-using namespace mgpu::core::mgpu;
+using namespace mgpu::core::ir;
 using mlir::Value;
 
 std::string pipelined_mainloop_mlir(int tile_n, int stages, int k_steps) {

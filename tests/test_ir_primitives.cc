@@ -7,19 +7,19 @@
 
 #include "core/compiler.h"
 #include "core/error.h"
-#include "core/mgpu/barrier.h"
-#include "core/mgpu/kernel_module.h"
-#include "core/mgpu/roles.h"
-#include "core/mgpu/smem_plan.h"
-#include "core/mgpu/tcgen05.h"
-#include "core/mgpu/tma.h"
-#include "core/mgpu/wgmma.h"
+#include "core/ir/barrier.h"
+#include "core/ir/kernel_module.h"
+#include "core/ir/roles.h"
+#include "core/ir/smem_plan.h"
+#include "core/ir/tcgen05.h"
+#include "core/ir/tma.h"
+#include "core/ir/wgmma.h"
 #include "core/mlir_context.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 namespace {
 
 using mlir::Value;
@@ -233,11 +233,11 @@ TEST(Descriptors, Tcgen05InstructionDescriptor) {
 }
 
 }  // namespace
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir
 
 #include "tests/support/pipelined_mainloop.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 namespace {
 
 TEST(MgpuPrimitives, PipelinedMainloopCompilesWithoutSpills) {
@@ -251,4 +251,4 @@ TEST(MgpuPrimitives, PipelinedMainloopCompilesWithoutSpills) {
 }
 
 }  // namespace
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

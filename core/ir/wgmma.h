@@ -9,12 +9,10 @@
 
 #include <cstdint>
 
-#include "core/mgpu/emitter.h"
+#include "core/ir/emitter.h"
+#include "core/ir/tile_types.h"
 
-namespace mgpu::core::mgpu {
-
-enum class Swizzle { None = 0, B32 = 32, B64 = 64, B128 = 128 };
-enum class MmaInput { BF16, F16 };
+namespace mgpu::core::ir {
 
 // The descriptor's constant part (everything but the address), as the PTX ISA lays it out.
 std::uint64_t wgmma_descriptor_bits(Swizzle swizzle, std::int64_t leading_byte_offset, std::int64_t stride_byte_offset);
@@ -31,4 +29,4 @@ void wgmma_fence(Emitter& e);
 void wgmma_commit(Emitter& e);
 void wgmma_wait(Emitter& e, int max_pending);
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -7,9 +7,9 @@
 // store_wait(n) waits until at most n groups are pending.
 #pragma once
 
-#include "core/mgpu/emitter.h"
+#include "core/ir/emitter.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 void tma_load(Emitter& e, mlir::Value descriptor, mlir::Value dst_smem, mlir::Value barrier,
               llvm::ArrayRef<mlir::Value> coords, mlir::Value multicast_mask = {});
@@ -20,4 +20,4 @@ void tma_prefetch_descriptor(Emitter& e, mlir::Value descriptor);
 // fence.proxy.async.shared::cta: generic-proxy SMEM writes become visible to TMA (async proxy).
 void fence_proxy_async_shared(Emitter& e);
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -1,11 +1,11 @@
-#include "core/mgpu/kernel_module.h"
+#include "core/ir/kernel_module.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 namespace {
 constexpr const char* kDynamicSmem = "mgpu_dynamic_smem";
 constexpr int kSmemAlignment = 1024;  // 128-byte swizzle repeats every 1024 bytes
@@ -55,4 +55,4 @@ std::string KernelModule::to_text() const {
   return s;
 }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

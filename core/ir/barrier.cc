@@ -1,8 +1,8 @@
-#include "core/mgpu/barrier.h"
+#include "core/ir/barrier.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 using mlir::Value;
 
@@ -39,4 +39,4 @@ void BarrierRing::wait_step(Emitter& e, Value step) const {
 
 void fence_barrier_init(Emitter& e) { mlir::NVVM::FenceMbarrierInitOp::create(e.b, e.loc); }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -9,11 +9,11 @@
 #include <string>
 #include <string_view>
 
-#include "core/mgpu/emitter.h"
+#include "core/ir/emitter.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 struct KernelBody {
   Emitter e;
@@ -38,4 +38,4 @@ class KernelModule {
   mlir::OpBuilder builder_;
 };
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -1,10 +1,10 @@
-#include "core/mgpu/smem_plan.h"
+#include "core/ir/smem_plan.h"
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 std::int64_t SmemPlan::alloc(std::string name, std::int64_t bytes, std::int64_t alignment) {
   if (alignment <= 0 || (alignment & (alignment - 1)) != 0)
@@ -24,4 +24,4 @@ const SmemRegion& SmemPlan::region(const std::string& name) const {
   throw Error(ErrorKind::InvalidInput, fmt::format("no SMEM region named {}", name));
 }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -9,10 +9,10 @@
 
 #include <cstdint>
 
-#include "core/mgpu/emitter.h"
-#include "core/mgpu/wgmma.h"
+#include "core/ir/emitter.h"
+#include "core/ir/wgmma.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 // PTX ISA "Instruction descriptor" for tcgen05.mma kind::f16 with f32 accumulation.
 std::uint32_t tcgen05_instr_descriptor(int m, int n, MmaInput input, bool a_mn_major, bool b_mn_major);
@@ -30,4 +30,4 @@ void tcgen05_commit(Emitter& e, mlir::Value barrier, mlir::Value multicast_mask,
 mlir::Value tmem_load(Emitter& e, mlir::Value tmem, int count);
 void tcgen05_wait_ld(Emitter& e);
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

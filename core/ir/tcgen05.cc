@@ -1,4 +1,4 @@
-#include "core/mgpu/tcgen05.h"
+#include "core/ir/tcgen05.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 using mlir::Value;
 
@@ -67,4 +67,4 @@ Value tmem_load(Emitter& e, Value tmem, int count) {
 
 void tcgen05_wait_ld(Emitter& e) { mlir::NVVM::Tcgen05WaitOp::create(e.b, e.loc, mlir::NVVM::Tcgen05WaitKind::LOAD); }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -1,4 +1,4 @@
-#include "core/mgpu/emitter.h"
+#include "core/ir/emitter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -6,7 +6,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 using mlir::Value;
 
@@ -97,4 +97,4 @@ Value Emitter::smem_address32(Value smem_ptr) {
   return mlir::LLVM::PtrToIntOp::create(b, loc, i32(), smem_ptr);
 }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

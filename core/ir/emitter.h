@@ -9,7 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 struct Emitter {
   mlir::OpBuilder& b;
@@ -60,4 +60,4 @@ struct Emitter {
   mlir::Value smem_address32(mlir::Value smem_ptr);  // the 32-bit shared address (for descriptors)
 };
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

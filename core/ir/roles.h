@@ -5,9 +5,9 @@
 // arrive + wait by every thread of every CTA in the cluster.
 #pragma once
 
-#include "core/mgpu/emitter.h"
+#include "core/ir/emitter.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 void setmaxnreg(Emitter& e, int registers, bool increase);
 mlir::Value elect_one(Emitter& e);        // i1: true on exactly one lane of the warp
@@ -17,4 +17,4 @@ void cluster_arrive(Emitter& e);
 void cluster_wait(Emitter& e);
 void cluster_sync(Emitter& e);
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -1,11 +1,11 @@
-#include "core/mgpu/roles.h"
+#include "core/ir/roles.h"
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 void setmaxnreg(Emitter& e, int registers, bool increase) {
   if (registers < 24 || registers > 256 || registers % 8 != 0)
@@ -32,4 +32,4 @@ void cluster_sync(Emitter& e) {
   cluster_wait(e);
 }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -6,9 +6,9 @@
 // before any other thread touches the ring.
 #pragma once
 
-#include "core/mgpu/emitter.h"
+#include "core/ir/emitter.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 struct SlotPhase {
   mlir::Value slot;    // i32
@@ -39,4 +39,4 @@ class BarrierRing {
 // fence.mbarrier_init: makes barrier initialization visible to the async proxy and cluster.
 void fence_barrier_init(Emitter& e);
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -1,9 +1,9 @@
-#include "core/mgpu/tma.h"
+#include "core/ir/tma.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 using mlir::Value;
 
@@ -40,4 +40,4 @@ void fence_proxy_async_shared(Emitter& e) {
                                    mlir::NVVM::SharedSpaceAttr::get(e.b.getContext(), mlir::NVVM::SharedSpace::shared_cta));
 }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

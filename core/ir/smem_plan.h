@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 struct SmemRegion {
   std::string name;
@@ -29,4 +29,4 @@ class SmemPlan {
   std::int64_t end_ = 0;
 };
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir

@@ -1,4 +1,4 @@
-#include "core/mgpu/wgmma.h"
+#include "core/ir/wgmma.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
-namespace mgpu::core::mgpu {
+namespace mgpu::core::ir {
 
 using mlir::Value;
 
@@ -60,4 +60,4 @@ void wgmma_wait(Emitter& e, int max_pending) {
   mlir::NVVM::WgmmaWaitGroupSyncOp::create(e.b, e.loc, static_cast<int64_t>(max_pending));
 }
 
-}  // namespace mgpu::core::mgpu
+}  // namespace mgpu::core::ir
