@@ -34,10 +34,20 @@ void register_passes_once() {
   // Pass registration is process-global and makes the textual pipeline parseable.
   static std::once_flag once;
   std::call_once(once, [] {
-    mlir::registerConversionPasses();
-    mlir::registerGPUPasses();
-    mlir::registerTransformsPasses();
-    mlir::memref::registerMemRefPasses();
+    // Only the passes nvvm_pipeline() names: registering a pass links its library, and the
+    // static device bundle stays small when nothing else is pulled in.
+    mlir::registerGpuNVVMAttachTarget();
+    mlir::registerConvertNVGPUToNVVMPass();
+    mlir::registerConvertVectorToSCF();
+    mlir::registerSCFToControlFlowPass();
+    mlir::registerConvertNVVMToLLVMPass();
+    mlir::memref::registerExpandStridedMetadataPass();
+    mlir::registerLowerAffinePass();
+    mlir::registerConvertGpuOpsToNVVMOps();
+    mlir::registerCanonicalizer();
+    mlir::registerCSE();
+    mlir::registerReconcileUnrealizedCastsPass();
+    mlir::registerGpuModuleToBinaryPass();
   });
 }
 

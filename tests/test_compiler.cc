@@ -12,6 +12,7 @@
 
 #include "core/compile_pool.h"
 #include "core/error.h"
+#include "tests/support/test_data.h"
 #include "core/nvjitlink.h"
 #include "core/ptxas.h"
 
@@ -20,12 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string saxpy() {
-  std::ifstream in(std::string(MGPU_TEST_DATA) + "/saxpy.mlir");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string saxpy() { return ::mgpu::testing::read_test_data("saxpy.mlir"); }
 
 class Compiler : public ::testing::Test {
  protected:

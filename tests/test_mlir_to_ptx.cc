@@ -8,18 +8,12 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "tests/support/test_data.h"
 
 namespace mgpu::core {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string saxpy() { return read_text(std::string(MGPU_TEST_DATA) + "/saxpy.mlir"); }
+std::string saxpy() { return ::mgpu::testing::read_test_data("saxpy.mlir"); }
 
 class LowerToPtx : public ::testing::TestWithParam<const char*> {};
 

@@ -8,16 +8,14 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "tests/support/test_data.h"
 #include "core/mlir_to_ptx.h"
 
 namespace mgpu::core {
 namespace {
 
 std::string saxpy_ptx(const ArchSpec& arch) {
-  std::ifstream in(std::string(MGPU_TEST_DATA) + "/saxpy.mlir");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return lower_mlir_to_ptx(ss.str(), arch).modules.at(0).ptx;
+  return lower_mlir_to_ptx(::mgpu::testing::read_test_data("saxpy.mlir"), arch).modules.at(0).ptx;
 }
 
 class Ptxas : public ::testing::TestWithParam<const char*> {};
