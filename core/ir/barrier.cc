@@ -1,5 +1,6 @@
 #include "core/ir/barrier.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace mgpu::core::ir {
@@ -20,6 +21,13 @@ void BarrierRing::init(Emitter& e, int arrival_count) const {
 
 void BarrierRing::arrive(Emitter& e, Value slot) const {
   mlir::NVVM::MBarrierArriveOp::create(e.b, e.loc, mlir::Type(), slot_ptr(e, slot), Value());
+}
+
+void BarrierRing::arrive_remote(Emitter& e, Value slot, Value cta_rank) const {
+  auto cluster_ptr = mlir::LLVM::LLVMPointerType::get(e.b.getContext(), 7);
+  Value remote = mlir::NVVM::MapaOp::create(e.b, e.loc, cluster_ptr, slot_ptr(e, slot), cta_rank);
+  mlir::NVVM::MBarrierArriveOp::create(e.b, e.loc, mlir::Type(), remote, Value(), mlir::NVVM::MemScopeKind::CLUSTER,
+                                       false);
 }
 
 void BarrierRing::arrive_expect_tx(Emitter& e, Value slot, std::int64_t bytes) const {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/ir/emitter.h"
+#include "core/ir/smem_plan.h"
 
 namespace mgpu::core::ir {
 
@@ -18,13 +19,16 @@ struct SlotPhase {
 class BarrierRing {
  public:
   BarrierRing(mlir::Value base, int depth) : base_(base), depth_(depth) {}
-  static std::int64_t bytes(int depth) { return 8 * std::int64_t(depth); }
+  static std::int64_t bytes(int depth) { return BarrierRingBytes(depth); }
   static SlotPhase slot_phase(Emitter& e, mlir::Value step, int depth);
 
   int depth() const { return depth_; }
   mlir::Value slot_ptr(Emitter& e, mlir::Value slot) const;
   void init(Emitter& e, int arrival_count) const;
   void arrive(Emitter& e, mlir::Value slot) const;
+  // Arrive on the same slot's barrier in the cluster CTA of rank `cta_rank` (mapa + a
+  // cluster-scope arrive): how a consumer releases a stage its peer multicasts into.
+  void arrive_remote(Emitter& e, mlir::Value slot, mlir::Value cta_rank) const;
   // Arrive and announce `bytes` of asynchronous (TMA) traffic that will complete this phase.
   void arrive_expect_tx(Emitter& e, mlir::Value slot, std::int64_t bytes) const;
   // Block until the barrier of `slot` has completed the phase of the given parity.

@@ -86,6 +86,15 @@ llvm::SmallVector<Value> Emitter::for_loop(
 
 void Emitter::barrier_sync() { mlir::NVVM::Barrier0Op::create(b, loc); }
 
+void Emitter::named_barrier(int id, int threads) {
+  mlir::NVVM::BarrierOp::create(b, loc, mlir::Type(), c32(id), c32(threads), mlir::NVVM::BarrierReductionAttr(),
+                                Value());
+}
+
+Value Emitter::select(Value cond, Value x, Value y) { return mlir::arith::SelectOp::create(b, loc, cond, x, y); }
+
+Value Emitter::ceil_div(Value x, Value y) { return mlir::arith::CeilDivUIOp::create(b, loc, x, y); }
+
 Value Emitter::smem_offset(Value base, int64_t bytes) { return smem_offset(base, c32(bytes)); }
 
 Value Emitter::smem_offset(Value base, Value bytes_i32) {

@@ -17,6 +17,9 @@ struct SmemRegion {
   std::int64_t bytes = 0;
 };
 
+// Bytes of a ring of `depth` mbarriers (8 bytes each); BarrierRing::bytes() agrees.
+constexpr std::int64_t BarrierRingBytes(int depth) { return 8 * std::int64_t(depth); }
+
 class SmemPlan {
  public:
   std::int64_t alloc(std::string name, std::int64_t bytes, std::int64_t alignment);

@@ -1,0 +1,100 @@
+#include "core/tuning_config.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace mgpu::core {
+
+std::string to_string(const ParamValue& v) {
+  return std::holds_alternative<std::int64_t>(v) ? std::to_string(std::get<std::int64_t>(v)) : std::get<std::string>(v);
+}
+
+std::int64_t TuningConfig::get_int(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end() || !std::holds_alternative<std::int64_t>(it->second))
+    throw Error(ErrorKind::InvalidInput, fmt::format("config has no integer '{}'", name));
+  return std::get<std::int64_t>(it->second);
+}
+
+const std::string& TuningConfig::get_str(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end() || !std::holds_alternative<std::string>(it->second))
+    throw Error(ErrorKind::InvalidInput, fmt::format("config has no text value '{}'", name));
+  return std::get<std::string>(it->second);
+}
+
+std::string TuningConfig::to_json() const {
+  nlohmann::json j = nlohmann::json::object();  // std::map iteration: keys sorted
+  for (const auto& [k, v] : values_) {
+    if (std::holds_alternative<std::int64_t>(v)) j[k] = std::get<std::int64_t>(v);
+    else j[k] = std::get<std::string>(v);
+  }
+  return j.dump();
+}
+
+TuningConfig TuningConfig::from_json(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::InvalidInput, fmt::format("config is not valid JSON: {}", e.what()));
+  }
+  if (!j.is_object()) throw Error(ErrorKind::InvalidInput, "config must be a JSON object of name: value");
+  TuningConfig c;
+  for (auto& [k, v] : j.items()) {
+    if (v.is_number_integer()) c.set(k, v.get<std::int64_t>());
+    else if (v.is_string()) c.set(k, v.get<std::string>());
+    else throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be an integer or a string", k));
+  }
+  return c;
+}
+
+const Param& ParamSpace::param(const std::string& name) const {
+  for (const Param& p : params_)
+    if (p.name == name) return p;
+  throw Error(ErrorKind::InvalidInput, fmt::format("no parameter named '{}'", name));
+}
+
+std::uint64_t ParamSpace::size() const {
+  std::uint64_t n = 1;
+  for (const Param& p : params_) n *= p.domain.size();
+  return n;
+}
+
+void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit) const {
+  std::vector<size_t> idx(params_.size(), 0);
+  if (size() == 0) return;
+  for (;;) {
+    TuningConfig c;
+    for (size_t i = 0; i < params_.size(); ++i) c.set(params_[i].name, params_[i].domain[idx[i]]);
+    visit(c);
+    size_t d = params_.size();
+    while (d > 0) {
+      --d;
+      if (++idx[d] < params_[d].domain.size()) break;
+      idx[d] = 0;
+      if (d == 0) return;
+    }
+    if (params_.empty()) return;
+  }
+}
+
+void ParamSpace::check_member(const TuningConfig& c) const {
+  for (const Param& p : params_) {
+    auto it = c.values().find(p.name);
+    if (it == c.values().end()) throw Error(ErrorKind::InvalidInput, fmt::format("config lacks '{}'", p.name));
+    if (std::find(p.domain.begin(), p.domain.end(), it->second) == p.domain.end()) {
+      std::string choices;
+      for (const ParamValue& v : p.domain) choices += (choices.empty() ? "" : ", ") + to_string(v);
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("'{}' = {} is outside its domain ({})", p.name, to_string(it->second), choices));
+    }
+  }
+  for (const auto& [k, v] : c.values()) param(k);  // unknown names throw
+}
+
+}  // namespace mgpu::core

@@ -1,0 +1,62 @@
+// A template's knobs and one setting of them. Contract: a TuningConfig maps parameter names
+// to integer or enum (string) values; to_json() is canonical (keys sorted, no spaces), so equal
+// configs give equal text -- the form stored in databases and hashed. from_json() accepts an
+// object of ints and strings and throws Error{InvalidInput} naming the offending key.
+// A ParamSpace lists each parameter's domain in order; enumerate() walks the Cartesian
+// product in a fixed, documented order (last parameter fastest).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mgpu::core {
+
+using ParamValue = std::variant<std::int64_t, std::string>;
+std::string to_string(const ParamValue& v);
+
+class TuningConfig {
+ public:
+  TuningConfig() = default;
+  explicit TuningConfig(std::map<std::string, ParamValue> values) : values_(std::move(values)) {}
+
+  void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  std::int64_t get_int(const std::string& name) const;
+  const std::string& get_str(const std::string& name) const;
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+
+  std::string to_json() const;
+  static TuningConfig from_json(const std::string& text);
+  bool operator==(const TuningConfig&) const = default;
+  bool operator<(const TuningConfig& o) const { return values_ < o.values_; }
+
+ private:
+  std::map<std::string, ParamValue> values_;
+};
+
+struct Param {
+  std::string name;
+  std::vector<ParamValue> domain;
+  std::string help;
+};
+
+class ParamSpace {
+ public:
+  explicit ParamSpace(std::vector<Param> params) : params_(std::move(params)) {}
+  const std::vector<Param>& params() const { return params_; }
+  const Param& param(const std::string& name) const;
+  std::uint64_t size() const;  // product of the domain sizes
+  void enumerate(const std::function<void(const TuningConfig&)>& visit) const;
+  // Throws Error{InvalidInput} if `c` lacks a parameter, has an unknown one, or a value
+  // outside its domain.
+  void check_member(const TuningConfig& c) const;
+
+ private:
+  std::vector<Param> params_;
+};
+
+}  // namespace mgpu::core

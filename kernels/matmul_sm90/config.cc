@@ -1,0 +1,111 @@
+#include "kernels/matmul_sm90/config.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace mgpu::kernels::sm90 {
+
+using core::Error;
+using core::ErrorKind;
+using core::ParamValue;
+
+std::string_view to_string(Dim d) { return d == Dim::M ? "M" : "N"; }
+std::string_view to_string(ClusterDim d) {
+  return d == ClusterDim::None ? "none" : d == ClusterDim::M ? "M" : "N";
+}
+
+core::TuningConfig MatmulConfig::to_tuning_config() const {
+  core::TuningConfig c;
+  c.set("tile_m", tile_m);
+  c.set("tile_n", tile_n);
+  c.set("tile_k", tile_k);
+  c.set("max_concurrent_steps", max_concurrent_steps);
+  c.set("epi_tile_m", epi_tile_m);
+  c.set("epi_tile_n", epi_tile_n);
+  c.set("grid_minor_dim", std::string(to_string(grid_minor_dim)));
+  c.set("grid_tile_width", grid_tile_width);
+  c.set("wg_dimension", std::string(to_string(wg_dimension)));
+  c.set("cluster_dimension", std::string(to_string(cluster_dimension)));
+  return c;
+}
+
+MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
+  // Names and value types are checked here; ranges are the validity rules' business, so a
+  // config outside the default space (say tile_n 96) can still be tried and explained.
+  static const char* kNames[] = {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
+                                 "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"};
+  for (const auto& [k, v] : t.values())
+    if (std::find(std::begin(kNames), std::end(kNames), k) == std::end(kNames))
+      throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}'", k));
+  auto dim = [&](const char* name) {
+    const std::string& s = t.get_str(name);
+    if (s == "M") return Dim::M;
+    if (s == "N") return Dim::N;
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} must be \"M\" or \"N\", got \"{}\"", name, s));
+  };
+  MatmulConfig c;
+  c.tile_m = static_cast<int>(t.get_int("tile_m"));
+  c.tile_n = static_cast<int>(t.get_int("tile_n"));
+  c.tile_k = static_cast<int>(t.get_int("tile_k"));
+  c.max_concurrent_steps = static_cast<int>(t.get_int("max_concurrent_steps"));
+  c.epi_tile_m = static_cast<int>(t.get_int("epi_tile_m"));
+  c.epi_tile_n = static_cast<int>(t.get_int("epi_tile_n"));
+  c.grid_minor_dim = dim("grid_minor_dim");
+  c.grid_tile_width = static_cast<int>(t.get_int("grid_tile_width"));
+  c.wg_dimension = dim("wg_dimension");
+  const std::string& cl = t.get_str("cluster_dimension");
+  if (cl == "none") c.cluster_dimension = ClusterDim::None;
+  else if (cl == "M") c.cluster_dimension = ClusterDim::M;
+  else if (cl == "N") c.cluster_dimension = ClusterDim::N;
+  else throw Error(ErrorKind::InvalidInput, fmt::format("cluster_dimension must be \"none\", \"M\" or \"N\", got \"{}\"", cl));
+  return c;
+}
+
+core::ParamSpace default_space() {
+  auto ints = [](std::initializer_list<std::int64_t> v) { return std::vector<ParamValue>(v.begin(), v.end()); };
+  auto strs = [](std::initializer_list<const char*> v) {
+    std::vector<ParamValue> out;
+    for (const char* s : v) out.emplace_back(std::string(s));
+    return out;
+  };
+  return core::ParamSpace({
+      {"tile_m", ints({64, 128, 192, 256}), "rows of C per compute warpgroup (multiple of wgmma's 64)"},
+      {"tile_n", ints({64, 128, 192, 256}), "columns of C per compute warpgroup (wgmma N)"},
+      {"tile_k", ints({32, 64, 128}), "K per pipeline step"},
+      {"max_concurrent_steps", ints({2, 3, 4, 5, 6}), "SMEM pipeline depth (stages in flight)"},
+      {"epi_tile_m", ints({64}), "rows of an epilogue piece stored through SMEM"},
+      {"epi_tile_n", ints({32, 64, 128}), "columns of an epilogue piece"},
+      {"grid_minor_dim", strs({"M", "N"}), "dimension that varies fastest in the tile order"},
+      {"grid_tile_width", ints({1, 2, 4, 8, 16}), "width of a planar-snake band, in tiles"},
+      {"wg_dimension", strs({"M", "N"}), "dimension the two compute warpgroups split"},
+      {"cluster_dimension", strs({"none", "M", "N"}), "2-CTA cluster along M or N sharing (multicasting) an operand"},
+  });
+}
+
+int k_swizzle_bytes(const MatmulProblem& p, const MatmulConfig& c) {
+  return std::min(128, c.tile_k * size_in_bytes(p.in_dtype));
+}
+
+std::int64_t a_stage_bytes(const MatmulProblem& p, const MatmulConfig& c) {
+  return std::int64_t(c.cta_tile_m()) * c.tile_k * size_in_bytes(p.in_dtype);
+}
+
+std::int64_t b_stage_bytes(const MatmulProblem& p, const MatmulConfig& c) {
+  return std::int64_t(c.cta_tile_n()) * c.tile_k * size_in_bytes(p.in_dtype);
+}
+
+core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c) {
+  core::ir::SmemPlan plan;
+  // Operand stages first, each 1024-aligned: swizzled TMA tiles need it.
+  plan.alloc("a", a_stage_bytes(p, c) * c.max_concurrent_steps, 1024);
+  plan.alloc("b", b_stage_bytes(p, c) * c.max_concurrent_steps, 1024);
+  plan.alloc("epilogue", 2LL * c.epi_tile_m * c.epi_tile_n * size_in_bytes(p.out_dtype), 128);
+  plan.alloc("full", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
+  plan.alloc("empty", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
+  return plan;
+}
+
+}  // namespace mgpu::kernels::sm90

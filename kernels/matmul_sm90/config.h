@@ -1,0 +1,61 @@
+// The Hopper matmul template's TuningConfig, with Pallas:MGPU's names: tile_m, tile_n, tile_k
+// (per compute warpgroup), max_concurrent_steps (SMEM pipeline depth), epi_tile_m/epi_tile_n
+// (epilogue pieces stored through SMEM with TMA), grid_minor_dim and grid_tile_width (the
+// planar-snake tile order), wg_dimension (which dimension the two compute warpgroups split)
+// and cluster_dimension (none, M or N: a 2-CTA cluster that multicasts the shared operand).
+// Contract: from_tuning_config() checks names and domains (Error{InvalidInput}); the derived
+// sizes below are the single source of truth for the kernel builder and the validity rules.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/ir/smem_plan.h"
+#include "core/tuning_config.h"
+#include "kernels/matmul_problem.h"
+
+namespace mgpu::kernels::sm90 {
+
+enum class Dim { M, N };
+enum class ClusterDim { None, M, N };
+
+struct MatmulConfig {
+  int tile_m = 128;
+  int tile_n = 128;
+  int tile_k = 64;
+  int max_concurrent_steps = 4;
+  int epi_tile_m = 64;
+  int epi_tile_n = 64;
+  Dim grid_minor_dim = Dim::N;
+  int grid_tile_width = 8;
+  Dim wg_dimension = Dim::M;
+  ClusterDim cluster_dimension = ClusterDim::None;
+
+  // CTA tile: the two compute warpgroups side by side along wg_dimension.
+  int cta_tile_m() const { return tile_m * (wg_dimension == Dim::M ? 2 : 1); }
+  int cta_tile_n() const { return tile_n * (wg_dimension == Dim::N ? 2 : 1); }
+  int cluster_size() const { return cluster_dimension == ClusterDim::None ? 1 : 2; }
+  int accumulator_registers() const { return tile_m * tile_n / 128; }  // f32 per thread
+
+  core::TuningConfig to_tuning_config() const;
+  static MatmulConfig from_tuning_config(const core::TuningConfig& c);
+};
+
+std::string_view to_string(Dim d);
+std::string_view to_string(ClusterDim d);
+
+// The default search space (spans Pallas:MGPU's own sweeps).
+core::ParamSpace default_space();
+
+// The kernel's dynamic SMEM: regions "a" and "b" (max_concurrent_steps stages each),
+// "epilogue" (one epi_tile_m x epi_tile_n buffer per compute warpgroup), "full" and "empty"
+// (the two barrier rings), "tile_slot" (the producer's tile-index handoff). The kernel builder
+// and the validity rules both use this plan.
+core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c);
+std::int64_t a_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_m x tile_k
+std::int64_t b_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_n x tile_k
+
+// 128-byte swizzle when a K row of the tile spans 128 bytes or more, else the tile's width.
+int k_swizzle_bytes(const MatmulProblem& p, const MatmulConfig& c);
+
+}  // namespace mgpu::kernels::sm90

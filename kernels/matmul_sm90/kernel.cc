@@ -1,0 +1,349 @@
+#include "kernels/matmul_sm90/kernel.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/ir/barrier.h"
+#include "core/ir/kernel_module.h"
+#include "core/ir/roles.h"
+#include "core/ir/tma.h"
+#include "core/ir/wgmma.h"
+#include "core/mlir_context.h"
+#include "kernels/matmul_sm90/tile_schedule.h"
+#include "kernels/matmul_sm90/validity.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+namespace mgpu::kernels::sm90 {
+namespace {
+
+using core::ir::BarrierRing;
+using core::ir::Emitter;
+using core::ir::Swizzle;
+using mlir::Value;
+using Values = llvm::SmallVector<Value>;
+
+constexpr int kProducerRegisters = 40;   // the TMA warpgroup needs few
+constexpr int kConsumerRegisters = 232;  // 128 x 40 + 256 x 232 <= 64K registers per SM
+
+Swizzle swizzle_of(int bytes) {
+  return bytes == 128 ? Swizzle::B128 : bytes == 64 ? Swizzle::B64 : bytes == 32 ? Swizzle::B32 : Swizzle::None;
+}
+
+core::TmaElement tma_element(DType t) {
+  return t == DType::BF16 ? core::TmaElement::BF16 : t == DType::F16 ? core::TmaElement::F16 : core::TmaElement::F32;
+}
+
+// Everything the builder derives from (problem, config), computed once.
+struct Geometry {
+  MatmulConfig c;
+  int in = 2, out = 2;
+  int cm = 0, cn = 0;           // CTA tile
+  int swz = 128;                // K-major swizzle span (bytes) for A and an N x K B
+  int k_atoms = 1;              // swizzle atoms along K in a stage (tile_k * in / swz)
+  bool b_k_major = true;        // B given as N x K
+  int b_atoms = 1;              // N-major B: 128-byte atoms along N in a stage
+  std::int64_t a_stage = 0, b_stage = 0;
+  std::int64_t a_off = 0, b_off = 0, epi_off = 0, full_off = 0, empty_off = 0;
+  int smem_total = 0;
+  bool clustered = false;
+  bool shares_b = false;        // cluster along M: B is multicast; along N: A is
+};
+
+Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
+  Geometry g;
+  g.c = c;
+  g.in = size_in_bytes(p.in_dtype);
+  g.out = size_in_bytes(p.out_dtype);
+  g.cm = c.cta_tile_m();
+  g.cn = c.cta_tile_n();
+  g.swz = k_swizzle_bytes(p, c);
+  g.k_atoms = c.tile_k * g.in / g.swz;
+  g.b_k_major = p.b_layout == BLayout::NK;
+  g.b_atoms = g.cn * g.in / 128;
+  g.a_stage = a_stage_bytes(p, c);
+  g.b_stage = b_stage_bytes(p, c);
+  core::ir::SmemPlan plan = smem_plan(p, c);
+  g.a_off = plan.region("a").offset;
+  g.b_off = plan.region("b").offset;
+  g.epi_off = plan.region("epilogue").offset;
+  g.full_off = plan.region("full").offset;
+  g.empty_off = plan.region("empty").offset;
+  g.smem_total = static_cast<int>(plan.total_bytes());
+  g.clustered = c.cluster_dimension != ClusterDim::None;
+  g.shares_b = c.cluster_dimension == ClusterDim::M;
+  return g;
+}
+
+// One TMA box load per (atom, row chunk) of an operand stage. `rows` of the K-major operand
+// (or K rows of an N-major B) are split into the CTA's share when the operand is multicast.
+struct OperandLoads {
+  int box_rows = 0;       // rows per TMA box
+  int row_bytes = 0;      // bytes per SMEM row (the swizzle span)
+  int atoms = 0;          // atoms per stage along the contiguous dimension
+  int atom_elems = 0;     // elements per atom along the contiguous dimension
+  int rows_per_atom = 0;  // rows of one atom region in SMEM
+  int rows_loaded = 0;    // rows this CTA loads per atom (half when multicast)
+};
+
+OperandLoads plan_loads(int rows_per_atom, int atoms, int row_bytes, int in, bool multicast) {
+  OperandLoads l;
+  l.rows_per_atom = rows_per_atom;
+  l.atoms = atoms;
+  l.row_bytes = row_bytes;
+  l.atom_elems = row_bytes / in;
+  l.rows_loaded = multicast ? rows_per_atom / 2 : rows_per_atom;
+  l.box_rows = std::min(l.rows_loaded, 256);
+  return l;
+}
+
+}  // namespace
+
+unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
+  std::int64_t tiles = ((p.m + c.cta_tile_m() - 1) / c.cta_tile_m()) * ((p.n + c.cta_tile_n() - 1) / c.cta_tile_n());
+  std::int64_t cs = c.cluster_size();
+  std::int64_t ctas = std::min<std::int64_t>((sm_count / cs) * cs, ((tiles + cs - 1) / cs) * cs);
+  return static_cast<unsigned>(std::max<std::int64_t>(ctas, cs));
+}
+
+BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& cfg, const core::ArchSpec& arch) {
+  check_problem(p);
+  if (auto r = why_invalid(p, cfg, arch))
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("invalid config ({}): {}", r->rule, r->reason));
+  return build_matmul_unchecked(p, cfg);
+}
+
+BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& cfg) {
+  const Geometry g = geometry(p, cfg);
+  const MatmulConfig& c = g.c;
+  const int S = c.max_concurrent_steps;
+  const bool a_multicast = g.clustered && !g.shares_b, b_multicast = g.clustered && g.shares_b;
+  const OperandLoads la = plan_loads(g.cm, g.k_atoms, g.swz, g.in, a_multicast);
+  const OperandLoads lb = g.b_k_major ? plan_loads(g.cn, g.k_atoms, g.swz, g.in, b_multicast)
+                                      : plan_loads(c.tile_k, g.b_atoms, 128, g.in, b_multicast);
+
+  auto ctx = core::make_mlir_context();
+  core::ir::KernelModule km(*ctx, "matmul_sm90");
+  mlir::OpBuilder probe(ctx.get());
+  Emitter tmp{probe, probe.getUnknownLoc()};
+  mlir::Type ptr = tmp.global_ptr_type(), i32 = tmp.i32();
+  core::ir::KernelBody kb = km.add_kernel("matmul", {ptr, ptr, ptr, i32, i32, i32, i32, i32}, 384);
+  Emitter& e = kb.e;
+  Value desc_a = kb.args[0], desc_b = kb.args[1], desc_c = kb.args[2];
+  Value M = kb.args[3], N = kb.args[4], K = kb.args[5], minor_is_n = kb.args[6], band_width = kb.args[7];
+
+  Value smem = km.dynamic_smem(e);
+  BarrierRing full(e.smem_offset(smem, g.full_off), S), empty(e.smem_offset(smem, g.empty_off), S);
+  Value zero = e.c32(0), one = e.c32(1);
+  Value tid = e.thread_idx();
+
+  e.if_then(e.eq(tid, zero), [&] {
+    full.init(e, 1);
+    empty.init(e, 2 * c.cluster_size());  // each consumer warpgroup of each CTA of the cluster
+    core::ir::fence_barrier_init(e);
+  });
+  if (g.clustered) core::ir::cluster_sync(e);  // peers' barriers exist before any multicast
+  else e.barrier_sync();
+
+  // The tile walk shared by producer and consumers.
+  const int cs = c.cluster_size();
+  Value cta_rank = g.clustered ? core::ir::cluster_cta_rank(e) : zero;
+  Value m_tiles = e.ceil_div(M, e.c32(g.cm)), n_tiles = e.ceil_div(N, e.c32(g.cn));
+  Value m_ct = c.cluster_dimension == ClusterDim::M ? e.ceil_div(m_tiles, e.c32(2)) : m_tiles;
+  Value n_ct = c.cluster_dimension == ClusterDim::N ? e.ceil_div(n_tiles, e.c32(2)) : n_tiles;
+  Value cluster_tiles = e.mul(m_ct, n_ct);
+  Value first = e.div(e.block_idx(0), e.c32(cs)), stride = e.div(e.grid_dim(0), e.c32(cs));
+  Value k_iters = e.ceil_div(K, e.c32(c.tile_k));
+  // tiles this CTA will take: ceil((cluster_tiles - first) / stride), zero when first >= tiles
+  Value my_tiles = e.select(e.ult(first, cluster_tiles), e.ceil_div(e.sub(cluster_tiles, first), stride), zero);
+
+  auto tile_origin = [&](Value iter) {  // (m0, n0) of this CTA's tile in the iter-th step
+    Value t = e.add(first, e.mul(iter, stride));
+    TileCoord tc = emit_planar_snake(e, t, m_ct, n_ct, minor_is_n, band_width);
+    Value tm = c.cluster_dimension == ClusterDim::M ? e.add(e.mul(tc.m, e.c32(2)), cta_rank) : tc.m;
+    Value tn = c.cluster_dimension == ClusterDim::N ? e.add(e.mul(tc.n, e.c32(2)), cta_rank) : tc.n;
+    return std::pair{e.mul(tm, e.c32(g.cm)), e.mul(tn, e.c32(g.cn))};
+  };
+
+  Value wg = e.warpgroup_idx();
+
+  // ---- producer: warpgroup 0, one thread issues every TMA load.
+  e.if_then(e.eq(wg, zero), [&] {
+    core::ir::setmaxnreg(e, kProducerRegisters, false);
+    e.if_then(e.eq(e.warp_idx(), zero), [&] {
+      e.if_then(core::ir::elect_one(e), [&] {
+        core::ir::tma_prefetch_descriptor(e, desc_a);
+        core::ir::tma_prefetch_descriptor(e, desc_b);
+        core::ir::tma_prefetch_descriptor(e, desc_c);
+        Value mask = g.clustered ? mlir::arith::ConstantIntOp::create(e.b, e.loc, 0b11, 16).getResult() : Value();
+        e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
+          auto [m0, n0] = tile_origin(iter);
+          e.for_loop(zero, k_iters, one, {}, [&](Value k, mlir::ValueRange) {
+            Value step = e.add(e.mul(iter, k_iters), k);
+            e.if_then(e.ult(e.c32(S - 1), step), [&] { empty.wait_step(e, e.sub(step, e.c32(S))); });
+            core::ir::SlotPhase sp = BarrierRing::slot_phase(e, step, S);
+            full.arrive_expect_tx(e, sp.slot, g.a_stage + g.b_stage);
+            Value bar = full.slot_ptr(e, sp.slot);
+            Value k0 = e.mul(k, e.c32(c.tile_k));
+            auto load = [&](Value desc, const OperandLoads& l, std::int64_t region, std::int64_t stage_bytes,
+                            bool multicast, Value outer0, Value inner0) {
+              // Atom regions hold rows_per_atom rows of row_bytes; this CTA fills its share.
+              Value share = multicast ? cta_rank : zero;
+              for (int atom = 0; atom < l.atoms; ++atom)
+                for (int r = 0; r < l.rows_loaded; r += l.box_rows) {
+                  Value row_in_atom = e.add(e.mul(share, e.c32(l.rows_loaded)), e.c32(r));
+                  Value off = e.add(e.c32(static_cast<int64_t>(region + std::int64_t(atom) * l.rows_per_atom * l.row_bytes)),
+                                    e.add(e.mul(sp.slot, e.c32(stage_bytes)), e.mul(row_in_atom, e.c32(l.row_bytes))));
+                  Value dst = e.smem_offset(smem, off);
+                  Value inner = e.add(inner0, e.c32(atom * l.atom_elems));
+                  Value outer = e.add(outer0, row_in_atom);
+                  core::ir::tma_load(e, desc, dst, bar, {inner, outer}, multicast ? mask : Value());
+                }
+            };
+            load(desc_a, la, g.a_off, g.a_stage, a_multicast, m0, k0);
+            if (g.b_k_major) load(desc_b, lb, g.b_off, g.b_stage, b_multicast, n0, k0);
+            else load(desc_b, lb, g.b_off, g.b_stage, b_multicast, k0, n0);  // rows are K, atoms along N
+            return Values{};
+          });
+          return Values{};
+        });
+      });
+    });
+  });
+
+  // ---- consumers: warpgroups 1 and 2.
+  e.if_then(e.ult(zero, wg), [&] {
+    core::ir::setmaxnreg(e, kConsumerRegisters, true);
+    Value cw = e.sub(wg, one);                 // 0 or 1
+    Value local = e.rem(tid, e.c32(128));
+    Value warp = e.div(local, e.c32(32)), lane = e.rem(local, e.c32(32));
+    Value leader = e.eq(local, zero);
+    Value wg_row = c.wg_dimension == Dim::M ? e.mul(cw, e.c32(c.tile_m)) : zero;  // inside the CTA tile
+    Value wg_col = c.wg_dimension == Dim::N ? e.mul(cw, e.c32(c.tile_n)) : zero;
+    const int mblocks = c.tile_m / 64;
+    Value peer = g.clustered ? e.bit_and(e.add(cta_rank, one), one) : Value();
+
+    auto release = [&](Value step) {
+      e.if_then(leader, [&] {
+        Value slot = BarrierRing::slot_phase(e, step, S).slot;
+        empty.arrive(e, slot);
+        if (g.clustered) empty.arrive_remote(e, slot, peer);
+      });
+    };
+
+    e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
+      auto [m0, n0] = tile_origin(iter);
+      Values init;
+      for (int mb = 0; mb < mblocks; ++mb) init.push_back(core::ir::wgmma_zero_accumulator(e, c.tile_n));
+      Values accs = e.for_loop(zero, k_iters, one, init, [&](Value k, mlir::ValueRange carried) {
+        Value step = e.add(e.mul(iter, k_iters), k);
+        core::ir::SlotPhase sp = BarrierRing::slot_phase(e, step, S);
+        full.wait(e, sp.slot, sp.parity);
+        Value a_stage = e.add(e.c32(g.a_off), e.mul(sp.slot, e.c32(g.a_stage)));
+        Value b_stage = e.add(e.c32(g.b_off), e.mul(sp.slot, e.c32(g.b_stage)));
+        Values acc(carried.begin(), carried.end());
+        core::ir::wgmma_fence(e);
+        for (int kk = 0; kk < c.tile_k / 16; ++kk) {
+          int kbytes = kk * 16 * g.in;
+          int atom = kbytes / g.swz, in_atom = kbytes % g.swz;
+          Value db;
+          if (g.b_k_major) {
+            Value off = e.add(b_stage, e.add(e.c32(std::int64_t(atom) * g.cn * g.swz + in_atom),
+                                             e.mul(wg_col, e.c32(g.swz))));
+            db = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
+          } else {
+            // N-major: atoms of 64 N-columns, each tile_k rows of 128 bytes; a k16 step is 16 rows.
+            Value first_atom = e.div(wg_col, e.c32(128 / g.in));
+            Value off = e.add(b_stage, e.add(e.mul(first_atom, e.c32(c.tile_k * 128)), e.c32(kk * 16 * 128)));
+            db = core::ir::smem_descriptor(e, e.smem_offset(smem, off), Swizzle::B128, c.tile_k * 128, 1024);
+          }
+          for (int mb = 0; mb < mblocks; ++mb) {
+            Value row = e.add(wg_row, e.c32(mb * 64));
+            Value off = e.add(a_stage, e.add(e.c32(std::int64_t(atom) * g.cm * g.swz + in_atom), e.mul(row, e.c32(g.swz))));
+            Value da = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
+            acc[mb] = core::ir::wgmma(e, acc[mb], da, db, c.tile_n,
+                                      p.in_dtype == DType::BF16 ? core::ir::MmaInput::BF16 : core::ir::MmaInput::F16,
+                                      true, g.b_k_major);
+          }
+        }
+        core::ir::wgmma_commit(e);
+        core::ir::wgmma_wait(e, 1);  // the previous step's MMAs are done: its stage is free
+        e.if_then(e.ult(zero, k), [&] { release(e.sub(step, one)); });
+        return acc;
+      });
+      core::ir::wgmma_wait(e, 0);
+      release(e.sub(e.mul(e.add(iter, one), k_iters), one));
+
+      // ---- epilogue: pieces of epi_tile_m x epi_tile_n through this warpgroup's SMEM buffer.
+      const int EM = c.epi_tile_m, EN = c.epi_tile_n;
+      Value buffer = e.smem_offset(smem, e.add(e.c32(g.epi_off), e.mul(cw, e.c32(std::int64_t(EM) * EN * g.out))));
+      mlir::Type out_t = p.out_dtype == DType::BF16 ? mlir::Type(e.b.getBF16Type())
+                         : p.out_dtype == DType::F16 ? mlir::Type(e.b.getF16Type())
+                                                     : mlir::Type(e.b.getF32Type());
+      auto pair_t = mlir::VectorType::get({2}, out_t);
+      Value row_base = e.add(e.mul(warp, e.c32(16)), e.div(lane, e.c32(4)));
+      Value col_base = e.mul(e.rem(lane, e.c32(4)), e.c32(2));
+      for (int pm = 0; pm < c.tile_m / EM; ++pm)
+        for (int pn = 0; pn < c.tile_n / EN; ++pn) {
+          e.if_then(leader, [&] { core::ir::tma_store_wait(e, 0, /*read_only=*/true); });  // buffer free again
+          e.named_barrier(1, 256);  // both consumer warpgroups: keeps their epilogues in step
+          for (int mb = pm * EM / 64; mb < (pm + 1) * EM / 64; ++mb)
+            for (int j = pn * EN / 8; j < (pn + 1) * EN / 8; ++j)
+              for (int half = 0; half < 2; ++half) {  // rows r and r + 8 of the fragment
+                Value pair = mlir::LLVM::UndefOp::create(e.b, e.loc, pair_t);
+                for (int x = 0; x < 2; ++x) {
+                  Value v = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[mb], 4 * j + 2 * half + x);
+                  if (p.out_dtype != DType::F32) v = mlir::arith::TruncFOp::create(e.b, e.loc, out_t, v);
+                  pair = mlir::LLVM::InsertElementOp::create(e.b, e.loc, pair, v, e.c32(x));
+                }
+                Value row = e.add(row_base, e.c32(mb * 64 - pm * EM + 8 * half));
+                Value col = e.add(col_base, e.c32(j * 8 - pn * EN));
+                Value off = e.mul(e.add(e.mul(row, e.c32(EN)), col), e.c32(g.out));
+                mlir::LLVM::StoreOp::create(e.b, e.loc, pair, e.smem_offset(buffer, off), 2 * g.out);
+              }
+          core::ir::fence_proxy_async_shared(e);
+          e.named_barrier(1, 256);
+          e.if_then(leader, [&] {
+            Value col = e.add(e.add(n0, wg_col), e.c32(pn * EN));
+            Value row = e.add(e.add(m0, wg_row), e.c32(pm * EM));
+            core::ir::tma_store(e, desc_c, buffer, {col, row});
+            core::ir::tma_store_commit(e);
+          });
+        }
+      return Values{};
+    });
+    e.if_then(leader, [&] { core::ir::tma_store_wait(e, 0, false); });
+  });
+
+  if (g.clustered) core::ir::cluster_sync(e);  // no CTA leaves while its peer may still signal it
+
+  BuiltMatmul out;
+  out.mlir = km.to_text();
+  out.cluster_size = cs;
+  out.dynamic_smem_bytes = g.smem_total;
+  auto operand = [&](std::int64_t rows, std::int64_t cols, DType t, const OperandLoads& l, Swizzle swz) {
+    core::TensorMap2D m;
+    m.element = tma_element(t);
+    m.rows = static_cast<std::uint64_t>(rows);
+    m.cols = static_cast<std::uint64_t>(cols);
+    m.row_stride_bytes = static_cast<std::uint64_t>(cols) * size_in_bytes(t);
+    m.box_rows = static_cast<std::uint32_t>(l.box_rows);
+    m.box_cols = static_cast<std::uint32_t>(l.atom_elems);
+    m.swizzle = swz;
+    return m;
+  };
+  out.a = operand(p.m, p.k, p.in_dtype, la, swizzle_of(g.swz));
+  out.b = g.b_k_major ? operand(p.n, p.k, p.in_dtype, lb, swizzle_of(g.swz)) : operand(p.k, p.n, p.in_dtype, lb, Swizzle::B128);
+  OperandLoads lc;
+  lc.box_rows = c.epi_tile_m;
+  lc.atom_elems = c.epi_tile_n;
+  out.c = operand(p.m, p.n, p.out_dtype, lc, Swizzle::None);
+  return out;
+}
+
+}  // namespace mgpu::kernels::sm90

@@ -1,0 +1,36 @@
+// Which configs of the Hopper matmul template can work, stated once. Contract:
+// check_problem() throws Error{InvalidInput} when the template cannot run a problem at all
+// (TMA needs 16-byte aligned row strides); why_invalid() returns the first rule a config
+// breaks, with a reason, or nullopt when the config is valid. Rules, in order:
+//   shape      tile sizes the instructions can express (wgmma M=64 rows, N<=256, k16 steps)
+//   epilogue   epilogue pieces that tile the warpgroup tile and suit a TMA store
+//   multicast  a cluster's shared operand splits into swizzle-aligned halves
+//   smem       stages x operand tiles + epilogue buffers + barriers <= the arch's opt-in SMEM
+//   registers  the f32 accumulator fits the consumer warpgroups' registers without spilling
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/arch.h"
+#include "kernels/matmul_problem.h"
+#include "kernels/matmul_sm90/config.h"
+
+namespace mgpu::kernels::sm90 {
+
+struct Rejection {
+  std::string rule;
+  std::string reason;
+};
+
+// Accumulator registers per thread the consumers can hold without spills. ptxas budgets the
+// whole 384-thread kernel at 65536 / 384 -> 168 registers per thread (setmaxnreg moves
+// registers between warpgroups at run time but does not raise that budget), and the consumer
+// needs about 30 besides its accumulator. Calibrated with ptxas 13.0: 136 compiles cleanly,
+// 144 spills; tests/test_matmul_sm90.cc checks the bound both ways.
+inline constexpr int kMaxAccumulatorRegisters = 136;
+
+void check_problem(const MatmulProblem& p);
+std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch);
+
+}  // namespace mgpu::kernels::sm90

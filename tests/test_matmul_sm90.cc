@@ -1,0 +1,231 @@
+// The Hopper matmul template without a GPU: the tile schedule covers every output tile exactly
+// once (the kernel's own index builder, JIT-run on the CPU), the validity rules agree with the
+// compiler, and every valid config of the default space compiles for sm_90a with the
+// instructions meant.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "core/compile_pool.h"
+#include "core/compiler.h"
+#include "core/error.h"
+#include "kernels/matmul_sm90/config.h"
+#include "kernels/matmul_sm90/kernel.h"
+#include "kernels/matmul_sm90/validity.h"
+#include "tests/support/jit_schedule.h"
+
+namespace mgpu::kernels::sm90 {
+namespace {
+
+const core::ArchSpec& hopper() { return core::parse_arch("sm_90a"); }
+
+TEST(TileSchedule, PlanarSnakeVisitsEveryTileExactlyOnce) {
+  ::mgpu::testing::JitSchedule schedule;
+  int grids = 0;
+  for (int m_tiles : {1, 2, 3, 7, 16, 33})
+    for (int n_tiles : {1, 4, 5, 12, 31})
+      for (int minor_is_n : {0, 1})
+        for (int width : {1, 2, 3, 4, 8, 16, 40}) {
+          std::set<std::pair<int, int>> seen;
+          for (int t = 0; t < m_tiles * n_tiles; ++t) {
+            auto [m, n] = schedule(t, m_tiles, n_tiles, minor_is_n, width);
+            ASSERT_GE(m, 0);
+            ASSERT_LT(m, m_tiles) << "t=" << t << " grid " << m_tiles << "x" << n_tiles << " w=" << width;
+            ASSERT_GE(n, 0);
+            ASSERT_LT(n, n_tiles) << "t=" << t << " grid " << m_tiles << "x" << n_tiles << " w=" << width;
+            ASSERT_TRUE(seen.insert({m, n}).second) << "tile (" << m << "," << n << ") visited twice";
+          }
+          ASSERT_EQ(seen.size(), size_t(m_tiles * n_tiles));
+          ++grids;
+        }
+  EXPECT_EQ(grids, 6 * 5 * 2 * 7);
+}
+
+TEST(TileSchedule, ConsecutiveTilesStayInABand) {
+  // With minor dimension N and width 4, the first 4 tiles share row 0 and the next 4 row 1,
+  // walked back (the snake), so neighbours in time are neighbours in the grid.
+  ::mgpu::testing::JitSchedule schedule;
+  std::vector<std::pair<int, int>> order;
+  for (int t = 0; t < 8; ++t) order.push_back(schedule(t, 8, 8, 1, 4));
+  std::vector<std::pair<int, int>> expected = {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 3}, {1, 2}, {1, 1}, {1, 0}};
+  EXPECT_EQ(order, expected);
+}
+
+TEST(MatmulConfig, RoundTripsThroughTuningConfigJson) {
+  MatmulConfig c;
+  c.tile_n = 64;
+  c.cluster_dimension = ClusterDim::N;
+  c.grid_minor_dim = Dim::M;
+  core::TuningConfig t = core::TuningConfig::from_json(c.to_tuning_config().to_json());
+  MatmulConfig back = MatmulConfig::from_tuning_config(t);
+  EXPECT_EQ(back.to_tuning_config(), c.to_tuning_config());
+  EXPECT_NO_THROW(default_space().check_member(t));
+  EXPECT_THROW(MatmulConfig::from_tuning_config(core::TuningConfig::from_json(R"({"tile_m": 128})")), core::Error);
+  EXPECT_THROW(MatmulConfig::from_tuning_config(core::TuningConfig::from_json(
+                   R"({"tile_m":128,"tile_n":128,"tile_k":64,"max_concurrent_steps":4,"epi_tile_m":64,
+                       "epi_tile_n":64,"grid_minor_dim":"K","grid_tile_width":8,"wg_dimension":"M",
+                       "cluster_dimension":"none"})")),
+               core::Error);
+}
+
+TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
+  MatmulProblem p{.m = 100, .n = 200, .k = 72};  // ragged against tiles: fine
+  EXPECT_NO_THROW(check_problem(p));
+  p.k = 100;  // 200-byte rows: TMA needs 16-byte multiples
+  try {
+    check_problem(p);
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("multiple of 8"), std::string::npos) << e.what();
+  }
+}
+
+// Compiles `configs` (deduplicated by module text: the tile order is a run-time argument).
+std::map<std::string, core::CompileOutcome> compile_unique(const MatmulProblem& p,
+                                                           const std::vector<MatmulConfig>& configs,
+                                                           std::map<std::string, std::string>* text_of = nullptr) {
+  std::vector<core::CompileJob> jobs;
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const MatmulConfig& c : configs) {
+    BuiltMatmul b = build_matmul(p, c, hopper());
+    if (text_of) (*text_of)[c.to_tuning_config().to_json()] = b.mlir;
+    if (!seen.insert(b.mlir).second) continue;
+    jobs.push_back({b.mlir, &hopper()});
+    keys.push_back(b.mlir);
+  }
+  auto outcomes = core::compile_all(jobs, core::CompileOptions{}, 0);
+  std::map<std::string, core::CompileOutcome> out;
+  for (size_t i = 0; i < keys.size(); ++i) out[keys[i]] = std::move(outcomes[i]);
+  return out;
+}
+
+std::string folded(const std::string& ptx) {
+  std::string f;
+  for (char c : ptx) {
+    bool blank = c == ' ' || c == '\t';
+    if (blank && !f.empty() && f.back() == ' ') continue;
+    f += blank ? ' ' : c;
+  }
+  return f;
+}
+
+TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpills) {
+  MatmulProblem p{.m = 8192, .n = 8192, .k = 8192};  // bf16, B as K x N
+  std::vector<MatmulConfig> valid;
+  std::map<std::string, int> rejected;
+  std::uint64_t total = 0;
+  default_space().enumerate([&](const core::TuningConfig& t) {
+    ++total;
+    MatmulConfig c = MatmulConfig::from_tuning_config(t);
+    if (auto r = why_invalid(p, c, hopper())) ++rejected[r->rule];
+    else valid.push_back(c);
+  });
+  EXPECT_EQ(total, default_space().size());
+  ASSERT_FALSE(valid.empty());
+  std::map<std::string, std::string> text_of;
+  auto compiled = compile_unique(p, valid, &text_of);
+  int ok = 0;
+  for (const MatmulConfig& c : valid) {
+    const core::CompileOutcome& o = compiled.at(text_of.at(c.to_tuning_config().to_json()));
+    ASSERT_TRUE(o.ok()) << c.to_tuning_config().to_json() << ": " << o.error->what();
+    const auto& res = o.result->units.at(0).cubin.kernels.at("matmul");
+    EXPECT_EQ(res.spill_store_bytes, 0) << c.to_tuning_config().to_json();
+    std::string ptx = folded(o.result->units.at(0).ptx);
+    EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
+    EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.shared::cluster.global"), std::string::npos);
+    EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.global.shared::cta"), std::string::npos);
+    EXPECT_EQ(ptx.find(".multicast::cluster") != std::string::npos, c.cluster_dimension != ClusterDim::None)
+        << c.to_tuning_config().to_json();
+    ++ok;
+  }
+  std::string why;
+  for (auto& [rule, n] : rejected) why += " " + rule + "=" + std::to_string(n);
+  std::printf("default space: %llu configs, %d valid (%zu distinct kernels) compiled cleanly; rejected:%s\n",
+              (unsigned long long)total, ok, compiled.size(), why.c_str());
+}
+
+TEST(MatmulSm90, BothBLayoutsAndOutputDtypesCompile) {
+  MatmulConfig c;  // 2 x (128 x 128) per CTA, 4 stages
+  for (BLayout layout : {BLayout::KN, BLayout::NK})
+    for (DType out : {DType::BF16, DType::F16, DType::F32})
+      for (DType in : {DType::BF16, DType::F16}) {
+        MatmulProblem p{.m = 1000, .n = 776, .k = 72, .in_dtype = in, .out_dtype = out, .b_layout = layout};
+        MatmulConfig cc = c;
+        if (out == DType::F32) cc.max_concurrent_steps = 3;  // f32 epilogue buffers are twice the size
+        BuiltMatmul b = build_matmul(p, cc, hopper());
+        core::CompileResult r = core::compile_module(b.mlir, hopper());
+        EXPECT_EQ(r.units.at(0).cubin.kernels.at("matmul").spill_store_bytes, 0);
+        EXPECT_EQ(b.c.element == core::TmaElement::F32, out == DType::F32);
+        EXPECT_NO_THROW(core::validate_tensor_map_2d(b.a));
+        EXPECT_NO_THROW(core::validate_tensor_map_2d(b.c));
+      }
+}
+
+TEST(MatmulSm90, RegisterRuleAgreesWithTheAssembler) {
+  // Configs rejected only for their accumulator must really spill when built anyway, and the
+  // largest accepted accumulator must not.
+  MatmulProblem p{.m = 4096, .n = 4096, .k = 4096, .b_layout = BLayout::NK};
+  auto build_unchecked = [&](int tile_m, int tile_n) {
+    MatmulConfig c;
+    c.tile_m = tile_m;
+    c.tile_n = tile_n;
+    c.max_concurrent_steps = 2;
+    c.epi_tile_n = 8;
+    return c;
+  };
+  MatmulConfig at_limit = build_unchecked(128, 136), over = build_unchecked(128, 144), far = build_unchecked(192, 128);
+  EXPECT_FALSE(why_invalid(p, at_limit, hopper()).has_value());
+  ASSERT_TRUE(why_invalid(p, over, hopper()).has_value());
+  EXPECT_EQ(why_invalid(p, over, hopper())->rule, "registers");
+  EXPECT_EQ(why_invalid(p, far, hopper())->rule, "registers");
+  auto spills = [&](const MatmulConfig& c) {
+    BuiltMatmul b = build_matmul_unchecked(p, c);
+    return core::compile_module(b.mlir, hopper()).units.at(0).cubin.kernels.at("matmul").spill_store_bytes;
+  };
+  EXPECT_EQ(spills(at_limit), 0);
+  EXPECT_GT(spills(over), 0);
+  EXPECT_GT(spills(far), 0);
+}
+
+TEST(MatmulSm90, SmemRuleMatchesThePlanTheKernelUses) {
+  MatmulProblem p;
+  MatmulConfig c;
+  c.max_concurrent_steps = 6;  // 6 x (256 + 128) x 64 x 2 bytes = 288 KB > 227 KB
+  auto r = why_invalid(p, c, hopper());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->rule, "smem");
+  c.max_concurrent_steps = 4;
+  EXPECT_FALSE(why_invalid(p, c, hopper()).has_value());
+  EXPECT_EQ(build_matmul(p, c, hopper()).dynamic_smem_bytes, smem_plan(p, c).total_bytes());
+  EXPECT_LE(smem_plan(p, c).total_bytes(), hopper().smem_per_block_optin);
+}
+
+TEST(MatmulSm90, ModuleTextIsIndependentOfShapeAndTileOrder) {
+  MatmulConfig a, b;
+  b.grid_minor_dim = Dim::M;
+  b.grid_tile_width = 1;
+  MatmulProblem p1{.m = 4096, .n = 4096, .k = 4096}, p2{.m = 1000, .n = 24, .k = 8};
+  EXPECT_EQ(build_matmul(p1, a, hopper()).mlir, build_matmul(p2, b, hopper()).mlir);
+  MatmulProblem p3 = p1;
+  p3.b_layout = BLayout::NK;
+  EXPECT_NE(build_matmul(p1, a, hopper()).mlir, build_matmul(p3, a, hopper()).mlir);
+}
+
+TEST(MatmulSm90, InvalidConfigIsRefusedWithItsReason) {
+  MatmulConfig c;
+  c.tile_m = 96;
+  try {
+    build_matmul(MatmulProblem{}, c, hopper());
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("tile_m 96"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace mgpu::kernels::sm90
