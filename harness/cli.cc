@@ -9,6 +9,7 @@
 #include "harness/cmd_compile.h"
 #include "harness/cmd_devices.h"
 #include "harness/cmd_matmul.h"
+#include "harness/cmd_space.h"
 #include "harness/version.h"
 
 namespace mgpu::harness {
@@ -24,6 +25,8 @@ int run_cli(int argc, char** argv) {
   app.footer(
       "Examples:\n"
       "  mgpu-tune devices                        GPUs this machine can measure on\n"
+      "  mgpu-tune space matmul --arch sm_90a --m 8192 --n 8192 --k 8192\n"
+      "  mgpu-tune compile matmul --arch sm_90a --all\n"
       "  mgpu-tune compile --mlir k.mlir --arch sm_100a --emit ptx\n"
       "  mgpu-tune matmul --arch sm_90a --m 8192 --n 8192 --k 8192 --dtype bf16\n"
       "Exit codes: 0 success, 1 the work failed, 2 bad input.\n"
@@ -31,6 +34,7 @@ int run_cli(int argc, char** argv) {
 
   add_devices_command(app);
   add_compile_command(app);
+  add_space_command(app);
   add_matmul_command(app);
 
   try {

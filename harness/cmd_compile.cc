@@ -10,6 +10,7 @@
 
 #include "core/compiler.h"
 #include "core/error.h"
+#include "harness/cmd_compile_matmul.h"
 #include "harness/problem_options.h"
 
 namespace mgpu::harness {
@@ -117,8 +118,8 @@ void run(const Options& o) {
 void add_compile_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("compile", "Compile an MLIR module through the MGPU backend to PTX and cubin");
-  cmd->add_option("--mlir", o->mlir_file, "MLIR file holding gpu.module kernels")->required();
-  o->arch.add(*cmd);
+  cmd->add_option("--mlir", o->mlir_file, "MLIR file holding gpu.module kernels");
+  cmd->add_option("--arch", o->arch.text, fmt::format("Target GPU architecture: {}", core::arch_choices()));
   cmd->add_option("--emit", o->emit, "Write the PTX or the cubin (ptx without -o prints to stdout)")
       ->check(CLI::IsMember({"ptx", "cubin"}));
   cmd->add_option("-o,--output", o->output, "File for --emit");
@@ -133,7 +134,14 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--dump", o->dump_dir,
                   "Write the MLIR after each pass, the PTX and the assembler log to this folder "
                   "(also $MGPU_DUMP_TO); bypasses the cache");
-  cmd->callback([o] { run(*o); });
+  add_compile_matmul_subcommand(*cmd);
+  cmd->callback([o, cmd] {
+    if (cmd->got_subcommand("matmul")) return;  // the template subcommand did the work
+    if (o->mlir_file.empty())
+      throw core::Error(core::ErrorKind::InvalidInput, "give --mlir FILE, or a template: 'compile matmul ...'");
+    if (o->arch.text.empty()) throw core::Error(core::ErrorKind::InvalidInput, "--arch is required");
+    run(*o);
+  });
 }
 
 }  // namespace mgpu::harness

@@ -159,9 +159,10 @@ TEST(MatmulSm90, BothBLayoutsAndOutputDtypesCompile) {
         BuiltMatmul b = build_matmul(p, cc, hopper());
         core::CompileResult r = core::compile_module(b.mlir, hopper());
         EXPECT_EQ(r.units.at(0).cubin.kernels.at("matmul").spill_store_bytes, 0);
-        EXPECT_EQ(b.c.element == core::TmaElement::F32, out == DType::F32);
-        EXPECT_NO_THROW(core::validate_tensor_map_2d(b.a));
-        EXPECT_NO_THROW(core::validate_tensor_map_2d(b.c));
+        EXPECT_EQ(b.tensor_maps.at(2).element == core::TmaElement::F32, out == DType::F32);
+        EXPECT_NO_THROW(core::validate_tensor_map_2d(b.tensor_maps.at(0)));
+        EXPECT_NO_THROW(core::validate_tensor_map_2d(b.tensor_maps.at(1)));
+        EXPECT_NO_THROW(core::validate_tensor_map_2d(b.tensor_maps.at(2)));
       }
 }
 

@@ -37,9 +37,14 @@ MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
   // config outside the default space (say tile_n 96) can still be tried and explained.
   static const char* kNames[] = {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
                                  "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"};
+  std::string all;
+  for (const char* n : kNames) all += (all.empty() ? "" : ", ") + std::string(n);
   for (const auto& [k, v] : t.values())
     if (std::find(std::begin(kNames), std::end(kNames), k) == std::end(kNames))
-      throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}'", k));
+      throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}' (the parameters: {})", k, all));
+  for (const char* n : kNames)
+    if (!t.has(n))
+      throw Error(ErrorKind::InvalidInput, fmt::format("the config lacks '{}' (a matmul config sets all of: {})", n, all));
   auto dim = [&](const char* name) {
     const std::string& s = t.get_str(name);
     if (s == "M") return Dim::M;

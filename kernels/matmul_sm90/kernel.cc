@@ -324,6 +324,8 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
 
   BuiltMatmul out;
   out.mlir = km.to_text();
+  out.kernel_name = "matmul";
+  out.block_threads = 384;
   out.cluster_size = cs;
   out.dynamic_smem_bytes = g.smem_total;
   auto operand = [&](std::int64_t rows, std::int64_t cols, DType t, const OperandLoads& l, Swizzle swz) {
@@ -337,12 +339,13 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     m.swizzle = swz;
     return m;
   };
-  out.a = operand(p.m, p.k, p.in_dtype, la, swizzle_of(g.swz));
-  out.b = g.b_k_major ? operand(p.n, p.k, p.in_dtype, lb, swizzle_of(g.swz)) : operand(p.k, p.n, p.in_dtype, lb, Swizzle::B128);
+  out.tensor_maps.push_back(operand(p.m, p.k, p.in_dtype, la, swizzle_of(g.swz)));
+  out.tensor_maps.push_back(g.b_k_major ? operand(p.n, p.k, p.in_dtype, lb, swizzle_of(g.swz))
+                                        : operand(p.k, p.n, p.in_dtype, lb, Swizzle::B128));
   OperandLoads lc;
   lc.box_rows = c.epi_tile_m;
   lc.atom_elems = c.epi_tile_n;
-  out.c = operand(p.m, p.n, p.out_dtype, lc, Swizzle::None);
+  out.tensor_maps.push_back(operand(p.m, p.n, p.out_dtype, lc, Swizzle::None));
   return out;
 }
 

@@ -10,26 +10,20 @@
 // compile cache serves every shape and every grid_minor_dim / grid_tile_width from one
 // binary. Kernel arguments, in order: three pointers to CUtensorMaps in global memory
 // (A, B, C), then i32 M, N, K, minor_is_n, band_width. The TMA boxes the kernel expects are in
-// the returned operand descriptions (base addresses are filled in at run time).
+// the returned tensor maps (A, B, C; base addresses are filled in at run time).
 #pragma once
 
 #include <string>
 
 #include "core/arch.h"
-#include "core/tensor_map.h"
+#include "core/built_kernel.h"
 #include "kernels/matmul_problem.h"
 #include "kernels/matmul_sm90/config.h"
 
 namespace mgpu::kernels::sm90 {
 
-struct BuiltMatmul {
-  std::string mlir;
-  std::string kernel_name = "matmul";
-  int block_threads = 384;
-  int cluster_size = 1;
-  int dynamic_smem_bytes = 0;
-  core::TensorMap2D a, b, c;  // base = 0: set to the device buffers before encoding
-};
+// tensor_maps: A, B, C (in kernel-argument order).
+using BuiltMatmul = core::BuiltKernel;
 
 BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch);
 // Builds without the validity rules, so tests can show that a rejected config really fails.

@@ -14,14 +14,12 @@
 
 #include "core/arch.h"
 #include "kernels/matmul_problem.h"
+#include "kernels/rejection.h"
 #include "kernels/matmul_sm90/config.h"
 
 namespace mgpu::kernels::sm90 {
 
-struct Rejection {
-  std::string rule;
-  std::string reason;
-};
+using kernels::Rejection;
 
 // Accumulator registers per thread the consumers can hold without spills. ptxas budgets the
 // whole 384-thread kernel at 65536 / 384 -> 168 registers per thread (setmaxnreg moves

@@ -1,0 +1,154 @@
+#include "harness/cmd_compile_matmul.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/compile_pool.h"
+#include "core/error.h"
+#include "harness/problem_options.h"
+#include "kernels/matmul_template.h"
+
+namespace mgpu::harness {
+namespace {
+
+struct Options {
+  ArchOption arch;
+  MatmulProblemOptions problem;
+  std::string config_json;
+  bool all = false;
+  std::string emit_dir;
+  bool json = false;
+  int jobs = 0;
+  std::string cache_dir = core::CompileCache::default_dir().string();
+  bool no_cache = false;
+};
+
+void write_file(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  if (!out) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot write {}", p.string()));
+}
+
+void run(const Options& o) {
+  const core::ArchSpec& arch = o.arch.resolve();
+  kernels::MatmulProblem p = o.problem.resolve();
+  const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+  t.check_problem(p);
+  if (o.all == !o.config_json.empty())
+    throw core::Error(core::ErrorKind::InvalidInput, "give exactly one of --config JSON and --all");
+
+  // The configs, and for each the kernel it builds (deduplicated by module text).
+  std::vector<core::TuningConfig> configs;
+  if (o.all) {
+    t.space().enumerate([&](const core::TuningConfig& c) {
+      if (!t.why_invalid(p, c)) configs.push_back(c);
+    });
+  } else {
+    core::TuningConfig c = core::TuningConfig::from_json(o.config_json);
+    t.check_config(c);
+    if (auto r = t.why_invalid(p, c))
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("invalid config ({}): {}", r->rule, r->reason));
+    configs.push_back(c);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  // Configs that differ only in run-time parameters build the same kernel: build it once.
+  std::vector<core::CompileJob> jobs;
+  std::vector<core::BuiltKernel> built;
+  std::map<std::string, size_t> job_of_kernel;
+  std::vector<size_t> job_of_config;
+  for (const core::TuningConfig& c : configs) {
+    core::TuningConfig kernel_key = c;
+    for (const std::string& name : t.run_time_params()) kernel_key.set(name, std::int64_t{0});
+    auto [it, fresh] = job_of_kernel.emplace(kernel_key.to_json(), jobs.size());
+    if (fresh) {
+      built.push_back(t.build(p, c));
+      jobs.push_back({built.back().mlir, &arch});
+    }
+    job_of_config.push_back(it->second);
+  }
+  core::CompileOptions copts = core::CompileOptions::from_environment();
+  copts.cache_dir = o.no_cache ? "" : o.cache_dir;
+  std::vector<core::CompileOutcome> out = core::compile_all(jobs, copts, o.jobs);
+  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (!o.emit_dir.empty()) {
+    std::filesystem::create_directories(o.emit_dir);
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      if (!out[j].ok()) continue;
+      std::string stem = core::cache_key(jobs[j].mlir_text, arch, copts).substr(0, 16);  // content-named
+      std::filesystem::path base = std::filesystem::path(o.emit_dir) / stem;
+      write_file(base.string() + ".mlir", jobs[j].mlir_text);
+      write_file(base.string() + ".ptx", out[j].result->units.at(0).ptx);
+      write_file(base.string() + ".cubin", out[j].result->units.at(0).cubin.image);
+    }
+  }
+
+  int failures = 0, hits = 0;
+  for (const core::CompileOutcome& x : out) {
+    failures += !x.ok();
+    hits += x.ok() && x.result->cache_hit;
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const core::CompileOutcome& x = out[job_of_config[i]];
+    const core::BuiltKernel& b = built[job_of_config[i]];
+    nlohmann::json row = {{"config", nlohmann::json::parse(configs[i].to_json())}, {"kernel", job_of_config[i]}};
+    if (x.ok()) {
+      const core::KernelResources& r = x.result->units.at(0).cubin.kernels.at(b.kernel_name);
+      row.update({{"ok", true}, {"registers", r.registers}, {"spill_store_bytes", r.spill_store_bytes},
+                  {"dynamic_smem_bytes", b.dynamic_smem_bytes}, {"cluster_size", b.cluster_size},
+                  {"compile_ms", x.result->times.total_ms}, {"cache_hit", x.result->cache_hit}});
+    } else {
+      row.update({{"ok", false}, {"error", x.error->what()}});
+    }
+    rows.push_back(row);
+  }
+  if (o.json) {
+    std::cout << nlohmann::json{{"template", t.name()}, {"arch", arch.name}, {"problem", p.key()},
+                                {"configs", rows}, {"kernels", jobs.size()}, {"failed_kernels", failures},
+                                {"cache_hits", hits}, {"wall_s", wall_s}}
+                     .dump(2)
+              << "\n";
+  } else {
+    for (const nlohmann::json& row : rows) {
+      if (row["ok"])
+        fmt::print("ok    {:>3} regs {:>6} B SMEM  {:>7.1f} ms{}  {}\n", row["registers"].get<int>(),
+                   row["dynamic_smem_bytes"].get<int>(), row["compile_ms"].get<double>(),
+                   row["cache_hit"].get<bool>() ? " (cached)" : "         ", row["config"].dump());
+      else
+        fmt::print("error {}  {}\n", row["config"].dump(), row["error"].get<std::string>());
+    }
+    fmt::print("{} configs, {} kernels ({} from cache, {} failed) in {:.1f} s: {:.1f} kernels/s on {} threads\n",
+               configs.size(), jobs.size(), hits, failures, wall_s, jobs.size() / wall_s,
+               o.jobs > 0 ? o.jobs : int(std::thread::hardware_concurrency()));
+  }
+  if (failures)
+    throw core::Error(core::ErrorKind::Compile, fmt::format("{} of {} kernels failed to compile", failures, jobs.size()));
+}
+
+}  // namespace
+
+void add_compile_matmul_subcommand(CLI::App& compile) {
+  auto o = std::make_shared<Options>();
+  auto* cmd = compile.add_subcommand("matmul", "Compile matmul template configs in parallel");
+  o->arch.add(*cmd);
+  o->problem.add(*cmd);
+  cmd->add_option("--config", o->config_json, "One config as JSON (see 'mgpu-tune space matmul' for names)");
+  cmd->add_flag("--all", o->all, "Every valid config of the default space");
+  cmd->add_option("--emit-dir", o->emit_dir, "Write each kernel's MLIR, PTX and cubin here");
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: one per hardware thread)");
+  cmd->add_option("--cache-dir", o->cache_dir, "Compile cache folder (also $MGPU_CACHE_DIR)")->capture_default_str();
+  cmd->add_flag("--no-cache", o->no_cache, "Neither read nor write the compile cache");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace mgpu::harness

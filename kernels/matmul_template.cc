@@ -1,0 +1,48 @@
+#include "kernels/matmul_template.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "kernels/matmul_sm90/config.h"
+#include "kernels/matmul_sm90/kernel.h"
+#include "kernels/matmul_sm90/validity.h"
+
+namespace mgpu::kernels {
+namespace {
+
+class HopperMatmul final : public MatmulTemplate {
+ public:
+  std::string_view name() const override { return "matmul_sm90"; }
+  const core::ArchSpec& arch() const override { return core::parse_arch("sm_90a"); }
+  core::ParamSpace space() const override { return sm90::default_space(); }
+  core::TuningConfig default_config() const override { return sm90::MatmulConfig{}.to_tuning_config(); }
+  std::vector<std::string> run_time_params() const override { return {"grid_minor_dim", "grid_tile_width"}; }
+  void check_problem(const MatmulProblem& p) const override { sm90::check_problem(p); }
+  void check_config(const core::TuningConfig& c) const override { sm90::MatmulConfig::from_tuning_config(c); }
+  std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const override {
+    return sm90::why_invalid(p, sm90::MatmulConfig::from_tuning_config(c), arch());
+  }
+  core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const override {
+    return sm90::build_matmul(p, sm90::MatmulConfig::from_tuning_config(c), arch());
+  }
+  unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const override {
+    return sm90::persistent_grid(p, sm90::MatmulConfig::from_tuning_config(c), sm_count);
+  }
+  std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& t) const override {
+    sm90::MatmulConfig c = sm90::MatmulConfig::from_tuning_config(t);
+    return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
+            c.grid_minor_dim == sm90::Dim::N ? 1 : 0, c.grid_tile_width};
+  }
+};
+
+}  // namespace
+
+const MatmulTemplate& matmul_template(const core::ArchSpec& arch) {
+  static const HopperMatmul hopper;
+  if (arch.name == hopper.arch().name) return hopper;
+  throw core::Error(core::ErrorKind::Unavailable,
+                    fmt::format("there is no matmul template for {} yet (the sm_100a tcgen05 template is issue #8)",
+                                arch.name));
+}
+
+}  // namespace mgpu::kernels

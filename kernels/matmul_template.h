@@ -1,0 +1,42 @@
+// The matmul template for a target, behind one face: its search space, the problems it can
+// run, the validity rules, and the builder. Contract: matmul_template(arch) returns the
+// template compiled for that arch, or throws Error{Unavailable} when none exists yet;
+// configs are core::TuningConfig (checked against space() by check_config(), which throws
+// Error{InvalidInput}); run_time_params() are parameters that change kernel arguments only,
+// so configs differing only in them share one binary.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/arch.h"
+#include "core/built_kernel.h"
+#include "core/tuning_config.h"
+#include "kernels/matmul_problem.h"
+#include "kernels/rejection.h"
+
+namespace mgpu::kernels {
+
+class MatmulTemplate {
+ public:
+  virtual ~MatmulTemplate() = default;
+  virtual std::string_view name() const = 0;
+  virtual const core::ArchSpec& arch() const = 0;
+  virtual core::ParamSpace space() const = 0;
+  virtual core::TuningConfig default_config() const = 0;
+  virtual std::vector<std::string> run_time_params() const = 0;
+  virtual void check_problem(const MatmulProblem& p) const = 0;   // throws InvalidInput
+  virtual void check_config(const core::TuningConfig& c) const = 0;  // names, types; throws InvalidInput
+  virtual std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  virtual core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  // Launch: grid size for `sm_count` SMs, and the kernel's scalar arguments after the
+  // descriptors.
+  virtual unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const = 0;
+  virtual std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+};
+
+const MatmulTemplate& matmul_template(const core::ArchSpec& arch);
+
+}  // namespace mgpu::kernels
