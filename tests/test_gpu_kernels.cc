@@ -20,6 +20,7 @@
 #include "core/tensor_map.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
+#include "tests/support/gpu_test.h"
 
 namespace mgpu::core {
 namespace {
@@ -27,37 +28,9 @@ namespace {
 using namespace mgpu::core::ir;
 using mlir::Value;
 
-// Skips (from SetUp, so the whole test) unless an sm_90 device is present.
-class GpuKernels : public ::testing::Test {
- protected:
-  void SetUp() override {
-    DeviceReport r = query_devices();
-    for (const GpuInfo& g : r.gpus)
-      if (g.cc_major == 9 && g.cc_minor == 0) return;
-    GTEST_SKIP() << "needs an sm_90a GPU (" << r.unavailable.value_or("no compute capability 9.0 device") << ")";
-  }
-};
-
-std::uint16_t to_bf16(float f) {  // round to nearest even
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7FFF + ((u >> 16) & 1);
-  return static_cast<std::uint16_t>(u >> 16);
-}
-float from_bf16(std::uint16_t h) {
-  std::uint32_t u = std::uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-std::vector<std::uint16_t> random_bf16(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<std::uint16_t> v(n);
-  for (auto& x : v) x = to_bf16(dist(rng));
-  return v;
-}
+using GpuKernels = ::mgpu::testing::HopperGpuTest;
+using ::mgpu::testing::from_bf16;
+using ::mgpu::testing::random_bf16;
 
 // A device copy of a CUtensorMap: kernels take descriptors as pointers to global memory.
 DeviceBuffer descriptor_on_device(const TensorMap2D& t) {

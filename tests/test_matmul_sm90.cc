@@ -15,6 +15,7 @@
 #include "kernels/matmul_sm90/kernel.h"
 #include "kernels/matmul_sm90/validity.h"
 #include "tests/support/jit_schedule.h"
+#include "tests/support/matmul_cases.h"
 
 namespace mgpu::kernels::sm90 {
 namespace {
@@ -214,6 +215,16 @@ TEST(MatmulSm90, ModuleTextIsIndependentOfShapeAndTileOrder) {
   MatmulProblem p3 = p1;
   p3.b_layout = BLayout::NK;
   EXPECT_NE(build_matmul(p1, a, hopper()).mlir, build_matmul(p3, a, hopper()).mlir);
+}
+
+TEST(MatmulSm90, TheGpuTestCasesAreValidAndCompile) {
+  for (const ::mgpu::testing::MatmulCase& tc : ::mgpu::testing::gpu_matmul_cases()) {
+    MatmulConfig c = MatmulConfig::from_tuning_config(core::TuningConfig::from_json(tc.config));
+    auto r = why_invalid(tc.problem, c, hopper());
+    ASSERT_FALSE(r.has_value()) << tc.config << ": " << r->reason;
+    BuiltMatmul b = build_matmul(tc.problem, c, hopper());
+    EXPECT_EQ(core::compile_module(b.mlir, hopper()).units.at(0).cubin.kernels.at("matmul").spill_store_bytes, 0);
+  }
 }
 
 TEST(MatmulSm90, InvalidConfigIsRefusedWithItsReason) {

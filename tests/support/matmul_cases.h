@@ -1,0 +1,39 @@
+// The matmul cases the GPU test runs (shapes x configs): both B layouts, both cluster
+// dimensions, ragged shapes. The CPU tests check that each is valid and compiles, so a GPU
+// session never finds a broken case list.
+#pragma once
+
+#include <vector>
+
+#include "kernels/matmul_problem.h"
+
+namespace mgpu::testing {
+
+struct MatmulCase {
+  kernels::MatmulProblem problem;
+  const char* config;
+};
+
+inline constexpr const char* kBase =
+    R"({"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N","grid_tile_width":8,)"
+    R"("max_concurrent_steps":4,"tile_k":64,"tile_m":128,"tile_n":128,"wg_dimension":"M"})";
+inline constexpr const char* kClusterM =
+    R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":32,"grid_minor_dim":"M","grid_tile_width":2,)"
+    R"("max_concurrent_steps":3,"tile_k":64,"tile_m":64,"tile_n":256,"wg_dimension":"M"})";
+inline constexpr const char* kClusterN =
+    R"({"cluster_dimension":"N","epi_tile_m":64,"epi_tile_n":128,"grid_minor_dim":"N","grid_tile_width":1,)"
+    R"("max_concurrent_steps":5,"tile_k":32,"tile_m":128,"tile_n":128,"wg_dimension":"N"})";
+
+inline std::vector<MatmulCase> gpu_matmul_cases() {
+  using kernels::BLayout;
+  return {MatmulCase{{.m = 512, .n = 512, .k = 512}, kBase},
+          MatmulCase{{.m = 512, .n = 512, .k = 512, .b_layout = BLayout::NK}, kBase},
+          MatmulCase{{.m = 1000, .n = 776, .k = 264}, kBase},  // ragged in every dimension
+          MatmulCase{{.m = 1000, .n = 776, .k = 264, .b_layout = BLayout::NK}, kBase},
+          MatmulCase{{.m = 768, .n = 1024, .k = 512}, kClusterM},
+          MatmulCase{{.m = 777, .n = 1000, .k = 200, .b_layout = BLayout::NK}, kClusterM},
+          MatmulCase{{.m = 1024, .n = 768, .k = 512}, kClusterN},
+          MatmulCase{{.m = 1, .n = 8, .k = 8}, kBase}};  // smaller than one tile
+}
+
+}  // namespace mgpu::testing
