@@ -10,6 +10,7 @@
 #include "harness/cmd_devices.h"
 #include "harness/cmd_matmul.h"
 #include "harness/cmd_space.h"
+#include "harness/cmd_worker.h"
 #include "harness/version.h"
 
 namespace mgpu::harness {
@@ -35,6 +36,7 @@ int run_cli(int argc, char** argv) {
   add_devices_command(app);
   add_compile_command(app);
   add_space_command(app);
+  add_worker_command(app);
   add_matmul_command(app);
 
   try {

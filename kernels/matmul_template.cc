@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "kernels/matmul_sm90/config.h"
+#include "kernels/matmul_sm90/cost_model.h"
 #include "kernels/matmul_sm90/kernel.h"
 #include "kernels/matmul_sm90/validity.h"
 
@@ -32,6 +33,9 @@ class HopperMatmul final : public MatmulTemplate {
     sm90::MatmulConfig c = sm90::MatmulConfig::from_tuning_config(t);
     return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
             c.grid_minor_dim == sm90::Dim::N ? 1 : 0, c.grid_tile_width};
+  }
+  double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
+    return sm90::predict(p, sm90::MatmulConfig::from_tuning_config(c), d).ms;
   }
 };
 

@@ -35,6 +35,8 @@ class MatmulTemplate {
   // descriptors.
   virtual unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const = 0;
   virtual std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  // The analytic estimate of the kernel's time on `device`, in milliseconds ("model").
+  virtual double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& device) const = 0;
 };
 
 const MatmulTemplate& matmul_template(const core::ArchSpec& arch);

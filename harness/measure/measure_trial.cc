@@ -1,0 +1,54 @@
+#include "harness/measure/measure_trial.h"
+
+#include <fmt/format.h>
+
+#include "core/compiler.h"
+#include "core/error.h"
+#include "kernels/matmul_template.h"
+
+namespace mgpu::harness {
+
+Measurement measure_trial(const TrialRequest& req) {
+  const core::ArchSpec& arch = core::parse_arch(req.arch);
+  if (req.measurer != "model" && req.measurer != "cuda")
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown measurer '{}': model or cuda", req.measurer));
+  Measurement m;
+  m.source = req.measurer;
+  const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+  try {
+    t.check_problem(req.problem);
+    t.check_config(req.config);
+    if (auto r = t.why_invalid(req.problem, req.config)) {
+      m.status = TrialStatus::InvalidConfig;
+      m.message = fmt::format("{}: {}", r->rule, r->reason);
+      return m;
+    }
+  } catch (const core::Error& e) {
+    m.status = TrialStatus::InvalidConfig;
+    m.message = e.what();
+    return m;
+  }
+  if (req.measurer == "model") {
+    // The model reads the config alone; compiling would add nothing to the estimate.
+    double ms = t.predict_ms(req.problem, req.config, arch.default_device());
+    m.samples_ms = {ms};
+    m.median_ms = m.min_ms = m.mean_ms = ms;
+    m.noise_converged = true;
+    return m;
+  }
+  try {
+    core::BuiltKernel k = t.build(req.problem, req.config);
+    core::CompileOptions o = core::CompileOptions::from_environment();
+    o.cache_dir = core::CompileCache::default_dir().string();
+    core::compile_module(k.mlir, arch, o);
+  } catch (const core::Error& e) {
+    m.status = TrialStatus::CompileError;
+    m.message = e.what();
+    return m;
+  }
+  m.status = TrialStatus::LaunchError;
+  m.message = "the CUDA measurer is not built yet (issue #5): use --device model";
+  return m;
+}
+
+}  // namespace mgpu::harness

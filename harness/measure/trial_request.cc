@@ -1,0 +1,37 @@
+#include "harness/measure/trial_request.h"
+
+#include <nlohmann/json.hpp>
+
+namespace mgpu::harness {
+
+void to_json(nlohmann::json& j, const TrialRequest& r) {
+  const kernels::MatmulProblem& p = r.problem;
+  j = {{"arch", r.arch},
+       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"dtype", to_string(p.in_dtype)},
+                    {"out_dtype", to_string(p.out_dtype)}, {"layout", to_string(p.b_layout)}}},
+       {"config", nlohmann::json::parse(r.config.to_json())},
+       {"measurer", r.measurer},
+       {"rule", {{"min_samples", r.rule.min_samples}, {"max_noise", r.rule.max_noise},
+                 {"min_time_s", r.rule.min_time_s}, {"max_time_s", r.rule.max_time_s}}},
+       {"verify", r.verify},
+       {"debug_fault", r.debug_fault}};
+}
+
+void from_json(const nlohmann::json& j, TrialRequest& r) {
+  r.arch = j.at("arch").get<std::string>();
+  const nlohmann::json& p = j.at("problem");
+  r.problem.m = p.at("m");
+  r.problem.n = p.at("n");
+  r.problem.k = p.at("k");
+  r.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
+  r.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
+  r.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
+  r.config = core::TuningConfig::from_json(j.at("config").dump());
+  r.measurer = j.at("measurer").get<std::string>();
+  const nlohmann::json& rule = j.at("rule");
+  r.rule = {rule.at("min_samples"), rule.at("max_noise"), rule.at("min_time_s"), rule.at("max_time_s")};
+  r.verify = j.value("verify", true);
+  r.debug_fault = j.value("debug_fault", "");
+}
+
+}  // namespace mgpu::harness

@@ -1,0 +1,30 @@
+// One trial to measure: which template config, on which problem and target, how (measurer,
+// stopping rule, verification). It crosses the pipe to a worker process as one line of JSON.
+// `debug_fault` ("crash" or "hang") makes a worker fail on purpose: the tests of crash
+// containment use it; nothing else should.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/tuning_config.h"
+#include "harness/measure/stopping_rule.h"
+#include "kernels/matmul_problem.h"
+
+namespace mgpu::harness {
+
+struct TrialRequest {
+  std::string arch = "sm_90a";
+  kernels::MatmulProblem problem;
+  core::TuningConfig config;
+  std::string measurer = "model";  // "model" | "cuda"
+  StoppingRule rule = StoppingRule::quick();
+  bool verify = true;
+  std::string debug_fault;
+};
+
+void to_json(nlohmann::json& j, const TrialRequest& r);
+void from_json(const nlohmann::json& j, TrialRequest& r);
+
+}  // namespace mgpu::harness

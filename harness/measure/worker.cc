@@ -1,0 +1,128 @@
+#include "harness/measure/worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace mgpu::harness {
+
+WorkerProcess::WorkerProcess(std::vector<std::string> command, double timeout_s)
+    : command_(std::move(command)), timeout_s_(timeout_s) {
+  // A worker that dies while we write to it must not kill us with SIGPIPE.
+  signal(SIGPIPE, SIG_IGN);
+}
+
+WorkerProcess::~WorkerProcess() { stop(false); }
+
+void WorkerProcess::start() {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
+    throw core::Error(core::ErrorKind::IO, fmt::format("cannot create worker pipes: {}", std::strerror(errno)));
+  pid_t pid = fork();
+  if (pid < 0) throw core::Error(core::ErrorKind::IO, fmt::format("cannot fork a worker: {}", std::strerror(errno)));
+  if (pid == 0) {
+    dup2(in[0], STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    std::vector<char*> argv;
+    for (std::string& s : command_) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  pid_ = pid;
+  to_child_ = in[1];
+  from_child_ = out[0];
+  pending_.clear();
+}
+
+void WorkerProcess::stop(bool kill_first) {
+  if (pid_ < 0) return;
+  if (to_child_ >= 0) close(to_child_);  // EOF on stdin: a healthy worker exits
+  if (kill_first) kill(pid_, SIGKILL);
+  int status = 0;
+  for (int i = 0; i < 200 && waitpid(pid_, &status, WNOHANG) == 0; ++i) usleep(10000);
+  if (waitpid(pid_, &status, WNOHANG) == 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+  }
+  if (from_child_ >= 0) close(from_child_);
+  pid_ = -1;
+  to_child_ = from_child_ = -1;
+}
+
+Measurement WorkerProcess::failure(TrialStatus status, const std::string& why) const {
+  Measurement m;
+  m.status = status;
+  m.source = source_;
+  m.message = why;
+  return m;
+}
+
+Measurement WorkerProcess::run(const TrialRequest& request) {
+  source_ = request.measurer;
+  if (pid_ < 0) start();  // first use, or a replacement for a failed worker
+  std::string line = nlohmann::json(request).dump() + "\n";
+  if (write(to_child_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    stop(true);
+    ++restarts_;
+    return failure(TrialStatus::Fault, "the worker died before taking the request");
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+  for (;;) {
+    if (size_t nl = pending_.find('\n'); nl != std::string::npos) {
+      std::string reply = pending_.substr(0, nl);
+      pending_.erase(0, nl + 1);
+      try {
+        return nlohmann::json::parse(reply).get<Measurement>();
+      } catch (const std::exception& e) {
+        stop(true);
+        ++restarts_;
+        return failure(TrialStatus::Fault, fmt::format("the worker's reply is garbled: {}", e.what()));
+      }
+    }
+    int left_ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
+    if (left_ms <= 0) {
+      stop(true);
+      ++restarts_;
+      return failure(TrialStatus::Timeout, fmt::format("no result within {:.1f} s; the worker was killed", timeout_s_));
+    }
+    pollfd pfd{from_child_, POLLIN, 0};
+    int ready = poll(&pfd, 1, left_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) continue;  // the deadline check above fires
+    char buf[65536];
+    ssize_t n = read(from_child_, buf, sizeof buf);
+    if (n > 0) {
+      pending_.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    // EOF: the worker is gone. Say how it ended.
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    close(to_child_);
+    close(from_child_);
+    pid_ = -1;
+    to_child_ = from_child_ = -1;
+    ++restarts_;
+    if (WIFSIGNALED(status))
+      return failure(TrialStatus::Fault, fmt::format("the worker was killed by signal {} ({})", WTERMSIG(status),
+                                                     strsignal(WTERMSIG(status))));
+    return failure(TrialStatus::Fault, fmt::format("the worker exited with status {} mid-trial", WEXITSTATUS(status)));
+  }
+}
+
+}  // namespace mgpu::harness

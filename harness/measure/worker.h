@@ -1,0 +1,45 @@
+// Crash containment: trials run in a worker process (`mgpu-tune worker`) that this side
+// drives over a pipe, one JSON line per request and per reply. Contract: run() returns a
+// Measurement for every request -- the worker's reply, or, when the worker crashed (fault,
+// with the signal named), hung past `timeout_s` (timeout; the worker is killed), or exited
+// (fault), a Measurement saying so. A failed worker is replaced by a fresh one on the next
+// request, so one bad config never ends a run.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/measure/measurement.h"
+#include "harness/measure/trial_request.h"
+
+namespace mgpu::harness {
+
+class WorkerProcess {
+ public:
+  // `command`: the worker's argv, e.g. {"/path/mgpu-tune", "worker"}.
+  explicit WorkerProcess(std::vector<std::string> command, double timeout_s = 60.0);
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  Measurement run(const TrialRequest& request);
+  int restarts() const { return restarts_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  void start();
+  void stop(bool kill_first);
+  Measurement failure(TrialStatus status, const std::string& why) const;
+
+  std::vector<std::string> command_;
+  double timeout_s_;
+  pid_t pid_ = -1;
+  int to_child_ = -1, from_child_ = -1;
+  std::string pending_;  // bytes read past the last reply line
+  int restarts_ = 0;
+  std::string source_;
+};
+
+}  // namespace mgpu::harness
