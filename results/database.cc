@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "results/schema.h"
 
 namespace mgpu::results {
 
@@ -25,6 +26,11 @@ std::unique_ptr<SQLite::Database> open_database(const std::string& path, OpenMod
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("cannot use {} as a results database: {}", path, e.what()));
   }
+  // A newer schema is refused before anything is written (WAL mode rewrites the header).
+  if (int v = schema_version(*db); v > kSchemaVersion)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} has schema version {}, newer than this mgpu-tune knows ({}): use a newer mgpu-tune; "
+                            "the file was not changed", path, v, kSchemaVersion));
   try {
     if (mode == OpenMode::ReadWrite) db->exec("PRAGMA journal_mode=WAL");
     db->exec("PRAGMA foreign_keys=ON");

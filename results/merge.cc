@@ -1,0 +1,31 @@
+#include "results/merge.h"
+
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "results/store.h"
+
+namespace mgpu::results {
+
+int merge_databases(const std::vector<std::string>& inputs, const std::string& output) {
+  // Open every input first: a bad one stops the merge before the output is touched.
+  std::vector<Store> sources;
+  for (const std::string& in : inputs) {
+    if (std::filesystem::exists(output) && std::filesystem::equivalent(in, output))
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{} is both an input and the output", in));
+    sources.push_back(Store::open(in, OpenMode::ReadOnly));
+  }
+  Store out = Store::open(output, OpenMode::ReadWrite);
+  int added = 0;
+  for (Store& src : sources) {
+    std::map<std::int64_t, std::int64_t> run_map;
+    for (const RunRow& r : src.runs()) run_map[r.id] = out.import_run(r);
+    for (const TrialRow& t : src.trials()) added += out.import_trial(t, run_map.at(t.run_id));
+  }
+  return added;
+}
+
+}  // namespace mgpu::results

@@ -1,0 +1,91 @@
+#include "results/schema.h"
+
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace mgpu::results {
+namespace {
+
+// Migration N takes a database from version N-1 to N. Never edit a shipped step: add one.
+const char* const kMigrations[] = {
+    // 1: the first schema.
+    R"sql(
+    CREATE TABLE environments(
+      id INTEGER PRIMARY KEY,
+      device_name TEXT NOT NULL,          -- the driver's name, or "model:<device>" for predictions
+      arch TEXT NOT NULL,
+      compute_capability TEXT NOT NULL,
+      sm_count INTEGER NOT NULL,
+      driver_version TEXT NOT NULL,
+      cuda_version TEXT NOT NULL,
+      sm_clock_mhz REAL,
+      UNIQUE(device_name, arch, compute_capability, sm_count, driver_version, cuda_version));
+    CREATE TABLE templates(
+      id INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      source_hash TEXT NOT NULL,          -- the template's kernel-building sources
+      backend_hash TEXT NOT NULL,         -- MLIR version, pass pipeline, assembler
+      UNIQUE(name, source_hash, backend_hash));
+    CREATE TABLE problems(
+      id INTEGER PRIMARY KEY,
+      kernel TEXT NOT NULL,
+      key TEXT NOT NULL,
+      m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,
+      dtype TEXT NOT NULL, out_dtype TEXT NOT NULL, layout TEXT NOT NULL,
+      UNIQUE(kernel, key));
+    CREATE TABLE configs(
+      id INTEGER PRIMARY KEY,
+      json TEXT NOT NULL UNIQUE);        -- canonical JSON of the TuningConfig
+    CREATE TABLE runs(
+      id INTEGER PRIMARY KEY,
+      uuid TEXT NOT NULL UNIQUE,
+      kind TEXT NOT NULL CHECK(kind IN ('tune', 'regress', 'bench')),
+      arguments TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      ended_at TEXT,
+      tool_version TEXT NOT NULL);
+    CREATE TABLE trials(
+      id INTEGER PRIMARY KEY,
+      uuid TEXT NOT NULL UNIQUE,
+      run_id INTEGER NOT NULL REFERENCES runs(id),
+      template_id INTEGER NOT NULL REFERENCES templates(id),
+      problem_id INTEGER NOT NULL REFERENCES problems(id),
+      config_id INTEGER NOT NULL REFERENCES configs(id),
+      environment_id INTEGER NOT NULL REFERENCES environments(id),
+      status TEXT NOT NULL,
+      source TEXT NOT NULL CHECK(source IN ('cuda', 'model', 'replay')),
+      median_ms REAL, min_ms REAL, mean_ms REAL, noise REAL,
+      sample_count INTEGER NOT NULL DEFAULT 0,
+      samples_json TEXT NOT NULL DEFAULT '[]',
+      verification_error REAL,
+      throttled INTEGER NOT NULL DEFAULT 0,
+      compile_ms REAL, registers INTEGER, smem_bytes INTEGER, spill_bytes INTEGER,
+      message TEXT NOT NULL DEFAULT '',
+      created_at TEXT NOT NULL);
+    CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);
+    CREATE INDEX trials_by_run ON trials(run_id);
+    )sql",
+};
+static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
+
+}  // namespace
+
+int schema_version(SQLite::Database& db) { return db.execAndGet("PRAGMA user_version").getInt(); }
+
+void migrate(SQLite::Database& db) {
+  int v = schema_version(db);
+  if (v > kSchemaVersion)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} has schema version {}, newer than this mgpu-tune knows ({}): use a newer "
+                                  "mgpu-tune; the file was not changed", db.getFilename(), v, kSchemaVersion));
+  for (; v < kSchemaVersion; ++v) {
+    SQLite::Transaction tx(db);
+    db.exec(kMigrations[v]);
+    db.exec(fmt::format("PRAGMA user_version = {}", v + 1));
+    tx.commit();
+  }
+}
+
+}  // namespace mgpu::results

@@ -1,0 +1,359 @@
+#include "results/store.h"
+
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <random>
+
+#include "core/error.h"
+#include "results/schema.h"
+
+namespace mgpu::results {
+
+using core::Error;
+using core::ErrorKind;
+
+std::string new_uuid() {
+  // Straight from the OS entropy source: a seeded PRNG would repeat itself in a forked child.
+  std::random_device rd;
+  auto draw = [&] { return (std::uint64_t(rd()) << 32) | rd(); };
+  std::uint64_t a = draw(), b = draw();
+  a = (a & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;  // version 4
+  b = (b & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // variant 1
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", a >> 32, (a >> 16) & 0xFFFF, a & 0xFFFF, b >> 48,
+                     b & 0xFFFFFFFFFFFFULL);
+}
+
+std::string now_utc() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Store Store::open(const std::string& path, OpenMode mode) {
+  auto db = open_database(path, mode);
+  if (mode == OpenMode::ReadWrite) {
+    migrate(*db);
+  } else if (schema_version(*db) != kSchemaVersion) {
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not an mgpu-tune results database (schema version {})", path,
+                                                     schema_version(*db)));
+  }
+  return Store(std::move(db));
+}
+
+std::int64_t Store::begin_run(const std::string& kind, const std::string& arguments, const std::string& tool_version) {
+  SQLite::Statement q(*db_, "INSERT INTO runs(uuid, kind, arguments, started_at, tool_version) VALUES (?,?,?,?,?)");
+  q.bind(1, new_uuid());
+  q.bind(2, kind);
+  q.bind(3, arguments);
+  q.bind(4, now_utc());
+  q.bind(5, tool_version);
+  q.exec();
+  return db_->getLastInsertRowid();
+}
+
+void Store::end_run(std::int64_t run_id) {
+  SQLite::Statement q(*db_, "UPDATE runs SET ended_at = ? WHERE id = ?");
+  q.bind(1, now_utc());
+  q.bind(2, run_id);
+  q.exec();
+}
+
+static RunRow read_run(SQLite::Statement& q) {
+  RunRow r;
+  r.id = q.getColumn(0).getInt64();
+  r.uuid = q.getColumn(1).getString();
+  r.kind = q.getColumn(2).getString();
+  r.arguments = q.getColumn(3).getString();
+  r.started_at = q.getColumn(4).getString();
+  r.ended_at = q.getColumn(5).isNull() ? "" : q.getColumn(5).getString();
+  r.tool_version = q.getColumn(6).getString();
+  return r;
+}
+
+RunRow Store::run(const std::string& id_or_uuid) {
+  SQLite::Statement q(*db_, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
+                            "WHERE CAST(id AS TEXT) = ?1 OR uuid = ?1 OR uuid LIKE ?1 || '%' ORDER BY id");
+  q.bind(1, id_or_uuid);
+  std::vector<RunRow> found;
+  while (q.executeStep()) found.push_back(read_run(q));
+  if (found.empty())
+    throw Error(ErrorKind::InvalidInput, fmt::format("no run '{}' in {} (see the runs with 'mgpu-tune best --runs')",
+                                                     id_or_uuid, db_->getFilename()));
+  if (found.size() > 1 && found[0].uuid != id_or_uuid && std::to_string(found[0].id) != id_or_uuid)
+    throw Error(ErrorKind::InvalidInput, fmt::format("run '{}' is ambiguous: {} runs match", id_or_uuid, found.size()));
+  return found[0];
+}
+
+std::vector<RunRow> Store::runs() {
+  SQLite::Statement q(*db_, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs ORDER BY id");
+  std::vector<RunRow> out;
+  while (q.executeStep()) out.push_back(read_run(q));
+  return out;
+}
+
+// get-or-insert of a dimension row, by its unique columns.
+static std::int64_t upsert(SQLite::Database& db, const std::string& table, const std::vector<std::string>& cols,
+                           const std::function<void(SQLite::Statement&, int first)>& bind) {
+  std::string names, marks, where;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    names += (i ? "," : "") + cols[i];
+    marks += i ? ",?" : "?";
+    where += (i ? " AND " : "") + cols[i] + " IS ?";
+  }
+  SQLite::Statement ins(db, fmt::format("INSERT OR IGNORE INTO {}({}) VALUES ({})", table, names, marks));
+  bind(ins, 1);
+  ins.exec();
+  SQLite::Statement sel(db, fmt::format("SELECT id FROM {} WHERE {}", table, where));
+  bind(sel, 1);
+  if (!sel.executeStep()) throw Error(ErrorKind::IO, fmt::format("could not store a row in {}", table));
+  return sel.getColumn(0).getInt64();
+}
+
+std::int64_t Store::environment_id(const Environment& e) {
+  return upsert(*db_, "environments",
+                {"device_name", "arch", "compute_capability", "sm_count", "driver_version", "cuda_version"},
+                [&](SQLite::Statement& s, int i) {
+                  s.bind(i, e.device_name);
+                  s.bind(i + 1, e.arch);
+                  s.bind(i + 2, e.compute_capability);
+                  s.bind(i + 3, e.sm_count);
+                  s.bind(i + 4, e.driver_version);
+                  s.bind(i + 5, e.cuda_version);
+                });
+}
+
+std::int64_t Store::template_id(const TemplateId& t) {
+  return upsert(*db_, "templates", {"name", "source_hash", "backend_hash"}, [&](SQLite::Statement& s, int i) {
+    s.bind(i, t.name);
+    s.bind(i + 1, t.source_hash);
+    s.bind(i + 2, t.backend_hash);
+  });
+}
+
+std::int64_t Store::problem_id(const ProblemRecord& p) {
+  return upsert(*db_, "problems", {"kernel", "key", "m", "n", "k", "dtype", "out_dtype", "layout"},
+                [&](SQLite::Statement& s, int i) {
+                  s.bind(i, p.kernel);
+                  s.bind(i + 1, p.key);
+                  s.bind(i + 2, p.m);
+                  s.bind(i + 3, p.n);
+                  s.bind(i + 4, p.k);
+                  s.bind(i + 5, p.dtype);
+                  s.bind(i + 6, p.out_dtype);
+                  s.bind(i + 7, p.layout);
+                });
+}
+
+std::int64_t Store::config_id(const std::string& json) {
+  return upsert(*db_, "configs", {"json"}, [&](SQLite::Statement& s, int i) { s.bind(i, json); });
+}
+
+template <class T>
+static void bind_opt(SQLite::Statement& s, int i, const std::optional<T>& v) {
+  if (v) s.bind(i, *v);
+  else s.bind(i);
+}
+
+std::int64_t Store::record_trial(const TrialRecord& t) { return insert_trial(t, new_uuid(), now_utc()); }
+
+std::int64_t Store::import_run(const RunRow& r) {
+  SQLite::Statement ins(*db_, "INSERT OR IGNORE INTO runs(uuid, kind, arguments, started_at, ended_at, tool_version) "
+                              "VALUES (?,?,?,?,?,?)");
+  ins.bind(1, r.uuid);
+  ins.bind(2, r.kind);
+  ins.bind(3, r.arguments);
+  ins.bind(4, r.started_at);
+  if (r.ended_at.empty()) ins.bind(5);
+  else ins.bind(5, r.ended_at);
+  ins.bind(6, r.tool_version);
+  ins.exec();
+  SQLite::Statement sel(*db_, "SELECT id FROM runs WHERE uuid = ?");
+  sel.bind(1, r.uuid);
+  sel.executeStep();
+  return sel.getColumn(0).getInt64();
+}
+
+bool Store::import_trial(const TrialRow& t, std::int64_t run_id) {
+  SQLite::Statement q(*db_, "SELECT 1 FROM trials WHERE uuid = ?");
+  q.bind(1, t.uuid);
+  if (q.executeStep()) return false;
+  TrialRecord rec = t;
+  rec.run_id = run_id;
+  insert_trial(rec, t.uuid, t.created_at);
+  return true;
+}
+
+std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, const std::string& created_at) {
+  // One transaction per trial: committed as soon as it is measured, nothing half-written.
+  SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+  std::int64_t env = environment_id(t.env), tmpl = template_id(t.tmpl), prob = problem_id(t.problem),
+               cfg = config_id(t.config_json);
+  SQLite::Statement q(*db_,
+                      "INSERT INTO trials(uuid, run_id, template_id, problem_id, config_id, environment_id, status, "
+                      "source, median_ms, min_ms, mean_ms, noise, sample_count, samples_json, verification_error, "
+                      "throttled, compile_ms, registers, smem_bytes, spill_bytes, message, created_at) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  int i = 1;
+  q.bind(i++, uuid);
+  q.bind(i++, t.run_id);
+  q.bind(i++, tmpl);
+  q.bind(i++, prob);
+  q.bind(i++, cfg);
+  q.bind(i++, env);
+  q.bind(i++, t.status);
+  q.bind(i++, t.source);
+  bind_opt(q, i++, t.median_ms);
+  bind_opt(q, i++, t.min_ms);
+  bind_opt(q, i++, t.mean_ms);
+  bind_opt(q, i++, t.noise);
+  q.bind(i++, static_cast<std::int64_t>(t.samples_ms.size()));
+  q.bind(i++, nlohmann::json(t.samples_ms).dump());
+  bind_opt(q, i++, t.verification_error);
+  q.bind(i++, t.throttled ? 1 : 0);
+  bind_opt(q, i++, t.compile_ms);
+  bind_opt(q, i++, t.registers);
+  bind_opt(q, i++, t.smem_bytes);
+  bind_opt(q, i++, t.spill_bytes);
+  q.bind(i++, t.message);
+  q.bind(i++, created_at);
+  q.exec();
+  std::int64_t id = db_->getLastInsertRowid();
+  tx.commit();
+  return id;
+}
+
+static constexpr const char* kTrialColumns =
+    "t.id, t.uuid, t.run_id, tp.name, tp.source_hash, tp.backend_hash, p.kernel, p.key, p.m, p.n, p.k, p.dtype, "
+    "p.out_dtype, p.layout, c.json, e.device_name, e.arch, e.compute_capability, e.sm_count, e.driver_version, "
+    "e.cuda_version, t.status, t.source, t.median_ms, t.min_ms, t.mean_ms, t.noise, t.samples_json, "
+    "t.verification_error, t.throttled, t.compile_ms, t.registers, t.smem_bytes, t.spill_bytes, t.message, "
+    "t.created_at";
+static constexpr const char* kTrialJoins =
+    "FROM trials t JOIN templates tp ON tp.id = t.template_id JOIN problems p ON p.id = t.problem_id "
+    "JOIN configs c ON c.id = t.config_id JOIN environments e ON e.id = t.environment_id";
+
+template <class T>
+static std::optional<T> opt(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  if constexpr (std::is_same_v<T, double>) return c.getDouble();
+  else return static_cast<T>(c.getInt64());
+}
+
+std::vector<TrialRow> Store::query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind) {
+  SQLite::Statement q(*db_, fmt::format("SELECT {} {} {} ORDER BY t.id", kTrialColumns, kTrialJoins, where));
+  bind(q);
+  std::vector<TrialRow> out;
+  while (q.executeStep()) {
+    TrialRow r;
+    int i = 0;
+    r.id = q.getColumn(i++).getInt64();
+    r.uuid = q.getColumn(i++).getString();
+    r.run_id = q.getColumn(i++).getInt64();
+    r.tmpl.name = q.getColumn(i++).getString();
+    r.tmpl.source_hash = q.getColumn(i++).getString();
+    r.tmpl.backend_hash = q.getColumn(i++).getString();
+    r.problem.kernel = q.getColumn(i++).getString();
+    r.problem.key = q.getColumn(i++).getString();
+    r.problem.m = q.getColumn(i++).getInt64();
+    r.problem.n = q.getColumn(i++).getInt64();
+    r.problem.k = q.getColumn(i++).getInt64();
+    r.problem.dtype = q.getColumn(i++).getString();
+    r.problem.out_dtype = q.getColumn(i++).getString();
+    r.problem.layout = q.getColumn(i++).getString();
+    r.config_json = q.getColumn(i++).getString();
+    r.env.device_name = q.getColumn(i++).getString();
+    r.env.arch = q.getColumn(i++).getString();
+    r.env.compute_capability = q.getColumn(i++).getString();
+    r.env.sm_count = q.getColumn(i++).getInt();
+    r.env.driver_version = q.getColumn(i++).getString();
+    r.env.cuda_version = q.getColumn(i++).getString();
+    r.status = q.getColumn(i++).getString();
+    r.source = q.getColumn(i++).getString();
+    r.median_ms = opt<double>(q.getColumn(i++));
+    r.min_ms = opt<double>(q.getColumn(i++));
+    r.mean_ms = opt<double>(q.getColumn(i++));
+    r.noise = opt<double>(q.getColumn(i++));
+    r.samples_ms = nlohmann::json::parse(q.getColumn(i++).getString()).get<std::vector<double>>();
+    r.verification_error = opt<double>(q.getColumn(i++));
+    r.throttled = q.getColumn(i++).getInt() != 0;
+    r.compile_ms = opt<double>(q.getColumn(i++));
+    r.registers = opt<int>(q.getColumn(i++));
+    r.smem_bytes = opt<int>(q.getColumn(i++));
+    r.spill_bytes = opt<int>(q.getColumn(i++));
+    r.message = q.getColumn(i++).getString();
+    r.created_at = q.getColumn(i++).getString();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<TrialRow> Store::trials(std::optional<std::int64_t> run_id) {
+  if (!run_id) return query_trials("", [](SQLite::Statement&) {});
+  return query_trials("WHERE t.run_id = ?", [&](SQLite::Statement& q) { q.bind(1, *run_id); });
+}
+
+std::vector<TrialRow> Store::best(bool include_model, const std::vector<TemplateId>& current) {
+  std::vector<TrialRow> rows = query_trials(
+      "WHERE t.status = 'ok' AND t.median_ms IS NOT NULL AND (t.source = 'cuda' OR ?1) "
+      "AND (t.source != 'cuda' OR t.verification_error IS NOT NULL)",
+      [&](SQLite::Statement& q) { q.bind(1, include_model ? 1 : 0); });
+  auto is_current = [&](const TemplateId& t) {
+    if (current.empty()) return true;
+    for (const TemplateId& c : current)
+      if (c.name == t.name && c.source_hash == t.source_hash && c.backend_hash == t.backend_hash) return true;
+    return false;
+  };
+  // Lowest median per (template version, problem, environment); ties: the earlier trial.
+  std::map<std::string, TrialRow> winners;
+  for (TrialRow& r : rows) {
+    if (!is_current(r.tmpl)) continue;
+    std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.tmpl.name, r.tmpl.source_hash,
+                                  r.tmpl.backend_hash, r.problem.key, r.env.device_name, r.env.arch, r.source);
+    auto it = winners.find(key);
+    if (it == winners.end() || *r.median_ms < *it->second.median_ms) winners[key] = r;
+  }
+  std::vector<TrialRow> out;
+  for (auto& [k, r] : winners) out.push_back(std::move(r));
+  return out;
+}
+
+std::set<std::string> Store::measured_configs(const TemplateId& t, const std::string& problem_key,
+                                              const Environment& env, const std::string& source) {
+  SQLite::Statement q(*db_,
+                      "SELECT DISTINCT c.json FROM trials t JOIN templates tp ON tp.id = t.template_id "
+                      "JOIN problems p ON p.id = t.problem_id JOIN configs c ON c.id = t.config_id "
+                      "JOIN environments e ON e.id = t.environment_id WHERE tp.name = ? AND tp.source_hash = ? "
+                      "AND tp.backend_hash = ? AND p.key = ? AND e.device_name = ? AND e.arch = ? AND t.source = ?");
+  q.bind(1, t.name);
+  q.bind(2, t.source_hash);
+  q.bind(3, t.backend_hash);
+  q.bind(4, problem_key);
+  q.bind(5, env.device_name);
+  q.bind(6, env.arch);
+  q.bind(7, source);
+  std::set<std::string> out;
+  while (q.executeStep()) out.insert(q.getColumn(0).getString());
+  return out;
+}
+
+std::vector<TrialRow> Store::history(const std::string& template_name, const std::string& problem_key,
+                                     const std::string& config_json) {
+  return query_trials("WHERE tp.name = ? AND p.key = ? AND c.json = ?", [&](SQLite::Statement& q) {
+    q.bind(1, template_name);
+    q.bind(2, problem_key);
+    q.bind(3, config_json);
+  });
+}
+
+bool Store::integrity_ok() { return results::integrity_ok(*db_); }
+
+}  // namespace mgpu::results

@@ -1,0 +1,123 @@
+// The results store: every trial kept with its provenance in SQLite. Contract: open() refuses
+// a file that is not an SQLite database, or one from a newer schema, with Error{InvalidInput}
+// and without writing to it; opened for writing, the database is migrated to the current
+// schema and runs in WAL mode with a busy timeout, so several processes may write at once.
+// record_trial() commits the trial in its own transaction before returning: a process killed
+// at any moment leaves every recorded trial intact. Rows whose template hash differs from the
+// current one are stale: they stay, and queries given the current template skip them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+
+#include "results/database.h"
+
+namespace mgpu::results {
+
+struct Environment {
+  std::string device_name;  // "NVIDIA H100 80GB HBM3", or "model:H100 SXM" for predictions
+  std::string arch;
+  std::string compute_capability;
+  int sm_count = 0;
+  std::string driver_version;
+  std::string cuda_version;
+  double sm_clock_mhz = 0;
+};
+
+struct TemplateId {
+  std::string name;
+  std::string source_hash;
+  std::string backend_hash;
+};
+
+struct ProblemRecord {
+  std::string kernel = "matmul";
+  std::string key;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string dtype, out_dtype, layout;
+};
+
+struct TrialRecord {
+  std::int64_t run_id = 0;
+  TemplateId tmpl;
+  ProblemRecord problem;
+  std::string config_json;  // canonical
+  Environment env;
+  std::string status = "ok";
+  std::string source = "cuda";  // cuda | model | replay
+  std::optional<double> median_ms, min_ms, mean_ms, noise;
+  std::vector<double> samples_ms;
+  std::optional<double> verification_error;
+  bool throttled = false;
+  std::optional<double> compile_ms;
+  std::optional<int> registers, smem_bytes, spill_bytes;
+  std::string message;
+};
+
+// A stored trial with the ids and names queries need.
+struct TrialRow : TrialRecord {
+  std::int64_t id = 0;
+  std::string uuid;
+  std::string created_at;
+};
+
+struct RunRow {
+  std::int64_t id = 0;
+  std::string uuid, kind, arguments, started_at, ended_at, tool_version;
+};
+
+class Store {
+ public:
+  static Store open(const std::string& path, OpenMode mode);
+
+  std::int64_t begin_run(const std::string& kind, const std::string& arguments, const std::string& tool_version);
+  void end_run(std::int64_t run_id);
+  RunRow run(const std::string& id_or_uuid);  // Error{InvalidInput} when there is no such run
+  std::vector<RunRow> runs();
+
+  std::int64_t record_trial(const TrialRecord& t);
+  // Merging: a run or trial from another database, kept under its uuid. import_run() returns
+  // this database's id for the run (existing or new); import_trial() returns false when a trial
+  // with that uuid is already here (so merging twice adds nothing).
+  std::int64_t import_run(const RunRow& run);
+  bool import_trial(const TrialRow& trial, std::int64_t run_id);
+
+  // Every trial, oldest first; optionally only one run's.
+  std::vector<TrialRow> trials(std::optional<std::int64_t> run_id = std::nullopt);
+  // The best ok trial per (template, problem, environment): lowest median; verified (a
+  // verification error recorded) unless model results are included, and measured ("cuda")
+  // unless include_model. `current`: only rows of these template versions (others are stale).
+  std::vector<TrialRow> best(bool include_model, const std::vector<TemplateId>& current = {});
+  // Configs with a finished trial for this template version, problem and environment: a
+  // resumed run skips them.
+  std::set<std::string> measured_configs(const TemplateId& t, const std::string& problem_key, const Environment& env,
+                                         const std::string& source);
+  // A config's trials across runs (its performance history), oldest first.
+  std::vector<TrialRow> history(const std::string& template_name, const std::string& problem_key,
+                                const std::string& config_json);
+  bool integrity_ok();
+  SQLite::Database& db() { return *db_; }
+
+ private:
+  explicit Store(std::unique_ptr<SQLite::Database> db) : db_(std::move(db)) {}
+  std::int64_t environment_id(const Environment& e);
+  std::int64_t template_id(const TemplateId& t);
+  std::int64_t problem_id(const ProblemRecord& p);
+  std::int64_t config_id(const std::string& json);
+  std::int64_t insert_trial(const TrialRecord& t, const std::string& uuid, const std::string& created_at);
+  std::vector<TrialRow> query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind);
+
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+std::string new_uuid();
+std::string now_utc();  // ISO 8601
+
+}  // namespace mgpu::results

@@ -1,0 +1,317 @@
+// The results store: schema and migrations, round trips, best-config selection, stale rows,
+// exports (the C++ header compiled and queried), merge, regress verdicts, bad inputs, two
+// processes writing at once, and a writer killed with SIGKILL mid-run.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <SQLiteCpp/Statement.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "results/export.h"
+#include "results/merge.h"
+#include "results/regress.h"
+#include "results/schema.h"
+#include "results/store.h"
+
+namespace mgpu::results {
+namespace {
+
+namespace fs = std::filesystem;
+
+const TemplateId kTmpl{"matmul_sm90", "src1", "be1"};
+const Environment kH100{"NVIDIA H100 80GB HBM3", "sm_90a", "9.0", 132, "580.159.04", "13.0", 1980};
+
+ProblemRecord problem(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return {"matmul", fmt::format("m{}_n{}_k{}_bf16_bf16_kn", m, n, k), m, n, k, "bf16", "bf16", "kn"};
+}
+
+std::string cfg(int tile_n) { return fmt::format(R"({{"tile_m":128,"tile_n":{}}})", tile_n); }
+
+TrialRecord trial(std::int64_t run, const ProblemRecord& p, const std::string& config, double ms, double noise = 0.001,
+                  const std::string& source = "cuda") {
+  TrialRecord t;
+  t.run_id = run;
+  t.tmpl = kTmpl;
+  t.problem = p;
+  t.config_json = config;
+  t.env = kH100;
+  t.source = source;
+  t.median_ms = t.min_ms = t.mean_ms = ms;
+  t.noise = noise;
+  t.samples_ms = {ms, ms};
+  if (source == "cuda") t.verification_error = 0.003;
+  return t;
+}
+
+class Results : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mgpu-results-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const char* name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  EXPECT_EQ(schema_version(s.db()), kSchemaVersion);
+  std::int64_t run = s.begin_run("tune", "matmul --arch sm_90a", "0.1.0");
+  TrialRecord t = trial(run, problem(4096, 4096, 4096), cfg(128), 0.25);
+  t.registers = 154;
+  t.message = "fine";
+  s.record_trial(t);
+  s.end_run(run);
+  auto rows = s.trials();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].config_json, cfg(128));
+  EXPECT_EQ(rows[0].median_ms, 0.25);
+  EXPECT_EQ(rows[0].registers, 154);
+  EXPECT_EQ(rows[0].env.device_name, kH100.device_name);
+  EXPECT_EQ(rows[0].samples_ms.size(), 2u);
+  EXPECT_FALSE(rows[0].uuid.empty());
+  EXPECT_FALSE(s.run(std::to_string(run)).ended_at.empty());
+  EXPECT_TRUE(s.integrity_ok());
+  // Reopening migrates nothing and keeps everything.
+  Store again = Store::open(path("r.db"), OpenMode::ReadWrite);
+  EXPECT_EQ(again.trials().size(), 1u);
+}
+
+TEST_F(Results, BestIsTheFastestVerifiedMeasuredOkTrialPerProblem) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  auto p1 = problem(4096, 4096, 4096), p2 = problem(8192, 8192, 8192);
+  s.record_trial(trial(run, p1, cfg(64), 0.30));
+  s.record_trial(trial(run, p1, cfg(128), 0.20));
+  s.record_trial(trial(run, p1, cfg(192), 0.10, 0.001, "model"));  // predicted: not a result
+  TrialRecord unverified = trial(run, p1, cfg(256), 0.05);
+  unverified.verification_error.reset();
+  s.record_trial(unverified);
+  TrialRecord failed = trial(run, p1, cfg(32), 0.01);
+  failed.status = "wrong_result";
+  s.record_trial(failed);
+  s.record_trial(trial(run, p2, cfg(128), 1.6));
+  auto best = s.best(false);
+  ASSERT_EQ(best.size(), 2u);
+  for (const TrialRow& b : best) {
+    if (b.problem.key == p1.key) EXPECT_EQ(b.config_json, cfg(128));
+    else EXPECT_EQ(b.config_json, cfg(128));
+  }
+  auto with_model = s.best(true);
+  EXPECT_EQ(with_model.size(), 3u);  // the model's own winner appears, labelled
+  EXPECT_EQ(s.measured_configs(kTmpl, p1.key, kH100, "cuda").size(), 4u);
+  EXPECT_EQ(s.history("matmul_sm90", p1.key, cfg(128)).size(), 1u);
+}
+
+TEST_F(Results, ChangedTemplateHashMakesRowsStaleNotWrong) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  auto p = problem(4096, 4096, 4096);
+  s.record_trial(trial(run, p, cfg(64), 0.1));  // old template version
+  TrialRecord newer = trial(run, p, cfg(128), 0.2);
+  newer.tmpl.source_hash = "src2";
+  s.record_trial(newer);
+  TemplateId current{"matmul_sm90", "src2", "be1"};
+  auto best = s.best(false, {current});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].config_json, cfg(128));  // the faster stale row is not used as current
+  EXPECT_EQ(s.trials().size(), 2u);          // ... but it stays
+  EXPECT_TRUE(s.measured_configs(current, p.key, kH100, "cuda").count(cfg(128)));
+  EXPECT_FALSE(s.measured_configs(current, p.key, kH100, "cuda").count(cfg(64)));
+}
+
+TEST_F(Results, ExportsJsonCsvAndACompilableCppHeader) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  s.record_trial(trial(run, problem(4096, 4096, 4096), R"({"tile_n":128,"wg_dimension":"M"})", 0.2));
+  s.record_trial(trial(run, problem(512, 512, 512), R"({"tile_n":64,"wg_dimension":"N"})", 0.01));
+  s.record_trial(trial(run, problem(512, 512, 512), R"({"tile_n":256,"wg_dimension":"N"})", 0.001, 0.0, "model"));
+
+  EXPECT_EQ(export_json(s, path("json"), false), 2);
+  std::string file = path("json") + "/nvidia_h100_80gb_hbm3__matmul_sm90.json";
+  ASSERT_TRUE(fs::exists(file));
+  nlohmann::json doc = nlohmann::json::parse(slurp(file));
+  EXPECT_EQ(doc["entries"]["m4096_n4096_k4096_bf16_bf16_kn"]["config"]["tile_n"], 128);
+  EXPECT_EQ(doc["entries"].size(), 2u);
+
+  EXPECT_EQ(export_csv(s, path("t.csv")), 3);  // every trial, the model's too
+  std::string csv = slurp(path("t.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+
+  EXPECT_EQ(export_cpp(s, path("tuned.h"), false), 2);
+  std::ofstream(path("use.cc")) << R"(#include "tuned.h"
+#include <cstdio>
+using namespace mgpu_tuned;
+static_assert(lookup_matmul_sm90("sm_90a", {4096, 4096, 4096, "bf16", "bf16", "kn"})->tile_n == 128);
+static_assert(lookup_matmul_sm90("sm_90a", {600, 500, 512, "bf16", "bf16", "kn"})->tile_n == 64);  // nearest
+static_assert(lookup_matmul_sm90("sm_90a", {4000, 4100, 4096, "bf16", "bf16", "kn"})->wg_dimension == "M");
+static_assert(lookup_matmul_sm90("sm_100a", {4096, 4096, 4096, "bf16", "bf16", "kn"}) == nullptr);
+int main() { std::printf("%lld\n", (long long)lookup_matmul_sm90("sm_90a", {1, 2, 3, "f16", "f16", "nk"})->tile_n); }
+)";
+  std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Werror use.cc -o use 2> err.txt && ./use > out.txt",
+                                dir_.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt"));
+  EXPECT_EQ(slurp(path("out.txt")), "128\n");  // no same-dtype entry: the default (first) one
+}
+
+TEST_F(Results, MergeCombinesDatabasesWithoutDuplicates) {
+  {
+    Store a = Store::open(path("a.db"), OpenMode::ReadWrite);
+    std::int64_t r = a.begin_run("tune", "machine a", "0.1.0");
+    a.record_trial(trial(r, problem(4096, 4096, 4096), cfg(64), 0.3));
+    a.record_trial(trial(r, problem(4096, 4096, 4096), cfg(128), 0.2));
+    Store b = Store::open(path("b.db"), OpenMode::ReadWrite);
+    std::int64_t rb = b.begin_run("tune", "machine b", "0.1.0");
+    b.record_trial(trial(rb, problem(8192, 8192, 8192), cfg(128), 1.7));
+  }
+  std::string a_before = slurp(path("a.db"));
+  EXPECT_EQ(merge_databases({path("a.db"), path("b.db")}, path("out.db")), 3);
+  EXPECT_EQ(merge_databases({path("a.db"), path("b.db"), path("a.db")}, path("out.db")), 0);  // idempotent
+  Store out = Store::open(path("out.db"), OpenMode::ReadOnly);
+  EXPECT_EQ(out.trials().size(), 3u);
+  EXPECT_EQ(out.runs().size(), 2u);
+  EXPECT_EQ(out.best(false).size(), 2u);
+  EXPECT_EQ(slurp(path("a.db")), a_before);  // inputs untouched
+}
+
+TEST_F(Results, RegressVerdictsFollowTheNoise) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t base = s.begin_run("tune", "", "0.1.0"), cand = s.begin_run("regress", "", "0.1.0");
+  auto p = problem(4096, 4096, 4096);
+  auto both = [&](int tile_n, double b_ms, double b_noise, double c_ms, double c_noise) {
+    s.record_trial(trial(base, p, cfg(tile_n), b_ms, b_noise));
+    s.record_trial(trial(cand, p, cfg(tile_n), c_ms, c_noise));
+  };
+  both(32, 1.00, 0.002, 1.010, 0.002);  // +1%: inside the 2% threshold -> SAME
+  both(64, 1.00, 0.002, 1.100, 0.002);  // +10% -> SLOWER
+  both(128, 0.90, 0.002, 0.800, 0.002);  // -11% -> FASTER; and the winner changes to it
+  both(192, 1.00, 0.040, 1.070, 0.040);  // +7% but 8% combined noise -> SAME
+  both(256, 1.00, 0.200, 1.500, 0.010);  // baseline too noisy -> UNSTABLE
+  s.record_trial(trial(base, p, cfg(16), 0.85));  // the baseline's winner, absent from the candidate
+  RegressReport r = compare_runs(s, base, cand);
+  ASSERT_EQ(r.rows.size(), 5u);
+  std::map<std::string, Verdict> v;
+  for (const Comparison& c : r.rows) v[c.config_json] = c.verdict;
+  EXPECT_EQ(v[cfg(32)], Verdict::Same);
+  EXPECT_EQ(v[cfg(64)], Verdict::Slower);
+  EXPECT_EQ(v[cfg(128)], Verdict::Faster);
+  EXPECT_EQ(v[cfg(192)], Verdict::Same);
+  EXPECT_EQ(v[cfg(256)], Verdict::Unstable);
+  EXPECT_EQ(r.slower, 1);
+  ASSERT_EQ(r.winner_changes.size(), 1u);
+  EXPECT_EQ(r.winner_changes[0].base_config, cfg(16));
+  EXPECT_EQ(r.winner_changes[0].candidate_config, cfg(128));
+  EXPECT_NE(to_markdown(r).find("| SLOWER |"), std::string::npos);
+}
+
+TEST_F(Results, BadInputsAreRefusedAndLeaveFilesUntouched) {
+  std::ofstream(path("notes.txt")) << "not a database at all, just some text that is long enough\n";
+  std::string before = slurp(path("notes.txt"));
+  EXPECT_THROW(Store::open(path("notes.txt"), OpenMode::ReadWrite), core::Error);
+  EXPECT_EQ(slurp(path("notes.txt")), before);
+
+  {  // a database from a newer schema
+    SQLite::Database db(path("future.db"), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE x(a); PRAGMA user_version = 99");
+  }
+  std::string future = slurp(path("future.db"));
+  try {
+    Store::open(path("future.db"), OpenMode::ReadWrite);
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(path("future.db")), future);
+  EXPECT_FALSE(fs::exists(path("future.db-wal")));
+
+  EXPECT_THROW(Store::open(path("nope.db"), OpenMode::ReadOnly), core::Error);
+  EXPECT_THROW(Store::open("/proc/mgpu-cannot-be-here/r.db", OpenMode::ReadWrite), core::Error);
+
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  try {
+    s.run("42");
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("no run '42'"), std::string::npos);
+  }
+}
+
+TEST_F(Results, TwoProcessesWritingAtOnceLoseNothing) {
+  { Store::open(path("r.db"), OpenMode::ReadWrite); }  // create and migrate once
+  constexpr int kPerWriter = 150;
+  auto writer = [&](int which) {
+    Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", fmt::format("writer {}", which), "0.1.0");
+    for (int i = 0; i < kPerWriter; ++i) s.record_trial(trial(run, problem(64 * (which + 1), 64, 64), cfg(i), 0.1 + i));
+  };
+  pid_t child = fork();
+  if (child == 0) {
+    try {
+      writer(1);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "writer 1 failed: %s\n", e.what());
+      _exit(1);
+    }
+    _exit(0);
+  }
+  writer(0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Store s = Store::open(path("r.db"), OpenMode::ReadOnly);
+  EXPECT_EQ(s.trials().size(), 2u * kPerWriter);
+  EXPECT_TRUE(s.integrity_ok());
+}
+
+TEST_F(Results, AWriterKilledMidRunKeepsEveryCommittedTrial) {
+  { Store::open(path("r.db"), OpenMode::ReadWrite); }
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    close(pipefd[0]);
+    Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "doomed", "0.1.0");
+    for (int i = 0;; ++i) {
+      s.record_trial(trial(run, problem(128, 128, 128), cfg(i), 1.0 + i));
+      if (write(pipefd[1], &i, sizeof i) != sizeof i) _exit(2);  // i is committed
+    }
+  }
+  close(pipefd[1]);
+  int last = -1, got = 0;
+  while (last < 40 && read(pipefd[0], &got, sizeof got) == sizeof got) last = got;
+  kill(child, SIGKILL);
+  while (read(pipefd[0], &got, sizeof got) == sizeof got) last = got;  // drain what it managed
+  waitpid(child, nullptr, 0);
+  close(pipefd[0]);
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);  // recovers the WAL
+  EXPECT_TRUE(s.integrity_ok());
+  auto rows = s.trials();
+  EXPECT_GE(static_cast<int>(rows.size()), last + 1);
+  for (int i = 0; i <= last; ++i) EXPECT_EQ(rows[i].config_json, cfg(i));
+}
+
+}  // namespace
+}  // namespace mgpu::results
