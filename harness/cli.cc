@@ -9,6 +9,7 @@
 #include "harness/cmd_compile.h"
 #include "harness/cmd_devices.h"
 #include "harness/cmd_matmul.h"
+#include "harness/cmd_results.h"
 #include "harness/cmd_space.h"
 #include "harness/cmd_worker.h"
 #include "harness/version.h"
@@ -29,6 +30,8 @@ int run_cli(int argc, char** argv) {
       "  mgpu-tune space matmul --arch sm_90a --m 8192 --n 8192 --k 8192\n"
       "  mgpu-tune compile matmul --arch sm_90a --all\n"
       "  mgpu-tune compile --mlir k.mlir --arch sm_100a --emit ptx\n"
+      "  mgpu-tune best --db mgpu-tune.db\n"
+      "  mgpu-tune export --db mgpu-tune.db --format cpp -o tuned_configs.h\n"
       "  mgpu-tune matmul --arch sm_90a --m 8192 --n 8192 --k 8192 --dtype bf16\n"
       "Exit codes: 0 success, 1 the work failed, 2 bad input.\n"
       "Run 'mgpu-tune COMMAND --help' for a command's options.");
@@ -36,6 +39,7 @@ int run_cli(int argc, char** argv) {
   add_devices_command(app);
   add_compile_command(app);
   add_space_command(app);
+  add_results_commands(app);
   add_worker_command(app);
   add_matmul_command(app);
 

@@ -14,6 +14,7 @@ namespace {
 class HopperMatmul final : public MatmulTemplate {
  public:
   std::string_view name() const override { return "matmul_sm90"; }
+  std::string_view source_hash() const override { return MGPU_MATMUL_SM90_SOURCE_HASH; }
   const core::ArchSpec& arch() const override { return core::parse_arch("sm_90a"); }
   core::ParamSpace space() const override { return sm90::default_space(); }
   core::TuningConfig default_config() const override { return sm90::MatmulConfig{}.to_tuning_config(); }

@@ -23,6 +23,8 @@ class MatmulTemplate {
  public:
   virtual ~MatmulTemplate() = default;
   virtual std::string_view name() const = 0;
+  // Hash of the sources that shape the kernels this template builds (results provenance).
+  virtual std::string_view source_hash() const = 0;
   virtual const core::ArchSpec& arch() const = 0;
   virtual core::ParamSpace space() const = 0;
   virtual core::TuningConfig default_config() const = 0;

@@ -3,6 +3,7 @@
 // session never finds a broken case list.
 #pragma once
 
+#include <ostream>
 #include <vector>
 
 #include "kernels/matmul_problem.h"
@@ -13,6 +14,9 @@ struct MatmulCase {
   kernels::MatmulProblem problem;
   const char* config;
 };
+
+// gtest prints parameters with this: the problem and the config, readable in test output.
+inline void PrintTo(const MatmulCase& c, std::ostream* os) { *os << c.problem.key() << " " << c.config; }
 
 inline constexpr const char* kBase =
     R"({"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N","grid_tile_width":8,)"

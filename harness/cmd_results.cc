@@ -1,0 +1,160 @@
+#include "harness/cmd_results.h"
+
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "harness/current_templates.h"
+#include "results/export.h"
+#include "results/merge.h"
+#include "results/regress.h"
+#include "results/store.h"
+
+namespace mgpu::harness {
+namespace {
+
+nlohmann::json trial_json(const results::TrialRow& t) {
+  double tflops = 2.0 * t.problem.m * t.problem.n * t.problem.k / (*t.median_ms * 1e-3) / 1e12;
+  return {{"template", t.tmpl.name}, {"source_hash", t.tmpl.source_hash}, {"problem", t.problem.key},
+          {"device", t.env.device_name}, {"arch", t.env.arch}, {"source", t.source},
+          {"median_ms", *t.median_ms}, {"tflops", tflops}, {"noise", t.noise.value_or(0)},
+          {"config", nlohmann::json::parse(t.config_json)}, {"run", t.run_id}, {"trial", t.uuid}};
+}
+
+void add_best(CLI::App& app) {
+  struct O {
+    std::string db;
+    bool json = false, include_model = false, all_versions = false, runs = false;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = app.add_subcommand("best", "The best verified, measured config per template, problem and device");
+  cmd->add_option("--db", o->db, "Results database")->required();
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_flag("--include-model", o->include_model, "Include predicted (model) results, labelled as such");
+  cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
+  cmd->add_flag("--runs", o->runs, "List the database's runs instead");
+  cmd->callback([o] {
+    results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
+    if (o->runs) {
+      for (const results::RunRow& r : s.runs())
+        fmt::print("run {}  {}  {}  {} .. {}  {}\n", r.id, r.uuid.substr(0, 8), r.kind, r.started_at,
+                   r.ended_at.empty() ? "(unfinished)" : r.ended_at, r.arguments);
+      return;
+    }
+    auto rows = s.best(o->include_model, o->all_versions ? std::vector<results::TemplateId>{} : current_templates());
+    if (o->json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& r : rows) j.push_back(trial_json(r));
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    if (rows.empty()) {
+      fmt::print("no {}results in {}{}\n", o->include_model ? "" : "measured, verified ", o->db,
+                 o->include_model ? "" : " (--include-model shows predictions)");
+      return;
+    }
+    fmt::print("| template | problem | device | source | median ms | TFLOP/s | noise | config |\n|---|---|---|---|---:|---:|---:|---|\n");
+    for (const auto& r : rows) {
+      nlohmann::json j = trial_json(r);
+      fmt::print("| {} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | `{}` |\n", r.tmpl.name, r.problem.key,
+                 r.env.device_name, r.source, *r.median_ms, j["tflops"].get<double>(), 100 * r.noise.value_or(0),
+                 r.config_json);
+    }
+  });
+}
+
+void add_export(CLI::App& app) {
+  struct O {
+    std::string db, format, output;
+    bool include_model = false, all_versions = false;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = app.add_subcommand("export", "Export results: JSON per device and template, a C++ header, or CSV");
+  cmd->add_option("--db", o->db, "Results database")->required();
+  cmd->add_option("--format", o->format, "json (a folder), cpp (a header) or csv (a file)")
+      ->required()
+      ->check(CLI::IsMember({"json", "cpp", "csv"}));
+  cmd->add_option("-o,--output", o->output, "Where to write")->required();
+  cmd->add_flag("--include-model", o->include_model, "Export predicted (model) results too");
+  cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
+  cmd->callback([o] {
+    results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
+    auto current = o->all_versions ? std::vector<results::TemplateId>{} : current_templates();
+    int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current)
+            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current)
+                                 : results::export_csv(s, o->output);
+    fmt::print("wrote {} {} to {}\n", n, o->format == "csv" ? "trials" : "entries", o->output);
+  });
+}
+
+void add_merge(CLI::App& app) {
+  struct O {
+    std::vector<std::string> inputs;
+    std::string output;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = app.add_subcommand("merge", "Combine results databases without duplicating trials");
+  cmd->add_option("inputs", o->inputs, "Databases to merge (read only)")->required()->expected(1, -1);
+  cmd->add_option("-o,--output", o->output, "The merged database (created or extended)")->required();
+  cmd->callback([o] {
+    int added = results::merge_databases(o->inputs, o->output);
+    fmt::print("merged {} databases into {}: {} trials added\n", o->inputs.size(), o->output, added);
+  });
+}
+
+void add_regress(CLI::App& app) {
+  struct O {
+    std::string db, baseline, candidate;
+    double threshold_pct = 2.0, max_noise_pct = 5.0;
+    bool json = false;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = app.add_subcommand("regress", "Compare two runs: SAME / FASTER / SLOWER / UNSTABLE per config (exit 1 if slower)");
+  cmd->add_option("--db", o->db, "Results database")->required();
+  cmd->add_option("--baseline", o->baseline, "Baseline run (id or uuid prefix; see 'best --runs')")->required();
+  cmd->add_option("--candidate", o->candidate, "Candidate run")->required();
+  cmd->add_option("--threshold", o->threshold_pct, "Smallest change that counts, in percent")->capture_default_str();
+  cmd->add_option("--max-noise", o->max_noise_pct, "Noisier than this (percent) is UNSTABLE")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print JSON instead of markdown");
+  cmd->callback([o] {
+    results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
+    results::RunRow b = s.run(o->baseline), c = s.run(o->candidate);
+    results::RegressReport r = results::compare_runs(s, b.id, c.id, o->threshold_pct / 100, o->max_noise_pct / 100);
+    if (o->json) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& x : r.rows)
+        rows.push_back({{"verdict", results::to_string(x.verdict)}, {"template", x.template_name},
+                        {"problem", x.problem_key}, {"device", x.device}, {"config", nlohmann::json::parse(x.config_json)},
+                        {"baseline_ms", x.base_ms}, {"candidate_ms", x.candidate_ms}, {"change", x.change},
+                        {"tolerance", x.tolerance}});
+      nlohmann::json winners = nlohmann::json::array();
+      for (const auto& w : r.winner_changes)
+        winners.push_back({{"template", w.template_name}, {"problem", w.problem_key}, {"device", w.device},
+                           {"baseline", nlohmann::json::parse(w.base_config)},
+                           {"candidate", nlohmann::json::parse(w.candidate_config)}});
+      std::cout << nlohmann::json{{"baseline", b.uuid}, {"candidate", c.uuid}, {"slower", r.slower},
+                                  {"faster", r.faster}, {"same", r.same}, {"unstable", r.unstable},
+                                  {"rows", rows}, {"winner_changes", winners}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << results::to_markdown(r);
+    }
+    if (r.slower > 0)
+      throw core::Error(core::ErrorKind::WrongResult, fmt::format("{} configs got slower", r.slower));
+  });
+}
+
+}  // namespace
+
+void add_results_commands(CLI::App& app) {
+  add_best(app);
+  add_export(app);
+  add_merge(app);
+  add_regress(app);
+}
+
+}  // namespace mgpu::harness
