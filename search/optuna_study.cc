@@ -1,5 +1,7 @@
 #include "search/optuna_study.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <pybind11/embed.h>
 #include <pybind11/stl.h>
@@ -15,6 +17,7 @@ using core::Error;
 using core::ErrorKind;
 
 struct OptunaStudy::Impl {
+  bool ordinal = false;  // integer indices instead of categorical choices (CMA-ES)
   py::module_ optuna;
   py::object study;
   std::map<int, py::object> pending;  // asked, not yet told
@@ -25,11 +28,12 @@ OptunaStudy::OptunaStudy(const std::string& sampler, std::uint64_t seed) {
   py::gil_scoped_acquire gil;
   import_or_explain("optuna", "python3-optuna");
   impl_ = std::make_unique<Impl>();
+  impl_->ordinal = sampler == "cmaes";
   impl_->optuna = py::module_::import("optuna");
   impl_->optuna.attr("logging").attr("set_verbosity")(impl_->optuna.attr("logging").attr("WARNING"));
   py::object samplers = impl_->optuna.attr("samplers");
   py::object s;
-  if (sampler == "tpe") s = samplers.attr("TPESampler")(py::arg("seed") = seed);
+  if (sampler == "tpe") s = samplers.attr("TPESampler")(py::arg("seed") = seed, py::arg("constant_liar") = true);
   else if (sampler == "cmaes") s = samplers.attr("CmaEsSampler")(py::arg("seed") = seed);
   else if (sampler == "random") s = samplers.attr("RandomSampler")(py::arg("seed") = seed);
   else
@@ -48,15 +52,37 @@ OptunaStudy::~OptunaStudy() {
 AskedTrial OptunaStudy::ask(const std::vector<CategoricalParam>& space) {
   py::gil_scoped_acquire gil;
   py::dict dists;
-  py::object categorical = impl_->optuna.attr("distributions").attr("CategoricalDistribution");
-  for (const CategoricalParam& p : space) dists[py::str(p.name)] = categorical(py::cast(p.choices));
+  py::object distributions = impl_->optuna.attr("distributions");
+  for (const CategoricalParam& p : space) {
+    if (impl_->ordinal)
+      dists[py::str(p.name)] = distributions.attr("IntDistribution")(0, static_cast<int>(p.choices.size()) - 1);
+    else
+      dists[py::str(p.name)] = distributions.attr("CategoricalDistribution")(py::cast(p.choices));
+  }
   py::object trial = impl_->study.attr("ask")(py::arg("fixed_distributions") = dists);
   AskedTrial out;
   out.number = trial.attr("number").cast<int>();
-  for (auto [k, v] : trial.attr("params").cast<py::dict>())
-    out.values[k.cast<std::string>()] = v.cast<std::int64_t>();
+  py::dict params = trial.attr("params").cast<py::dict>();
+  for (const CategoricalParam& p : space) {
+    std::int64_t v = params[py::str(p.name)].cast<std::int64_t>();
+    out.values[p.name] = impl_->ordinal ? p.choices.at(static_cast<size_t>(v)) : v;
+  }
   impl_->pending[out.number] = trial;
   return out;
+}
+
+void OptunaStudy::enqueue(const std::map<std::string, std::int64_t>& values, const std::vector<CategoricalParam>& space) {
+  py::gil_scoped_acquire gil;
+  py::dict params;
+  for (const CategoricalParam& p : space) {
+    std::int64_t v = values.at(p.name);
+    if (impl_->ordinal) {  // back to the index CMA-ES works with
+      auto it = std::find(p.choices.begin(), p.choices.end(), v);
+      v = static_cast<std::int64_t>(it - p.choices.begin());
+    }
+    params[py::str(p.name)] = v;
+  }
+  impl_->study.attr("enqueue_trial")(params);
 }
 
 void OptunaStudy::tell(int number, double value) {

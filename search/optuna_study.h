@@ -1,8 +1,10 @@
 // An Optuna study driven from C++ through the embedded interpreter: ask for a point of a
-// categorical space, tell its objective (minimized). Contract: the constructor imports optuna
+// discrete space, tell its objective (minimized). Contract: the constructor imports optuna
 // (Error{InvalidInput} naming python3-optuna when it is absent) and builds the sampler named
 // `sampler` ("tpe", "cmaes", "random") seeded with `seed`; the same seed and the same tells
-// give the same asks. Values are indices into each parameter's `choices`.
+// give the same asks. TPE runs with constant_liar, so several asks may be pending at once.
+// Parameters are categorical, except for CMA-ES, which needs numbers: there each parameter
+// is an integer index into its choices (ordered as given), which CMA-ES can move along.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +33,9 @@ class OptunaStudy {
   OptunaStudy& operator=(const OptunaStudy&) = delete;
 
   AskedTrial ask(const std::vector<CategoricalParam>& space);
+  // Queues exact values for the next ask (Optuna's enqueue_trial): how a caller that had to
+  // pick a point itself keeps the study informed of it.
+  void enqueue(const std::map<std::string, std::int64_t>& values, const std::vector<CategoricalParam>& space);
   void tell(int number, double value);
   void tell_failed(int number);  // the trial could not be measured: Optuna prunes nothing from it
   std::string optuna_version() const;

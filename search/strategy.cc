@@ -1,0 +1,210 @@
+#include "search/strategy.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "search/optuna_study.h"
+
+namespace mgpu::search {
+namespace {
+
+using core::TuningConfig;
+
+// Bookkeeping every strategy shares: which configs are told or pending.
+class Tracked : public Strategy {
+ public:
+  void tell(const TuningConfig& c, std::optional<double> ms) override {
+    std::string key = c.to_json();
+    pending_.erase(key);
+    told_[key] = ms;
+    on_tell(c, ms);
+  }
+
+ protected:
+  virtual void on_tell(const TuningConfig&, std::optional<double>) {}
+  bool seen(const std::string& key) const { return told_.count(key) || pending_.count(key); }
+  void mark_pending(const std::string& key) { pending_.insert(key); }
+  std::map<std::string, std::optional<double>> told_;
+  std::set<std::string> pending_;
+};
+
+// Walks a fixed order of the candidates.
+class Ordered : public Tracked {
+ public:
+  Ordered(std::string name, std::vector<TuningConfig> order) : name_(std::move(name)), order_(std::move(order)) {}
+  std::string_view name() const override { return name_; }
+  std::vector<TuningConfig> ask(int n) override {
+    std::vector<TuningConfig> out;
+    for (; next_ < order_.size() && static_cast<int>(out.size()) < n; ++next_) {
+      std::string key = order_[next_].to_json();
+      if (seen(key)) continue;
+      mark_pending(key);
+      out.push_back(order_[next_]);
+    }
+    return out;
+  }
+
+ private:
+  std::string name_;
+  std::vector<TuningConfig> order_;
+  size_t next_ = 0;
+};
+
+class ModelGuided : public Tracked {
+ public:
+  ModelGuided(StrategyContext ctx) : ctx_(std::move(ctx)) {
+    for (size_t i = 0; i < ctx_.candidates.size(); ++i) predicted_.push_back(ctx_.model(ctx_.candidates[i]));
+    for (size_t i = 0; i < ctx_.candidates.size(); ++i) ranking_.push_back(i);
+    std::stable_sort(ranking_.begin(), ranking_.end(), [&](size_t a, size_t b) { return predicted_[a] < predicted_[b]; });
+    for (size_t i = 0; i < ctx_.candidates.size(); ++i) index_[ctx_.candidates[i].to_json()] = i;
+  }
+  std::string_view name() const override { return "model"; }
+  std::vector<TuningConfig> ask(int n) override {
+    std::vector<TuningConfig> out;
+    auto take = [&](size_t i) {
+      std::string key = ctx_.candidates[i].to_json();
+      if (seen(key)) return;
+      mark_pending(key);
+      out.push_back(ctx_.candidates[i]);
+    };
+    while (!front_.empty() && static_cast<int>(out.size()) < n) {
+      take(front_.front());
+      front_.erase(front_.begin());
+    }
+    for (; next_ < ranking_.size() && static_cast<int>(out.size()) < n; ++next_) take(ranking_[next_]);
+    return out;
+  }
+
+ private:
+  void on_tell(const TuningConfig& c, std::optional<double> ms) override {
+    if (!ms || *ms >= best_) return;
+    best_ = *ms;
+    // Neighbours of the new best: configs differing in exactly one parameter, model-ranked.
+    std::vector<size_t> near;
+    for (size_t i = 0; i < ctx_.candidates.size(); ++i) {
+      int diff = 0;
+      for (const auto& [k, v] : ctx_.candidates[i].values()) diff += c.values().at(k) != v;
+      if (diff == 1 && !seen(ctx_.candidates[i].to_json())) near.push_back(i);
+    }
+    std::stable_sort(near.begin(), near.end(), [&](size_t a, size_t b) { return predicted_[a] < predicted_[b]; });
+    front_.insert(front_.begin(), near.begin(), near.end());
+  }
+
+  StrategyContext ctx_;
+  std::vector<double> predicted_;
+  std::vector<size_t> ranking_, front_;
+  std::map<std::string, size_t> index_;
+  size_t next_ = 0;
+  double best_ = std::numeric_limits<double>::infinity();
+};
+
+class OptunaStrategy : public Tracked {
+ public:
+  OptunaStrategy(std::string sampler, StrategyContext ctx)
+      : sampler_(std::move(sampler)), ctx_(std::move(ctx)), study_(sampler_, ctx_.seed), rng_(ctx_.seed) {
+    // Optuna sees each parameter as an index into its domain (strings included).
+    for (const core::Param& p : ctx_.space.params()) {
+      CategoricalParam cp{p.name, {}};
+      for (size_t i = 0; i < p.domain.size(); ++i) cp.choices.push_back(static_cast<std::int64_t>(i));
+      params_.push_back(cp);
+    }
+    for (const TuningConfig& c : ctx_.candidates) valid_.insert(c.to_json());
+  }
+  std::string_view name() const override { return sampler_; }
+
+  std::vector<TuningConfig> ask(int n) override {
+    std::vector<TuningConfig> out;
+    int attempts = 0;
+    const int max_attempts = 8 * n + 16;  // then fall back to random picks: asks get slower as trials pile up
+    while (static_cast<int>(out.size()) < n && attempts++ < max_attempts) {
+      AskedTrial t = study_.ask(params_);
+      TuningConfig c = to_config(t.values);
+      std::string key = c.to_json();
+      if (!valid_.count(key)) {
+        study_.tell_failed(t.number);  // invalid: costs no measurement
+      } else if (auto it = told_.find(key); it != told_.end()) {
+        if (it->second) study_.tell(t.number, *it->second);  // answered from the record
+        else study_.tell_failed(t.number);
+      } else if (pending_.count(key)) {
+        study_.tell_failed(t.number);
+      } else {
+        number_[key] = t.number;
+        mark_pending(key);
+        out.push_back(c);
+      }
+    }
+    // The sampler keeps proposing known or invalid points: pick unmeasured candidates at
+    // random, and tell the study about them so its model stays complete.
+    std::vector<size_t> open;
+    for (size_t i = 0; i < ctx_.candidates.size() && static_cast<int>(out.size()) < n; ++i)
+      if (!seen(ctx_.candidates[i].to_json())) open.push_back(i);
+    std::shuffle(open.begin(), open.end(), rng_);
+    for (size_t i : open) {
+      if (static_cast<int>(out.size()) >= n) break;
+      const TuningConfig& c = ctx_.candidates[i];
+      study_.enqueue(to_indices(c), params_);
+      AskedTrial t = study_.ask(params_);
+      number_[c.to_json()] = t.number;
+      mark_pending(c.to_json());
+      out.push_back(c);
+    }
+    return out;
+  }
+
+ private:
+  void on_tell(const TuningConfig& c, std::optional<double> ms) override {
+    auto it = number_.find(c.to_json());
+    if (it == number_.end()) return;  // told from the record (resume): nothing pending
+    if (ms) study_.tell(it->second, *ms);
+    else study_.tell_failed(it->second);
+    number_.erase(it);
+  }
+  TuningConfig to_config(const std::map<std::string, std::int64_t>& idx) const {
+    TuningConfig c;
+    for (const core::Param& p : ctx_.space.params()) c.set(p.name, p.domain.at(static_cast<size_t>(idx.at(p.name))));
+    return c;
+  }
+  std::map<std::string, std::int64_t> to_indices(const TuningConfig& c) const {
+    std::map<std::string, std::int64_t> out;
+    for (const core::Param& p : ctx_.space.params())
+      out[p.name] = std::find(p.domain.begin(), p.domain.end(), c.values().at(p.name)) - p.domain.begin();
+    return out;
+  }
+
+  std::string sampler_;
+  StrategyContext ctx_;
+  OptunaStudy study_;
+  std::vector<CategoricalParam> params_;
+  std::set<std::string> valid_;
+  std::map<std::string, int> number_;  // pending config -> Optuna trial number
+  std::mt19937_64 rng_;
+};
+
+}  // namespace
+
+std::vector<std::string> strategy_names() { return {"exhaustive", "random", "tpe", "cmaes", "model"}; }
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext ctx) {
+  if (name == "exhaustive") return std::make_unique<Ordered>("exhaustive", std::move(ctx.candidates));
+  if (name == "random") {
+    std::vector<TuningConfig> order = std::move(ctx.candidates);
+    std::mt19937_64 rng(ctx.seed);
+    std::shuffle(order.begin(), order.end(), rng);
+    return std::make_unique<Ordered>("random", std::move(order));
+  }
+  if (name == "tpe" || name == "cmaes") return std::make_unique<OptunaStrategy>(std::string(name), std::move(ctx));
+  if (name == "model") {
+    if (!ctx.model) throw core::Error(core::ErrorKind::InvalidInput, "the model strategy needs a cost model");
+    return std::make_unique<ModelGuided>(std::move(ctx));
+  }
+  throw core::Error(core::ErrorKind::InvalidInput,
+                    fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, cmaes or model", name));
+}
+
+}  // namespace mgpu::search

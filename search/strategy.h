@@ -1,0 +1,46 @@
+// Search strategies behind one ask/tell interface. A strategy searches a finite candidate
+// set -- the template's valid configs -- and never proposes a config twice: not one already
+// told, not one still pending. Contract: ask(n) returns up to n configs (fewer only when the
+// candidates are exhausted); tell() reports a config's time in ms (nullopt: the trial failed)
+// and may come in any order. Strategies:
+//   exhaustive  every candidate, in the space's enumeration order
+//   random      every candidate, in a seeded random order
+//   tpe, cmaes  Optuna's samplers through the embedded interpreter (seeded); suggestions
+//               outside the candidates are told as failed without costing a measurement, and
+//               a suggestion already measured is answered from the record
+//   model       candidates ranked by the cost model, best first; each new best measured
+//               config pulls its neighbours (one parameter changed) to the front
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/tuning_config.h"
+
+namespace mgpu::search {
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::vector<core::TuningConfig> ask(int n) = 0;
+  virtual void tell(const core::TuningConfig& config, std::optional<double> ms) = 0;
+};
+
+struct StrategyContext {
+  core::ParamSpace space;
+  std::vector<core::TuningConfig> candidates;           // the valid configs
+  std::uint64_t seed = 0;
+  std::function<double(const core::TuningConfig&)> model;  // predicted ms (the model strategy)
+};
+
+std::vector<std::string> strategy_names();
+// Error{InvalidInput} for an unknown name, or an Optuna strategy without python3-optuna.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext context);
+
+}  // namespace mgpu::search
