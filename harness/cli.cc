@@ -54,6 +54,8 @@ int run_cli(int argc, char** argv) {
   } catch (const core::Error& e) {
     std::cerr << "mgpu-tune: error: " << e.what() << "\n";
     return core::exit_code_for(e.kind());
+  } catch (const ExitWith& e) {
+    return e.code;
   }
 }
 

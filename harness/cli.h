@@ -7,4 +7,10 @@ namespace mgpu::harness {
 
 int run_cli(int argc, char** argv);
 
+// Thrown by a command that finished its work and wants a particular exit code without an
+// error message (e.g. 130 after a clean stop on Ctrl-C).
+struct ExitWith {
+  int code;
+};
+
 }  // namespace mgpu::harness

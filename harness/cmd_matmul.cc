@@ -1,33 +1,117 @@
 #include "harness/cmd_matmul.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "harness/cli.h"
 #include "harness/problem_options.h"
+#include "harness/tune/tuning_loop.h"
+#include "search/strategy.h"
 
 namespace mgpu::harness {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted = true; }
+
+std::string format_duration(double s) {
+  int total = static_cast<int>(s + 0.5);
+  return fmt::format("{}:{:02d}", total / 60, total % 60);
+}
+
+void draw_progress(const Progress& p) {
+  constexpr int kWidth = 30;
+  int filled = p.target ? kWidth * p.done / p.target : 0;
+  double eta = p.done ? p.elapsed_s / p.done * (p.target - p.done) : 0;
+  std::string best = p.best ? fmt::format("best {:.1f} TFLOP/s {}", p.best->tflops, p.best->config.to_json()) : "";
+  fmt::print(stderr, "\r[{}{}] {}/{} trials  ETA {}  {}\x1b[K", std::string(filled, '#'), std::string(kWidth - filled, '.'),
+             p.done, p.target, format_duration(eta), best);
+  std::fflush(stderr);
+}
+
+void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
+  if (json) {
+    nlohmann::json top = nlohmann::json::array();
+    for (const RankedConfig& c : r.top)
+      top.push_back({{"config", nlohmann::json::parse(c.config.to_json())}, {"median_ms", c.median_ms},
+                     {"noise", c.noise}, {"tflops", c.tflops}});
+    std::cout << nlohmann::json{{"run", r.run_uuid}, {"problem", o.problem.key()}, {"arch", o.arch},
+                                {"device", r.device_name}, {"source", r.source}, {"note", r.note},
+                                {"strategy", o.strategy}, {"trials_this_run", r.trials_this_run},
+                                {"trials_resumed", r.trials_resumed}, {"failed", r.failed}, {"wall_s", r.wall_s},
+                                {"interrupted", r.interrupted}, {"exhausted", r.exhausted}, {"top", top},
+                                {"db", o.db}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::string label = r.source == "cuda" ? "measured" : r.source == "model" ? "PREDICTED (model)" : "replayed";
+  fmt::print("{} on {}: {} new trials ({} resumed, {} failed) in {:.1f} s with {}; results {} in {}\n",
+             o.problem.key(), r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
+             o.db);
+  if (r.top.empty()) {
+    fmt::print("no config produced a result\n");
+    return;
+  }
+  const double best = r.top.front().median_ms;
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    const RankedConfig& c = r.top[i];
+    // Within the two results' noise of the winner: a tie, not a ranking.
+    bool tie = i > 0 && (c.median_ms - best) / best <= c.noise + r.top.front().noise;
+    fmt::print("  {}{} {:.4f} ms  {:.1f} TFLOP/s ({:.0f}% of {:.0f} peak)  {}\n", tie ? "=" : "#", i + 1, c.median_ms,
+               c.tflops, 100 * c.tflops / r.peak_tflops, r.peak_tflops, c.config.to_json());
+  }
+  if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
+}
+
+}  // namespace
 
 void add_matmul_command(CLI::App& app) {
   struct Options {
     ArchOption arch;
     MatmulProblemOptions problem;
+    TuneOptions tune;
+    bool json = false;
   };
-  auto opts = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("matmul", "Tune C = A . B for one target and problem, record every trial");
-  opts->arch.add(*cmd);
-  opts->problem.add(*cmd);
-  cmd->callback([opts] {
-    const core::ArchSpec& arch = opts->arch.resolve();
-    kernels::MatmulProblem p = opts->problem.resolve();
-    fmt::print("mgpu-tune matmul: {} ({}), C[{}x{}] {} = A[{}x{}] {} . B ({}) {}, {:.3g} GFLOP\n",
-               arch.name, arch.family, p.m, p.n, to_string(p.out_dtype), p.m, p.k,
-               to_string(p.in_dtype), to_string(p.b_layout), to_string(p.in_dtype), p.flops() / 1e9);
-    throw core::Error(core::ErrorKind::Unavailable,
-                      fmt::format("the {} matmul template is not built yet, so there is nothing to "
-                                  "tune; no result was produced",
-                                  arch.name));
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("matmul", "Tune C = A . B for one target and problem, recording every trial");
+  o->arch.add(*cmd);
+  o->problem.add(*cmd);
+  cmd->add_option("--strategy", o->tune.strategy, "exhaustive, random, tpe, cmaes (Optuna) or model")
+      ->capture_default_str();
+  cmd->add_option("--trials", o->tune.trials, "Stop when this many configs have results for this problem and "
+                                              "device (earlier runs included)")
+      ->capture_default_str();
+  cmd->add_option("--time-budget", o->tune.time_budget_s, "Stop after this many seconds (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--db", o->tune.db, "Results database (created if absent)")->capture_default_str();
+  cmd->add_option("--device", o->tune.device, "auto (the GPU, else the cost model), cuda, model, or replay:DB")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies")->capture_default_str();
+  cmd->add_option("--top", o->tune.top, "How many of the best configs to report")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the result as JSON (no progress bar)");
+  cmd->callback([o, &app] {
+    o->tune.arch = std::string(o->arch.resolve().name);
+    o->tune.problem = o->problem.resolve();
+    o->tune.arguments = app.config_to_str(false, false);
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, nullptr);
+    bool bar = !o->json && isatty(STDERR_FILENO);
+    o->tune.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
+    TuneReport r = tune(o->tune, g_interrupted, bar ? draw_progress : std::function<void(const Progress&)>());
+    if (bar) fmt::print(stderr, "\n");
+    print_report(o->tune, r, o->json);
+    if (r.interrupted) throw ExitWith{130};
   });
 }
 

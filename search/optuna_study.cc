@@ -31,6 +31,9 @@ OptunaStudy::OptunaStudy(const std::string& sampler, std::uint64_t seed) {
   impl_->ordinal = sampler == "cmaes";
   impl_->optuna = py::module_::import("optuna");
   impl_->optuna.attr("logging").attr("set_verbosity")(impl_->optuna.attr("logging").attr("WARNING"));
+  // constant_liar is "experimental" in Optuna 3.1: a warning per study is noise on our stderr.
+  py::module_::import("warnings").attr("filterwarnings")(
+      "ignore", py::arg("category") = impl_->optuna.attr("exceptions").attr("ExperimentalWarning"));
   py::object samplers = impl_->optuna.attr("samplers");
   py::object s;
   if (sampler == "tpe") s = samplers.attr("TPESampler")(py::arg("seed") = seed, py::arg("constant_liar") = true);

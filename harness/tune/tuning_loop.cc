@@ -1,0 +1,240 @@
+#include "harness/tune/tuning_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/backend_fingerprint.h"
+#include "core/device_query.h"
+#include "core/error.h"
+#include "harness/measure/measure_trial.h"
+#include "harness/version.h"
+#include "kernels/matmul_template.h"
+#include "results/store.h"
+#include "search/strategy.h"
+
+namespace mgpu::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+results::ProblemRecord problem_record(const kernels::MatmulProblem& p) {
+  return {"matmul", p.key(), p.m, p.n, p.k, std::string(to_string(p.in_dtype)), std::string(to_string(p.out_dtype)),
+          std::string(to_string(p.b_layout))};
+}
+
+// Where trials run: the device kind, its environment row, and how to measure one config.
+struct Device {
+  std::string source;  // cuda | model | replay
+  std::string note;
+  results::Environment env;
+  double peak_tflops = 0;
+  std::function<Measurement(const TrialRequest&)> measure;
+};
+
+Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kernels::MatmulTemplate& t) {
+  const core::DeviceSpec& model_device = arch.default_device();
+  auto model = [&](std::string note) {
+    Device d;
+    d.source = "model";
+    d.note = std::move(note);
+    d.env = {fmt::format("model:{}", model_device.name), std::string(arch.name),
+             fmt::format("{}.{}", arch.cc_major, arch.cc_minor), model_device.sm_count, "", "", 0};
+    d.peak_tflops = model_device.peak_tflops_bf16;
+    d.measure = [](const TrialRequest& r) { return measure_trial(r); };
+    return d;
+  };
+  if (o.device == "model") return model("");
+  if (o.device.rfind("replay:", 0) == 0) {
+    std::string path = o.device.substr(7);
+    auto store = std::make_shared<results::Store>(results::Store::open(path, results::OpenMode::ReadOnly));
+    // Latest ok result per config of this template and problem, from any device.
+    auto answers = std::make_shared<std::map<std::string, results::TrialRow>>();
+    for (results::TrialRow& r : store->trials())
+      if (r.tmpl.name == t.name() && r.problem.key == o.problem.key()) (*answers)[r.config_json] = r;
+    Device d;
+    d.source = "replay";
+    d.env = {fmt::format("replay:{}", std::filesystem::path(path).filename().string()), std::string(arch.name),
+             fmt::format("{}.{}", arch.cc_major, arch.cc_minor), model_device.sm_count, "", "", 0};
+    d.peak_tflops = model_device.peak_tflops_bf16;
+    d.measure = [answers](const TrialRequest& r) {
+      Measurement m;
+      m.source = "replay";
+      auto it = answers->find(r.config.to_json());
+      if (it == answers->end()) {
+        m.status = TrialStatus::InvalidConfig;
+        m.message = "not in the replay database";
+        return m;
+      }
+      m.status = parse_trial_status(it->second.status);
+      m.message = it->second.message;
+      m.samples_ms = it->second.samples_ms;
+      m.median_ms = it->second.median_ms.value_or(0);
+      m.min_ms = it->second.min_ms.value_or(0);
+      m.mean_ms = it->second.mean_ms.value_or(0);
+      m.noise = it->second.noise.value_or(0);
+      m.verification_error = it->second.verification_error;
+      return m;
+    };
+    return d;
+  }
+  if (o.device != "auto" && o.device != "cuda")
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("unknown device '{}': choose auto, cuda, model or replay:DB", o.device));
+  core::DeviceReport report = core::query_devices();
+  const core::GpuInfo* gpu = nullptr;
+  for (const core::GpuInfo& g : report.gpus)
+    if (g.arch == &arch) gpu = &g;
+  if (!gpu) {
+    std::string why = report.gpus.empty() ? report.unavailable.value_or("no GPU")
+                                          : fmt::format("no {} GPU among the {} found", arch.name, report.gpus.size());
+    if (o.device == "cuda")
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--device cuda needs a {} GPU: {}", arch.name, why));
+    return model(fmt::format("cannot measure here ({}): predicting with the cost model; every result is labelled "
+                             "'model'", why));
+  }
+  if (o.device == "cuda")
+    throw core::Error(core::ErrorKind::Unavailable,
+                      "the CUDA measurer is not built yet (issue #5): use --device model, or auto to fall back to it");
+  return model(fmt::format("found {} but the CUDA measurer is not built yet: predicting with the cost model; every "
+                           "result is labelled 'model'", gpu->name));
+}
+
+results::TrialRecord record_of(std::int64_t run, const results::TemplateId& tmpl, const kernels::MatmulProblem& p,
+                               const core::TuningConfig& c, const results::Environment& env, const Measurement& m) {
+  results::TrialRecord t;
+  t.run_id = run;
+  t.tmpl = tmpl;
+  t.problem = problem_record(p);
+  t.config_json = c.to_json();
+  t.env = env;
+  t.status = std::string(to_string(m.status));
+  t.source = m.source;
+  if (m.status == TrialStatus::Ok) {
+    t.median_ms = m.median_ms;
+    t.min_ms = m.min_ms;
+    t.mean_ms = m.mean_ms;
+    t.noise = m.noise;
+  }
+  t.samples_ms = m.samples_ms;
+  t.verification_error = m.verification_error;
+  t.throttled = m.throttled;
+  t.message = m.message;
+  return t;
+}
+
+}  // namespace
+
+TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
+                const std::function<void(const Progress&)>& on_progress) {
+  auto t0 = Clock::now();
+  const core::ArchSpec& arch = core::parse_arch(o.arch);
+  const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+  t.check_problem(o.problem);
+  if (o.trials < 1) throw core::Error(core::ErrorKind::InvalidInput, "--trials must be at least 1");
+  if (o.time_budget_s < 0) throw core::Error(core::ErrorKind::InvalidInput, "--time-budget must not be negative");
+  auto names = search::strategy_names();
+  if (std::find(names.begin(), names.end(), o.strategy) == names.end())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, cmaes or model", o.strategy));
+  Device device = pick_device(o, arch, t);
+  if (!device.note.empty() && o.notify) o.notify(device.note);
+
+  std::vector<core::TuningConfig> candidates;
+  core::ParamSpace space = t.space();
+  space.enumerate([&](const core::TuningConfig& c) {
+    if (!t.why_invalid(o.problem, c)) candidates.push_back(c);
+  });
+  search::StrategyContext ctx{space, candidates, o.seed, [&](const core::TuningConfig& c) {
+                                return t.predict_ms(o.problem, c, arch.default_device());
+                              }};
+  std::unique_ptr<search::Strategy> strategy = search::make_strategy(o.strategy, ctx);
+
+  results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
+  results::TemplateId tmpl{std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
+  TuneReport rep;
+  rep.source = device.source;
+  rep.note = device.note;
+  rep.device_name = device.env.device_name;
+  rep.peak_tflops = device.peak_tflops;
+
+  // Resume: what earlier runs measured for this template version, problem and device is
+  // told to the strategy and not measured again.
+  std::map<std::string, double> results;  // config -> median ms, ok trials
+  std::map<std::string, double> noise_of;
+  std::set<std::string> resumed;
+  for (const results::TrialRow& r : store.trials()) {
+    if (r.tmpl.name != tmpl.name || r.tmpl.source_hash != tmpl.source_hash || r.tmpl.backend_hash != tmpl.backend_hash ||
+        r.problem.key != o.problem.key() || r.env.device_name != device.env.device_name || r.source != device.source)
+      continue;
+    if (!resumed.insert(r.config_json).second) continue;  // a config measured twice counts once
+    core::TuningConfig c = core::TuningConfig::from_json(r.config_json);
+    bool ok = r.status == "ok" && r.median_ms;
+    strategy->tell(c, ok ? r.median_ms : std::nullopt);
+    if (ok) {
+      results[r.config_json] = *r.median_ms;
+      noise_of[r.config_json] = r.noise.value_or(0);
+    }
+    ++rep.trials_resumed;
+  }
+
+  std::int64_t run = store.begin_run("tune", o.arguments, version_string());
+  rep.run_uuid = store.run(std::to_string(run)).uuid;
+  const double flops = o.problem.flops();
+  auto best_so_far = [&]() -> std::optional<RankedConfig> {
+    if (results.empty()) return std::nullopt;
+    auto it = std::min_element(results.begin(), results.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    return RankedConfig{core::TuningConfig::from_json(it->first), it->second, noise_of[it->first],
+                        flops / (it->second * 1e-3) / 1e12};
+  };
+
+  int done = rep.trials_resumed;
+  while (done < o.trials && !interrupted) {
+    double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (o.time_budget_s > 0 && elapsed >= o.time_budget_s) break;
+    std::vector<core::TuningConfig> batch = strategy->ask(std::min(8, o.trials - done));
+    if (batch.empty()) {
+      rep.exhausted = true;
+      break;
+    }
+    for (const core::TuningConfig& c : batch) {
+      TrialRequest req;
+      req.arch = o.arch;
+      req.problem = o.problem;
+      req.config = c;
+      req.measurer = device.source == "cuda" ? "cuda" : "model";
+      Measurement m = device.measure(req);
+      store.record_trial(record_of(run, tmpl, o.problem, c, device.env, m));
+      bool ok = m.status == TrialStatus::Ok;
+      strategy->tell(c, ok ? std::optional<double>(m.median_ms) : std::nullopt);
+      if (ok) {
+        results[c.to_json()] = m.median_ms;
+        noise_of[c.to_json()] = m.noise;
+      } else {
+        ++rep.failed;
+      }
+      ++done;
+      ++rep.trials_this_run;
+      if (on_progress)
+        on_progress({done, o.trials, std::chrono::duration<double>(Clock::now() - t0).count(), best_so_far()});
+    }
+  }
+  rep.interrupted = interrupted;
+  store.end_run(run);
+
+  // The winners, best first. Predictions and replays are deterministic: re-measuring them
+  // strictly would repeat the same numbers, so only GPU results are re-measured (issue #5).
+  std::vector<std::pair<std::string, double>> ranked(results.begin(), results.end());
+  std::sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < o.top; ++i)
+    rep.top.push_back({core::TuningConfig::from_json(ranked[i].first), ranked[i].second, noise_of[ranked[i].first],
+                       flops / (ranked[i].second * 1e-3) / 1e12});
+  rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  return rep;
+}
+
+}  // namespace mgpu::harness

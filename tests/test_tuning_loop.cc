@@ -1,0 +1,144 @@
+// The tuning loop without a GPU: model-predicted runs recorded in the store, resume without
+// repeats, Ctrl-C, budgets, exhaustion, and replay from a database.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include "core/error.h"
+#include "harness/tune/tuning_loop.h"
+#include "results/store.h"
+
+namespace mgpu::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TuningLoop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mgpu-tune-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    opts_.problem = {.m = 2048, .n = 2048, .k = 1024};
+    opts_.db = (dir_ / "t.db").string();
+    opts_.device = "model";
+    opts_.strategy = "random";
+    opts_.seed = 7;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::set<std::string> configs_in_db() {
+    results::Store s = results::Store::open(opts_.db, results::OpenMode::ReadOnly);
+    std::set<std::string> out;
+    for (const auto& t : s.trials()) out.insert(t.config_json);
+    return out;
+  }
+  fs::path dir_;
+  TuneOptions opts_;
+  std::atomic<bool> stop_{false};
+};
+
+TEST_F(TuningLoop, RecordsEveryTrialLabelledAsPredicted) {
+  opts_.trials = 12;
+  TuneReport r = tune(opts_, stop_);
+  EXPECT_EQ(r.trials_this_run, 12);
+  EXPECT_EQ(r.source, "model");
+  ASSERT_FALSE(r.top.empty());
+  EXPECT_LE(r.top.front().median_ms, r.top.back().median_ms);
+  results::Store s = results::Store::open(opts_.db, results::OpenMode::ReadOnly);
+  auto trials = s.trials();
+  ASSERT_EQ(trials.size(), 12u);
+  for (const auto& t : trials) {
+    EXPECT_EQ(t.source, "model");
+    EXPECT_EQ(t.env.device_name.rfind("model:", 0), 0u);
+  }
+  EXPECT_FALSE(s.runs().at(0).ended_at.empty());
+}
+
+TEST_F(TuningLoop, ASecondRunResumesWithoutRepeatingTrials) {
+  opts_.trials = 10;
+  tune(opts_, stop_);
+  opts_.trials = 25;
+  TuneReport second = tune(opts_, stop_);
+  EXPECT_EQ(second.trials_resumed, 10);
+  EXPECT_EQ(second.trials_this_run, 15);
+  EXPECT_EQ(configs_in_db().size(), 25u);  // 25 distinct configs: none measured twice
+  TuneReport third = tune(opts_, stop_);     // nothing left to do for 25
+  EXPECT_EQ(third.trials_this_run, 0);
+}
+
+TEST_F(TuningLoop, InterruptStopsAfterCommittingAndResumeFinishes) {
+  opts_.trials = 40;
+  opts_.strategy = "tpe";
+  TuneReport r = tune(opts_, stop_, [&](const Progress& p) {
+    if (p.done == 6) stop_ = true;  // Ctrl-C arrives during the 6th trial
+  });
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_GE(r.trials_this_run, 6);
+  EXPECT_LE(r.trials_this_run, 8);  // at most the rest of the batch in flight
+  int done = static_cast<int>(configs_in_db().size());
+  EXPECT_EQ(done, r.trials_this_run);
+  stop_ = false;
+  TuneReport rest = tune(opts_, stop_);
+  EXPECT_EQ(rest.trials_resumed, done);
+  EXPECT_EQ(configs_in_db().size(), 40u);
+}
+
+TEST_F(TuningLoop, BudgetsAndExhaustion) {
+  opts_.trials = 100000;
+  opts_.time_budget_s = 1e-6;  // spent before the first trial
+  EXPECT_EQ(tune(opts_, stop_).trials_this_run, 0);
+  opts_.strategy = "tpe";  // tens of ms per suggestion: a 1 s budget ends the run early
+  opts_.time_budget_s = 1.0;
+  TuneReport r = tune(opts_, stop_);
+  EXPECT_GT(r.trials_this_run, 0);
+  EXPECT_LT(r.trials_this_run, 2000);
+  EXPECT_FALSE(r.exhausted);
+  opts_.time_budget_s = 0;
+  opts_.strategy = "exhaustive";
+  opts_.problem = {.m = 256, .n = 256, .k = 64, .out_dtype = kernels::DType::F32};
+  TuneReport all = tune(opts_, stop_);
+  EXPECT_TRUE(all.exhausted);
+  EXPECT_GT(all.trials_this_run, 100);
+}
+
+TEST_F(TuningLoop, ReplayAnswersFromAnotherDatabase) {
+  opts_.trials = 15;
+  TuneReport first = tune(opts_, stop_);
+  TuneOptions replay = opts_;
+  replay.db = (dir_ / "replay.db").string();
+  replay.device = "replay:" + opts_.db;
+  replay.trials = 15;
+  TuneReport r = tune(replay, stop_);
+  EXPECT_EQ(r.source, "replay");
+  EXPECT_EQ(r.failed, 0);  // the same seed asks the same 15 configs: all are in the database
+  ASSERT_FALSE(r.top.empty());
+  EXPECT_DOUBLE_EQ(r.top.front().median_ms, first.top.front().median_ms);
+}
+
+TEST_F(TuningLoop, AutoWithoutAGpuSaysItPredicts) {
+  opts_.device = "auto";
+  opts_.trials = 2;
+  std::string note;
+  opts_.notify = [&](const std::string& n) { note = n; };
+  TuneReport r = tune(opts_, stop_);
+  if (r.source == "model") EXPECT_NE(note.find("predicting with the cost model"), std::string::npos) << note;
+}
+
+TEST_F(TuningLoop, BadInputIsRefusedBeforeTheDatabaseIsTouched) {
+  opts_.problem.k = 100;  // rows not 16-byte aligned
+  EXPECT_THROW(tune(opts_, stop_), core::Error);
+  opts_.problem.k = 1024;
+  opts_.strategy = "annealing";
+  EXPECT_THROW(tune(opts_, stop_), core::Error);
+  opts_.strategy = "random";
+  opts_.device = "tpu";
+  EXPECT_THROW(tune(opts_, stop_), core::Error);
+  EXPECT_FALSE(fs::exists(opts_.db));
+}
+
+}  // namespace
+}  // namespace mgpu::harness
