@@ -65,8 +65,26 @@ void CudaDriver::check(CUresult result, std::string_view call, ErrorKind kind) c
   const char* text = nullptr;
   api_.cuGetErrorName(result, &name);
   api_.cuGetErrorString(result, &text);
-  throw Error(kind, fmt::format("{} failed: {} ({})", call, name ? name : "unknown error",
-                                text ? text : "no description"));
+  throw CudaError(kind, fmt::format("{} failed: {} ({})", call, name ? name : "unknown error",
+                                    text ? text : "no description"),
+                  result);
+}
+
+bool CudaError::is_fault() const {
+  switch (code_) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace mgpu::core

@@ -41,12 +41,29 @@ namespace mgpu::core {
   X(cuMemcpyHtoD)                     \
   X(cuMemcpyDtoH)                     \
   X(cuMemsetD8)                       \
-  X(cuTensorMapEncodeTiled)
+  X(cuTensorMapEncodeTiled)           \
+  X(cuEventCreate)                    \
+  X(cuEventDestroy)                   \
+  X(cuEventRecord)                    \
+  X(cuEventSynchronize)               \
+  X(cuEventElapsedTime)
 
 struct CudaDriverApi {
 #define MGPU_DECLARE_PTR(fn) decltype(&::fn) fn = nullptr;
   MGPU_CUDA_DRIVER_FUNCTIONS(MGPU_DECLARE_PTR)
 #undef MGPU_DECLARE_PTR
+};
+
+// A driver call that failed, with the driver's code: callers tell faults (the context is
+// lost: illegal address, illegal instruction, ...) from ordinary launch errors by it.
+class CudaError : public Error {
+ public:
+  CudaError(ErrorKind kind, const std::string& message, CUresult code) : Error(kind, message), code_(code) {}
+  CUresult code() const { return code_; }
+  bool is_fault() const;  // the context is unusable after this error
+
+ private:
+  CUresult code_;
 };
 
 class CudaDriver {

@@ -11,16 +11,29 @@
 
 namespace mgpu::core {
 
+struct ClockState {
+  double sm_mhz = 0;
+  unsigned long long reasons = 0;  // NVML clocks-event (throttle) reason bits
+  bool throttled = false;          // power cap, thermal or hardware slowdown active
+};
+
 class Nvml {
  public:
   static const Nvml& get();
   std::string driver_version() const;  // e.g. "580.159.04"
+  ClockState clock_state(unsigned index) const;  // zeros when NVML cannot tell
 
  private:
   explicit Nvml(DynamicLibrary lib);
   DynamicLibrary lib_;
   using SystemGetDriverVersionFn = int(char*, unsigned);
+  using GetHandleFn = int(unsigned, void**);
+  using GetClockFn = int(void*, int, unsigned*);
+  using GetReasonsFn = int(void*, unsigned long long*);
   SystemGetDriverVersionFn* system_get_driver_version_ = nullptr;
+  GetHandleFn* get_handle_ = nullptr;
+  GetClockFn* get_clock_ = nullptr;
+  GetReasonsFn* get_reasons_ = nullptr;
 };
 
 }  // namespace mgpu::core

@@ -8,11 +8,54 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/compiler.h"
+#include "core/cuda_context.h"
+#include "core/cuda_driver.h"
+#include "core/cuda_kernel.h"
 #include "core/error.h"
+#include "core/ir/kernel_module.h"
+#include "core/mlir_context.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
 #include "harness/measure/measure_trial.h"
 
 namespace mgpu::harness {
 namespace {
+
+// Launches a kernel that stores through a wild pointer: the crash-containment test on a GPU.
+Measurement run_out_of_bounds_kernel() {
+  Measurement m;
+  m.source = "cuda";
+  try {
+    auto ctx = core::make_mlir_context();
+    core::ir::KernelModule km(*ctx, "oob");
+    mlir::OpBuilder probe(ctx.get());
+    mlir::Type ptr = core::ir::Emitter{probe, probe.getUnknownLoc()}.global_ptr_type();
+    core::ir::KernelBody kb = km.add_kernel("oob", {ptr}, 32);
+    core::ir::Emitter& e = kb.e;
+    mlir::Value wild = mlir::LLVM::GEPOp::create(e.b, e.loc, ptr, e.b.getI8Type(), kb.args[0],
+                                                 llvm::ArrayRef<mlir::LLVM::GEPArg>{e.c64(std::int64_t{1} << 46)});
+    mlir::LLVM::StoreOp::create(e.b, e.loc, e.c32(7), wild);
+    const core::ArchSpec& arch = core::parse_arch("sm_90a");
+    std::string cubin = core::compile_module(km.to_text(), arch).units.at(0).cubin.image;
+    core::CudaContext& cuda = core::CudaContext::primary();
+    core::LoadedModule mod(cubin);
+    core::DeviceBuffer buf(256);
+    CUdeviceptr p = buf.ptr();
+    void* args[] = {&p};
+    core::launch(mod.function("oob"), core::LaunchSpec{.grid = {1, 1, 1}, .block = {32, 1, 1}}, args);
+    cuda.synchronize();
+    m.status = TrialStatus::Ok;  // not expected: the store should have faulted
+    m.message = "the out-of-bounds store did not fault";
+  } catch (const core::CudaError& e) {
+    m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;
+    m.message = e.what();
+  } catch (const core::Error& e) {
+    m.status = TrialStatus::LaunchError;
+    m.message = e.what();
+  }
+  return m;
+}
 
 void serve() {
   for (std::string line; std::getline(std::cin, line);) {
@@ -23,6 +66,11 @@ void serve() {
       if (req.debug_fault == "hang")
         for (;;) pause();
       if (req.debug_fault == "exit") _exit(3);
+      if (req.debug_fault == "oob") {  // a kernel that writes where it must not
+        m = run_out_of_bounds_kernel();
+        std::cout << nlohmann::json(m).dump() << "\n" << std::flush;
+        continue;
+      }
       m = measure_trial(req);
     } catch (const std::exception& e) {  // a malformed request is answered, not fatal
       m.status = TrialStatus::InvalidConfig;

@@ -80,15 +80,19 @@ static RunRow read_run(SQLite::Statement& q) {
 }
 
 RunRow Store::run(const std::string& id_or_uuid) {
-  SQLite::Statement q(*db_, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
-                            "WHERE CAST(id AS TEXT) = ?1 OR uuid = ?1 OR uuid LIKE ?1 || '%' ORDER BY id");
+  // A number is a run id; anything else is a uuid or an unambiguous uuid prefix.
+  bool numeric = !id_or_uuid.empty() && id_or_uuid.find_first_not_of("0123456789") == std::string::npos;
+  SQLite::Statement q(*db_, numeric ? "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
+                                      "WHERE id = CAST(?1 AS INTEGER)"
+                                    : "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
+                                      "WHERE uuid LIKE ?1 || '%' ORDER BY uuid = ?1 DESC, id");
   q.bind(1, id_or_uuid);
   std::vector<RunRow> found;
   while (q.executeStep()) found.push_back(read_run(q));
   if (found.empty())
     throw Error(ErrorKind::InvalidInput, fmt::format("no run '{}' in {} (see the runs with 'mgpu-tune best --runs')",
                                                      id_or_uuid, db_->getFilename()));
-  if (found.size() > 1 && found[0].uuid != id_or_uuid && std::to_string(found[0].id) != id_or_uuid)
+  if (found.size() > 1 && found[0].uuid != id_or_uuid)
     throw Error(ErrorKind::InvalidInput, fmt::format("run '{}' is ambiguous: {} runs match", id_or_uuid, found.size()));
   return found[0];
 }

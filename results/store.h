@@ -79,7 +79,9 @@ class Store {
 
   std::int64_t begin_run(const std::string& kind, const std::string& arguments, const std::string& tool_version);
   void end_run(std::int64_t run_id);
-  RunRow run(const std::string& id_or_uuid);  // Error{InvalidInput} when there is no such run
+  // A run by id (a number) or uuid (or an unambiguous uuid prefix); Error{InvalidInput} when
+  // there is no such run.
+  RunRow run(const std::string& id_or_uuid);
   std::vector<RunRow> runs();
 
   std::int64_t record_trial(const TrialRecord& t);

@@ -46,7 +46,7 @@ cat > "$OUT/run.sh" <<'RUN'
 # Run a bundled program (mgpu-tune, mgpu-tests) or any command with the bundle's environment.
 here="$(cd "$(dirname "$0")" && pwd)"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export MGPU_PYTHON_HOME="$here/python" MGPU_TEST_DATA="$here/data"
+export MGPU_PYTHON_HOME="$here/python" MGPU_TEST_DATA="$here/data" MGPU_TUNE_EXE="$here/bin/mgpu-tune"
 cmd="$1"; shift
 [ -x "$here/bin/$cmd" ] && cmd="$here/bin/$cmd"
 exec "$cmd" "$@"

@@ -249,6 +249,9 @@ TEST_F(Results, BadInputsAreRefusedAndLeaveFilesUntouched) {
   EXPECT_THROW(Store::open("/proc/mgpu-cannot-be-here/r.db", OpenMode::ReadWrite), core::Error);
 
   Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  // Run ids are also uuid prefixes of other runs now and then: an exact id must still win.
+  for (int i = 0; i < 40; ++i) s.begin_run("tune", "", "0.1.0");
+  for (int i = 1; i <= 40; ++i) EXPECT_EQ(s.run(std::to_string(i)).id, i);
   try {
     s.run("42");
     FAIL();

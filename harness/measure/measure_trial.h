@@ -2,8 +2,8 @@
 // predict ("model") or time on the GPU ("cuda"). Contract: never throws for a bad config or a
 // failed stage -- the Measurement's status says what happened (invalid_config,
 // compile_error, ...); throws Error{InvalidInput} only for a malformed request (unknown arch
-// or measurer). The CUDA measurer is not built yet: asking for it returns launch_error with a
-// message saying so.
+// or measurer). "cuda" runs measure_on_gpu() in this process: use it through a worker
+// process (worker.h) so that a faulting kernel cannot take the caller down.
 #pragma once
 
 #include "harness/measure/measurement.h"

@@ -1,7 +1,7 @@
 // One trial to measure: which template config, on which problem and target, how (measurer,
 // stopping rule, verification). It crosses the pipe to a worker process as one line of JSON.
-// `debug_fault` ("crash" or "hang") makes a worker fail on purpose: the tests of crash
-// containment use it; nothing else should.
+// `debug_fault` ("crash", "hang", "exit", or "oob": a kernel with a wild store) makes a worker
+// fail on purpose: the tests of crash containment use it; nothing else should.
 #pragma once
 
 #include <string>

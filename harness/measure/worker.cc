@@ -86,7 +86,12 @@ Measurement WorkerProcess::run(const TrialRequest& request) {
       std::string reply = pending_.substr(0, nl);
       pending_.erase(0, nl + 1);
       try {
-        return nlohmann::json::parse(reply).get<Measurement>();
+        Measurement m = nlohmann::json::parse(reply).get<Measurement>();
+        if (m.status == TrialStatus::Fault) {  // its CUDA context is lost: start afresh next time
+          stop(true);
+          ++restarts_;
+        }
+        return m;
       } catch (const std::exception& e) {
         stop(true);
         ++restarts_;

@@ -3,9 +3,10 @@
 // for this template version, problem and device (earlier runs included: a killed run resumes
 // without repeating a trial), the time budget runs out, the space is exhausted, or
 // `interrupted` turns true (Ctrl-C); every trial is committed to the store as it finishes.
-// Device "auto" measures on a GPU of the requested arch when there is one and otherwise
-// predicts with the cost model, saying so; "model" predicts; "replay:DB" answers from an
-// existing results database; "cuda" requires a GPU (bad input without one).
+// Device "auto" measures on a GPU of the requested arch when there is one (in a worker
+// process, compiling each batch ahead on every core, the top few re-measured strictly at the
+// end) and otherwise predicts with the cost model, saying so; "model" predicts; "replay:DB"
+// answers from an existing results database; "cuda" requires a GPU (bad input without one).
 #pragma once
 
 #include <atomic>

@@ -1,0 +1,164 @@
+#include "harness/measure/cuda_measurer.h"
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/cublaslt.h"
+#include "core/cuda_context.h"
+#include "core/cuda_driver.h"
+#include "core/cuda_kernel.h"
+#include "core/device_query.h"
+#include "core/half.h"
+#include "core/nvml.h"
+#include "core/prepared_launch.h"
+#include "harness/measure/stopping_rule.h"
+
+namespace mgpu::harness {
+namespace {
+
+using kernels::DType;
+
+std::vector<std::uint16_t> random_input(std::size_t n, std::uint64_t seed, DType t) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<std::uint16_t> v(n);
+  for (auto& x : v) x = t == DType::BF16 ? core::to_bf16(dist(rng)) : core::to_f16(dist(rng));
+  return v;
+}
+
+double read_out(const std::vector<std::uint8_t>& c, std::size_t i, DType t) {
+  if (t == DType::F32) {
+    float f;
+    std::memcpy(&f, c.data() + 4 * i, 4);
+    return f;
+  }
+  std::uint16_t h;
+  std::memcpy(&h, c.data() + 2 * i, 2);
+  return t == DType::BF16 ? core::from_bf16(h) : core::from_f16(h);
+}
+
+// RAII CUDA event pair for one timed launch.
+struct Events {
+  CUevent start{}, stop{};
+  Events() {
+    const auto& d = core::CudaDriver::get();
+    d.check(d.api().cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+    d.check(d.api().cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  }
+  ~Events() {
+    const auto& d = core::CudaDriver::get();
+    d.api().cuEventDestroy(start);
+    d.api().cuEventDestroy(stop);
+  }
+};
+
+core::ClockState clocks() {
+  try {
+    return core::Nvml::get().clock_state(0);
+  } catch (const core::Error&) {
+    return {};
+  }
+}
+
+}  // namespace
+
+double verification_threshold(DType out) {
+  // bf16 keeps 8 mantissa bits (relative rounding ~2^-9 per element), f16 11, f32 24; the
+  // reference is f32-accumulated like the kernel, so the output rounding dominates.
+  return out == DType::BF16 ? 1e-2 : out == DType::F16 ? 2e-3 : 1e-4;
+}
+
+Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
+                           const std::string& cubin) {
+  Measurement m;
+  m.source = "cuda";
+  const kernels::MatmulProblem& p = req.problem;
+  try {
+    core::CudaContext& ctx = core::CudaContext::primary();
+    const core::GpuInfo gpu = core::query_devices().gpus.at(0);
+    const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
+    // The same inputs for every config of the problem: a seed from the problem's key.
+    std::uint64_t seed = std::hash<std::string>{}(p.key());
+    std::vector<std::uint16_t> a = random_input(p.m * p.k, seed, p.in_dtype), b = random_input(p.k * p.n, seed + 1, p.in_dtype);
+    core::DeviceBuffer da(a.size() * in), db(b.size() * in), dc(p.m * p.n * out), flush(2 * gpu.l2_bytes);
+    da.upload(std::as_bytes(std::span(a)));
+    db.upload(std::as_bytes(std::span(b)));
+    std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
+    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config),
+                                t.grid(p, req.config, gpu.sm_count));
+    core::LoadedModule mod(cubin);
+    CUfunction fn = mod.function(kernel.kernel_name);
+
+    if (req.verify) {
+      dc.fill_bytes(0xFF);  // NaN poison: an element the kernel misses cannot pass
+      launch.launch(fn);
+      ctx.synchronize();
+      core::DeviceBuffer ref(p.m * p.n * 4);
+      core::CublasLt::get().matmul_reference(da.ptr(), db.ptr(), ref.ptr(), p.m, p.n, p.k,
+                                             p.b_layout == kernels::BLayout::NK, p.in_dtype == DType::BF16);
+      std::vector<std::uint8_t> got(p.m * p.n * out);
+      std::vector<float> want(p.m * p.n);
+      dc.download(std::as_writable_bytes(std::span(got)));
+      ref.download(std::as_writable_bytes(std::span(want)));
+      double err = 0, norm = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        double g = read_out(got, i, p.out_dtype);
+        err += (g - want[i]) * (g - want[i]);
+        norm += double(want[i]) * want[i];
+      }
+      double rel = std::sqrt(err / std::max(norm, 1e-300));
+      m.verification_error = std::isnan(rel) ? INFINITY : rel;
+      if (!(rel <= verification_threshold(p.out_dtype))) {
+        m.status = TrialStatus::WrongResult;
+        m.message = fmt::format("relative Frobenius error {:.3g} exceeds {:.1g} for {} output", rel,
+                                verification_threshold(p.out_dtype), to_string(p.out_dtype));
+        return m;
+      }
+    }
+
+    const auto& drv = core::CudaDriver::get();
+    core::ClockState before = clocks();
+    for (int i = 0; i < 2; ++i) launch.launch(fn);  // warm-up: instruction cache, TLBs, clocks
+    ctx.synchronize();
+    SampleCollector samples(req.rule);
+    Events ev;
+    auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+      flush.fill_bytes(0);  // evict A, B and C from L2: every sample starts cold
+      drv.check(drv.api().cuEventRecord(ev.start, nullptr), "cuEventRecord");
+      launch.launch(fn);
+      drv.check(drv.api().cuEventRecord(ev.stop, nullptr), "cuEventRecord");
+      drv.check(drv.api().cuEventSynchronize(ev.stop), "cuEventSynchronize (kernel execution)");
+      float ms = 0;
+      drv.check(drv.api().cuEventElapsedTime(&ms, ev.start, ev.stop), "cuEventElapsedTime");
+      samples.add(ms);
+      if (samples.done(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())) break;
+    }
+    core::ClockState after = clocks();
+    SampleStats s = summarize(samples.samples());
+    m.samples_ms = samples.samples();
+    m.median_ms = s.median;
+    m.min_ms = s.min;
+    m.mean_ms = s.mean;
+    m.noise = s.noise;
+    m.noise_converged = samples.converged();
+    m.sm_clock_mhz_before = before.sm_mhz;
+    m.sm_clock_mhz_after = after.sm_mhz;
+    m.throttled = before.throttled || after.throttled;
+    return m;
+  } catch (const core::CudaError& e) {
+    m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;
+    m.message = e.what();
+    return m;
+  } catch (const core::Error& e) {
+    m.status = TrialStatus::LaunchError;
+    m.message = e.what();
+    return m;
+  }
+}
+
+}  // namespace mgpu::harness

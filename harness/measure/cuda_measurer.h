@@ -1,0 +1,26 @@
+// Timing and verifying a compiled matmul kernel on the GPU. Contract: inputs are seeded
+// random values (never zeros), the same for every config of a problem; when verifying, C is
+// poisoned (NaN) first and compared with cuBLASLt's f32 result by relative Frobenius error
+// (NaN never passes); samples are kernel durations from CUDA events, each after a write of a
+// buffer twice the L2 size (cold L2), after two warm-up launches, taken until the stopping rule
+// is met; SM clock and throttle reasons are read through NVML before and after. Returns ok,
+// wrong_result, launch_error or fault (the context is lost: the caller must not reuse this
+// process for CUDA work).
+#pragma once
+
+#include <string>
+
+#include "core/built_kernel.h"
+#include "harness/measure/measurement.h"
+#include "harness/measure/trial_request.h"
+#include "kernels/matmul_template.h"
+
+namespace mgpu::harness {
+
+Measurement measure_on_gpu(const TrialRequest& request, const kernels::MatmulTemplate& t,
+                           const core::BuiltKernel& kernel, const std::string& cubin);
+
+// Largest acceptable relative Frobenius error for an output dtype.
+double verification_threshold(kernels::DType out);
+
+}  // namespace mgpu::harness
