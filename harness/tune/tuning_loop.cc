@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <set>
 
@@ -221,21 +222,30 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   };
 
   int done = rep.trials_resumed;
-  while (done < o.trials && !interrupted) {
-    double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (o.time_budget_s > 0 && elapsed >= o.time_budget_s) break;
-    std::vector<core::TuningConfig> batch = strategy->ask(std::min(8, o.trials - done));
-    if (batch.empty()) {
-      rep.exhausted = true;
-      break;
-    }
-    if (device.source == "cuda") compile_ahead(t, o.problem, arch, batch);
+  const bool gpu = device.source == "cuda";
+  std::vector<core::TuningConfig> batch;
+  std::future<void> compiling;  // the next batch compiles on the CPU while the GPU measures
+  auto next_batch = [&](int already_asked) {
+    int room = o.trials - done - already_asked;
+    std::vector<core::TuningConfig> b = room > 0 ? strategy->ask(std::min(8, room)) : std::vector<core::TuningConfig>{};
+    if (gpu && !b.empty()) compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
+    return b;
+  };
+  batch = next_batch(0);
+  auto out_of_time = [&] {
+    return o.time_budget_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= o.time_budget_s;
+  };
+  while (!batch.empty() && done < o.trials && !interrupted) {
+    if (out_of_time()) break;
+    if (compiling.valid()) compiling.get();
+    std::vector<core::TuningConfig> upcoming = next_batch(static_cast<int>(batch.size()));
     for (const core::TuningConfig& c : batch) {
+      if (interrupted || out_of_time()) break;
       TrialRequest req;
       req.arch = o.arch;
       req.problem = o.problem;
       req.config = c;
-      req.measurer = device.source == "cuda" ? "cuda" : "model";
+      req.measurer = gpu ? "cuda" : "model";
       Measurement m = device.measure(req);
       store.record_trial(record_of(run, tmpl, o.problem, c, device.env, m));
       bool ok = m.status == TrialStatus::Ok;
@@ -251,7 +261,11 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       if (on_progress)
         on_progress({done, o.trials, std::chrono::duration<double>(Clock::now() - t0).count(), best_so_far()});
     }
+    batch = std::move(upcoming);
+    if (out_of_time()) break;
   }
+  if (compiling.valid()) compiling.wait();
+  rep.exhausted = batch.empty() && done < o.trials && !interrupted;
   rep.interrupted = interrupted;
 
   // The winners, best first. GPU results of the top few are re-measured with the strict
