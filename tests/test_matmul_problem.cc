@@ -43,3 +43,26 @@ TEST(MatmulProblem, ValidationRejectsBadShapesAndDtypes) {
 
 }  // namespace
 }  // namespace mgpu::kernels
+
+#include "core/half.h"
+
+namespace mgpu::core {
+namespace {
+
+TEST(HalfPrecision, RoundTripsAndRoundsToNearestEven) {
+  for (float f : {0.0f, 1.0f, -2.5f, 0.333251953125f, 65504.0f, std::ldexp(1.0f, -20), -3 * std::ldexp(1.0f, -24),
+                  -3.0517578125e-05f}) {
+    EXPECT_EQ(from_f16(to_f16(f)), f) << f;  // representable in f16
+  }
+  EXPECT_EQ(from_bf16(to_bf16(1.0f)), 1.0f);
+  EXPECT_EQ(from_bf16(to_bf16(-3.140625f)), -3.140625f);
+  EXPECT_EQ(to_bf16(1.0f + 1.0f / 256), to_bf16(1.0f));        // a tie rounds to even
+  EXPECT_EQ(to_f16(1.0f + 1.0f / 2048), to_f16(1.0f));         // a tie rounds to even
+  EXPECT_EQ(to_f16(1.0f + 3.0f / 2048), to_f16(1.0f + 2.0f / 1024));
+  EXPECT_TRUE(std::isinf(from_f16(to_f16(1e6f))));
+  EXPECT_TRUE(std::isnan(from_bf16(to_bf16(NAN))));
+  EXPECT_TRUE(std::isnan(from_f16(to_f16(NAN))));
+}
+
+}  // namespace
+}  // namespace mgpu::core

@@ -1,15 +1,15 @@
 // Shared by the gpu-labelled tests: a fixture that skips the whole test unless an sm_90
-// device is present, and host-side bf16/f16 conversion and seeded random data.
+// device is present, and seeded random bf16 data.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <random>
 #include <vector>
 
 #include "core/device_query.h"
+#include "core/half.h"
 
 namespace mgpu::testing {
 
@@ -27,19 +27,8 @@ class HopperGpuTest : public ::testing::Test {
   int sm_count_ = 0;
 };
 
-inline std::uint16_t to_bf16(float f) {  // round to nearest even
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  u += 0x7FFF + ((u >> 16) & 1);
-  return static_cast<std::uint16_t>(u >> 16);
-}
-
-inline float from_bf16(std::uint16_t h) {
-  std::uint32_t u = std::uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using core::from_bf16;
+using core::to_bf16;
 
 // Values in [-1, 1), never all zero: zeros hide unwritten outputs and wrong indexing.
 inline std::vector<std::uint16_t> random_bf16(size_t n, unsigned seed) {
