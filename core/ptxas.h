@@ -1,7 +1,8 @@
-// PTX -> cubin through the toolkit's `ptxas` program: the fallback assembler, and the
-// reference for resource numbers. Contract: assemble_with_ptxas() runs
-// `ptxas -arch=<arch> -O<n> -v`; a non-zero exit throws Error{Compile} naming the "ptxas"
-// stage and carrying its log; a missing ptxas throws Error{Unavailable}.
+// PTX -> cubin through the toolkit's `ptxas` program: the fallback when nvJitLink (the
+// in-process assembler, nvjitlink.h) is absent, and the reference for resource numbers.
+// Contract: assemble_with_ptxas() runs `ptxas -arch=<arch> -O<n> -v`; a non-zero exit throws
+// Error{Compile} naming the "ptxas" stage and carrying its log; a missing ptxas throws
+// Error{Unavailable}.
 // ptxas_version() is the first line of `ptxas --version` that names the release.
 #pragma once
 
