@@ -82,11 +82,18 @@ const CublasLt& CublasLt::get() {
 
 void CublasLt::matmul_reference(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, std::int64_t m, std::int64_t n,
                                 std::int64_t k, bool b_nk, bool bf16) const {
+  matmul(a, b, c, m, n, k, b_nk, bf16, 4, 0, 0);
+  CudaContext::primary().synchronize();
+}
+
+void CublasLt::matmul(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, std::int64_t m, std::int64_t n, std::int64_t k,
+                      bool b_nk, bool bf16, int out_bytes, CUdeviceptr workspace, std::size_t workspace_bytes) const {
   // Row-major C = A . B is column-major C^T (N x M) = op(B^T) . A^T: the "A" of cuBLAS is our
   // B (N x K col-major when B is K x N row-major, transposed when B is N x K), its "B" our A
   // (K x M col-major = A row-major).
   const Api& x = *api_;
   cudaDataType_t in = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  cudaDataType_t out = out_bytes == 4 ? CUDA_R_32F : in;
   cublasLtMatmulDesc_t desc = nullptr;
   check(x.cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
   cublasOperation_t ta = b_nk ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
@@ -96,28 +103,28 @@ void CublasLt::matmul_reference(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, std
   if (b_nk) check(x.cublasLtMatrixLayoutCreate(&la, in, k, n, k), "cublasLtMatrixLayoutCreate(B)");
   else check(x.cublasLtMatrixLayoutCreate(&la, in, n, k, n), "cublasLtMatrixLayoutCreate(B)");
   check(x.cublasLtMatrixLayoutCreate(&lb, in, k, m, k), "cublasLtMatrixLayoutCreate(A)");
-  check(x.cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, n, m, n), "cublasLtMatrixLayoutCreate(C)");
+  check(x.cublasLtMatrixLayoutCreate(&lc, out, n, m, n), "cublasLtMatrixLayoutCreate(C)");
   cublasLtMatmulPreference_t pref = nullptr;
   check(x.cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-  std::size_t workspace = 0;
-  x.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+  x.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                         sizeof workspace_bytes);
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
   check(x.cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle_), desc, la, lb, lc, lc, pref, 1,
                                          &heuristic, &found),
         "cublasLtMatmulAlgoGetHeuristic");
-  if (found == 0) throw Error(ErrorKind::Launch, "cuBLASLt has no algorithm for the reference GEMM");
+  if (found == 0) throw Error(ErrorKind::Launch, "cuBLASLt has no algorithm for this GEMM");
   float alpha = 1.0f, beta = 0.0f;
   check(x.cublasLtMatmul(static_cast<cublasLtHandle_t>(handle_), desc, &alpha, reinterpret_cast<void*>(b), la,
                          reinterpret_cast<void*>(a), lb, &beta, reinterpret_cast<void*>(c), lc,
-                         reinterpret_cast<void*>(c), lc, &heuristic.algo, nullptr, 0, nullptr),
+                         reinterpret_cast<void*>(c), lc, &heuristic.algo, reinterpret_cast<void*>(workspace),
+                         workspace_bytes, nullptr),
         "cublasLtMatmul");
   x.cublasLtMatmulPreferenceDestroy(pref);
   x.cublasLtMatrixLayoutDestroy(la);
   x.cublasLtMatrixLayoutDestroy(lb);
   x.cublasLtMatrixLayoutDestroy(lc);
   x.cublasLtMatmulDescDestroy(desc);
-  CudaContext::primary().synchronize();
 }
 
 }  // namespace mgpu::core

@@ -19,6 +19,11 @@ class CublasLt {
   static const CublasLt& get();
   void matmul_reference(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c_f32, std::int64_t m, std::int64_t n,
                         std::int64_t k, bool b_nk, bool bf16) const;
+  // The same product with a 16-bit (or f32) output as production code would call it, choosing
+  // cuBLASLt's best heuristic algorithm with `workspace` bytes; asynchronous on the default
+  // stream (time it with events). For "% of cuBLAS" comparisons.
+  void matmul(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, std::int64_t m, std::int64_t n, std::int64_t k, bool b_nk,
+              bool bf16, int out_bytes, CUdeviceptr workspace, std::size_t workspace_bytes) const;
   ~CublasLt();
 
  private:

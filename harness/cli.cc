@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "harness/cmd_bench.h"
 #include "harness/cmd_compile.h"
 #include "harness/cmd_devices.h"
 #include "harness/cmd_matmul.h"
@@ -40,6 +41,7 @@ int run_cli(int argc, char** argv) {
   add_compile_command(app);
   add_space_command(app);
   add_results_commands(app);
+  add_bench_command(app);
   add_worker_command(app);
   add_matmul_command(app);
 

@@ -22,14 +22,6 @@ namespace {
 
 using kernels::DType;
 
-std::vector<std::uint16_t> random_input(std::size_t n, std::uint64_t seed, DType t) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<std::uint16_t> v(n);
-  for (auto& x : v) x = t == DType::BF16 ? core::to_bf16(dist(rng)) : core::to_f16(dist(rng));
-  return v;
-}
-
 double read_out(const std::vector<std::uint8_t>& c, std::size_t i, DType t) {
   if (t == DType::F32) {
     float f;
@@ -66,6 +58,35 @@ core::ClockState clocks() {
 
 }  // namespace
 
+std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, DType t) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<std::uint16_t> v(n);
+  for (auto& x : v) x = t == DType::BF16 ? core::to_bf16(dist(rng)) : core::to_f16(dist(rng));
+  return v;
+}
+
+SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush) {
+  const auto& drv = core::CudaDriver::get();
+  for (int i = 0; i < 2; ++i) launch();  // warm-up: instruction cache, TLBs, clocks
+  core::CudaContext::primary().synchronize();
+  SampleCollector samples(rule);
+  Events ev;
+  auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    flush.fill_bytes(0);  // evict the operands from L2: every sample starts cold
+    drv.check(drv.api().cuEventRecord(ev.start, nullptr), "cuEventRecord");
+    launch();
+    drv.check(drv.api().cuEventRecord(ev.stop, nullptr), "cuEventRecord");
+    drv.check(drv.api().cuEventSynchronize(ev.stop), "cuEventSynchronize (kernel execution)");
+    float ms = 0;
+    drv.check(drv.api().cuEventElapsedTime(&ms, ev.start, ev.stop), "cuEventElapsedTime");
+    samples.add(ms);
+    if (samples.done(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())) break;
+  }
+  return samples;
+}
+
 double verification_threshold(DType out) {
   // bf16 keeps 8 mantissa bits (relative rounding ~2^-9 per element), f16 11, f32 24; the
   // reference is f32-accumulated like the kernel, so the output rounding dominates.
@@ -83,7 +104,7 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
     const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
     // The same inputs for every config of the problem: a seed from the problem's key.
     std::uint64_t seed = std::hash<std::string>{}(p.key());
-    std::vector<std::uint16_t> a = random_input(p.m * p.k, seed, p.in_dtype), b = random_input(p.k * p.n, seed + 1, p.in_dtype);
+    std::vector<std::uint16_t> a = seeded_input(p.m * p.k, seed, p.in_dtype), b = seeded_input(p.k * p.n, seed + 1, p.in_dtype);
     core::DeviceBuffer da(a.size() * in), db(b.size() * in), dc(p.m * p.n * out), flush(2 * gpu.l2_bytes);
     da.upload(std::as_bytes(std::span(a)));
     db.upload(std::as_bytes(std::span(b)));
@@ -120,24 +141,8 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
       }
     }
 
-    const auto& drv = core::CudaDriver::get();
     core::ClockState before = clocks();
-    for (int i = 0; i < 2; ++i) launch.launch(fn);  // warm-up: instruction cache, TLBs, clocks
-    ctx.synchronize();
-    SampleCollector samples(req.rule);
-    Events ev;
-    auto t0 = std::chrono::steady_clock::now();
-    for (;;) {
-      flush.fill_bytes(0);  // evict A, B and C from L2: every sample starts cold
-      drv.check(drv.api().cuEventRecord(ev.start, nullptr), "cuEventRecord");
-      launch.launch(fn);
-      drv.check(drv.api().cuEventRecord(ev.stop, nullptr), "cuEventRecord");
-      drv.check(drv.api().cuEventSynchronize(ev.stop), "cuEventSynchronize (kernel execution)");
-      float ms = 0;
-      drv.check(drv.api().cuEventElapsedTime(&ms, ev.start, ev.stop), "cuEventElapsedTime");
-      samples.add(ms);
-      if (samples.done(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())) break;
-    }
+    SampleCollector samples = time_launches([&] { launch.launch(fn); }, req.rule, flush);
     core::ClockState after = clocks();
     SampleStats s = summarize(samples.samples());
     m.samples_ms = samples.samples();

@@ -10,7 +10,13 @@
 
 #include <string>
 
+#include <cstdint>
+#include <functional>
+#include <vector>
+
 #include "core/built_kernel.h"
+#include "core/cuda_context.h"
+#include "harness/measure/stopping_rule.h"
 #include "harness/measure/measurement.h"
 #include "harness/measure/trial_request.h"
 #include "kernels/matmul_template.h"
@@ -20,7 +26,15 @@ namespace mgpu::harness {
 Measurement measure_on_gpu(const TrialRequest& request, const kernels::MatmulTemplate& t,
                            const core::BuiltKernel& kernel, const std::string& cubin);
 
+// Seeded uniform [-1, 1) values in bf16 or f16 bits: inputs are never zeros.
+std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, kernels::DType t);
+
 // Largest acceptable relative Frobenius error for an output dtype.
 double verification_threshold(kernels::DType out);
+
+// The timing loop itself, for any launch: after two warm-up launches, each sample writes
+// `flush` (twice the L2) and times one launch between CUDA events, until `rule` says stop.
+// Returns the collector (samples, convergence). Used for our kernels and for cuBLASLt alike.
+SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush);
 
 }  // namespace mgpu::harness

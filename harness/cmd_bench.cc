@@ -1,0 +1,117 @@
+#include "harness/cmd_bench.h"
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/cublaslt.h"
+#include "core/cuda_context.h"
+#include "core/device_query.h"
+#include "core/error.h"
+#include "harness/measure/cuda_measurer.h"
+#include "harness/measure/measure_trial.h"
+#include "harness/problem_options.h"
+#include "kernels/matmul_template.h"
+
+namespace mgpu::harness {
+namespace {
+
+struct Options {
+  ArchOption arch;
+  MatmulProblemOptions problem;
+  std::string config_json;
+  int repeat = 10;
+  bool json = false;
+};
+
+double cublas_median_ms(const kernels::MatmulProblem& p, const core::GpuInfo& gpu) {
+  const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
+  std::uint64_t seed = std::hash<std::string>{}(p.key());
+  auto a = seeded_input(p.m * p.k, seed, p.in_dtype), b = seeded_input(p.k * p.n, seed + 1, p.in_dtype);
+  core::DeviceBuffer da(a.size() * in), db(b.size() * in), dc(p.m * p.n * out), flush(2 * gpu.l2_bytes);
+  constexpr std::size_t kWorkspace = 32u << 20;
+  core::DeviceBuffer ws(kWorkspace);
+  da.upload(std::as_bytes(std::span(a)));
+  db.upload(std::as_bytes(std::span(b)));
+  const core::CublasLt& lt = core::CublasLt::get();
+  SampleCollector s = time_launches(
+      [&] {
+        lt.matmul(da.ptr(), db.ptr(), dc.ptr(), p.m, p.n, p.k, p.b_layout == kernels::BLayout::NK,
+                  p.in_dtype == kernels::DType::BF16, out, ws.ptr(), kWorkspace);
+      },
+      StoppingRule::strict(), flush);
+  return summarize(s.samples()).median;
+}
+
+void run(const Options& o) {
+  const core::ArchSpec& arch = o.arch.resolve();
+  kernels::MatmulProblem p = o.problem.resolve();
+  const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+  t.check_problem(p);
+  if (o.repeat < 1) throw core::Error(core::ErrorKind::InvalidInput, "--repeat must be at least 1");
+  core::TuningConfig cfg = o.config_json.empty() ? t.default_config() : core::TuningConfig::from_json(o.config_json);
+  t.check_config(cfg);
+  if (auto r = t.why_invalid(p, cfg))
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("invalid config ({}): {}", r->rule, r->reason));
+  core::DeviceReport devices = core::query_devices();
+  auto gpu = std::find_if(devices.gpus.begin(), devices.gpus.end(), [&](const core::GpuInfo& g) { return g.arch == &arch; });
+  if (gpu == devices.gpus.end())
+    throw core::Error(core::ErrorKind::Unavailable,
+                      fmt::format("bench needs a {} GPU: {}", arch.name, devices.unavailable.value_or("none of this arch")));
+
+  std::vector<double> medians;
+  double noise = 0;
+  for (int i = 0; i < o.repeat; ++i) {
+    TrialRequest req;
+    req.arch = std::string(arch.name);
+    req.problem = p;
+    req.config = cfg;
+    req.measurer = "cuda";
+    req.rule = StoppingRule::strict();
+    req.verify = i == 0;
+    Measurement m = measure_trial(req);
+    if (m.status != TrialStatus::Ok)
+      throw core::Error(core::ErrorKind::WrongResult, fmt::format("{}: {}", to_string(m.status), m.message));
+    medians.push_back(m.median_ms);
+    noise = std::max(noise, m.noise);
+  }
+  std::vector<double> sorted = medians;
+  std::sort(sorted.begin(), sorted.end());
+  double ours = sorted[sorted.size() / 2], spread = (sorted.back() - sorted.front()) / ours;
+  double theirs = cublas_median_ms(p, *gpu);
+  auto tflops = [&](double ms) { return p.flops() / (ms * 1e-3) / 1e12; };
+  if (o.json) {
+    std::cout << nlohmann::json{{"problem", p.key()}, {"device", gpu->name}, {"config", nlohmann::json::parse(cfg.to_json())},
+                                {"medians_ms", medians}, {"median_ms", ours}, {"spread", spread}, {"max_noise", noise},
+                                {"tflops", tflops(ours)}, {"cublas_ms", theirs}, {"cublas_tflops", tflops(theirs)},
+                                {"percent_of_cublas", 100 * theirs / ours}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  fmt::print("{} on {} ({} runs, strict rule): median {:.4f} ms = {:.1f} TFLOP/s, spread of medians {:.2f}%, "
+             "worst noise {:.2f}%\n",
+             p.key(), gpu->name, o.repeat, ours, tflops(ours), 100 * spread, 100 * noise);
+  fmt::print("cuBLASLt: {:.4f} ms = {:.1f} TFLOP/s; this config reaches {:.1f}% of cuBLAS\n", theirs, tflops(theirs),
+             100 * theirs / ours);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto* bench = app.add_subcommand("bench", "Benchmark one config on the GPU against cuBLASLt");
+  bench->require_subcommand(1);
+  auto o = std::make_shared<Options>();
+  auto* cmd = bench->add_subcommand("matmul", "One matmul config, measured --repeat times, vs cuBLASLt");
+  o->arch.add(*cmd);
+  o->problem.add(*cmd);
+  cmd->add_option("--config", o->config_json, "Config as JSON (default: the template's default config)");
+  cmd->add_option("--repeat", o->repeat, "Independent strict measurements")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace mgpu::harness
