@@ -91,7 +91,7 @@ void add_matmul_command(CLI::App& app) {
   cmd->add_option("--trials", o->tune.trials, "Stop when this many configs have results for this problem and "
                                               "device (earlier runs included)")
       ->capture_default_str();
-  cmd->add_option("--time-budget", o->tune.time_budget_s, "Stop after this many seconds (0: no limit)")
+  cmd->add_option("--time-budget", o->tune.time_budget_s, "Stop after searching this many seconds (0: no limit)")
       ->capture_default_str();
   cmd->add_option("--db", o->tune.db, "Results database (created if absent)")->capture_default_str();
   cmd->add_option("--device", o->tune.device, "auto (the GPU, else the cost model), cuda, model, or replay:DB")

@@ -147,7 +147,7 @@ TEST(CostModel, WaveQuantizationCostsALastPartialWave) {
 
 class Worker : public ::testing::Test {
  protected:
-  WorkerProcess worker_{{MGPU_TUNE_EXE, "worker"}, /*timeout_s=*/2.0};
+  WorkerProcess worker_{{MGPU_TUNE_EXE, "worker"}, /*timeout_s=*/5.0};  // room for a loaded CI machine
 };
 
 TEST_F(Worker, AnswersTrials) {

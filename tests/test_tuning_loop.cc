@@ -91,8 +91,8 @@ TEST_F(TuningLoop, BudgetsAndExhaustion) {
   opts_.trials = 100000;
   opts_.time_budget_s = 1e-6;  // spent before the first trial
   EXPECT_EQ(tune(opts_, stop_).trials_this_run, 0);
-  opts_.strategy = "tpe";  // tens of ms per suggestion: a 1 s budget ends the run early
-  opts_.time_budget_s = 1.0;
+  opts_.strategy = "tpe";  // tens of ms per suggestion: a 2 s budget ends the run early
+  opts_.time_budget_s = 2.0;
   TuneReport r = tune(opts_, stop_);
   EXPECT_GT(r.trials_this_run, 0);
   EXPECT_LT(r.trials_this_run, 2000);

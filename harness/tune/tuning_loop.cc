@@ -231,10 +231,13 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
     if (gpu && !b.empty()) compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
     return b;
   };
-  batch = next_batch(0);
+  // The budget counts the search itself, not the setup before it (enumerating the space,
+  // starting Python): a short budget must not be spent before the first trial.
+  const auto search_start = Clock::now();
   auto out_of_time = [&] {
-    return o.time_budget_s > 0 && std::chrono::duration<double>(Clock::now() - t0).count() >= o.time_budget_s;
+    return o.time_budget_s > 0 && std::chrono::duration<double>(Clock::now() - search_start).count() >= o.time_budget_s;
   };
+  batch = next_batch(0);
   while (!batch.empty() && done < o.trials && !interrupted) {
     if (out_of_time()) break;
     if (compiling.valid()) compiling.get();
