@@ -53,9 +53,7 @@ void run(const Options& o) {
   t.check_problem(p);
   if (o.repeat < 1) throw core::Error(core::ErrorKind::InvalidInput, "--repeat must be at least 1");
   core::TuningConfig cfg = o.config_json.empty() ? t.default_config() : core::TuningConfig::from_json(o.config_json);
-  t.check_config(cfg);
-  if (auto r = t.why_invalid(p, cfg))
-    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("invalid config ({}): {}", r->rule, r->reason));
+  t.require_valid(p, cfg);
   core::DeviceReport devices = core::query_devices();
   auto gpu = std::find_if(devices.gpus.begin(), devices.gpus.end(), [&](const core::GpuInfo& g) { return g.arch == &arch; });
   if (gpu == devices.gpus.end())

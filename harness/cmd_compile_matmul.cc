@@ -53,9 +53,7 @@ void run(const Options& o) {
     });
   } else {
     core::TuningConfig c = core::TuningConfig::from_json(o.config_json);
-    t.check_config(c);
-    if (auto r = t.why_invalid(p, c))
-      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("invalid config ({}): {}", r->rule, r->reason));
+    t.require_valid(p, c);
     configs.push_back(c);
   }
   auto t0 = std::chrono::steady_clock::now();

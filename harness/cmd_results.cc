@@ -17,10 +17,9 @@ namespace mgpu::harness {
 namespace {
 
 nlohmann::json trial_json(const results::TrialRow& t) {
-  double tflops = 2.0 * t.problem.m * t.problem.n * t.problem.k / (*t.median_ms * 1e-3) / 1e12;
   return {{"template", t.tmpl.name}, {"source_hash", t.tmpl.source_hash}, {"problem", t.problem.key},
           {"device", t.env.device_name}, {"arch", t.env.arch}, {"source", t.source},
-          {"median_ms", *t.median_ms}, {"tflops", tflops}, {"noise", t.noise.value_or(0)},
+          {"median_ms", *t.median_ms}, {"tflops", results::tflops(t)}, {"noise", t.noise.value_or(0)},
           {"config", nlohmann::json::parse(t.config_json)}, {"run", t.run_id}, {"trial", t.uuid}};
 }
 
@@ -58,9 +57,8 @@ void add_best(CLI::App& app) {
     }
     fmt::print("| template | problem | device | source | median ms | TFLOP/s | noise | config |\n|---|---|---|---|---:|---:|---:|---|\n");
     for (const auto& r : rows) {
-      nlohmann::json j = trial_json(r);
       fmt::print("| {} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | `{}` |\n", r.tmpl.name, r.problem.key,
-                 r.env.device_name, r.source, *r.median_ms, j["tflops"].get<double>(), 100 * r.noise.value_or(0),
+                 r.env.device_name, r.source, *r.median_ms, results::tflops(r), 100 * r.noise.value_or(0),
                  r.config_json);
     }
   });

@@ -42,6 +42,12 @@ class HopperMatmul final : public MatmulTemplate {
 
 }  // namespace
 
+void MatmulTemplate::require_valid(const MatmulProblem& p, const core::TuningConfig& c) const {
+  check_config(c);
+  if (auto r = why_invalid(p, c))
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("invalid config ({}): {}", r->rule, r->reason));
+}
+
 const MatmulTemplate& matmul_template(const core::ArchSpec& arch) {
   static const HopperMatmul hopper;
   if (arch.name == hopper.arch().name) return hopper;

@@ -32,6 +32,9 @@ class MatmulTemplate {
   virtual void check_problem(const MatmulProblem& p) const = 0;   // throws InvalidInput
   virtual void check_config(const core::TuningConfig& c) const = 0;  // names, types; throws InvalidInput
   virtual std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  // check_config() and why_invalid() together: throws Error{InvalidInput} "invalid config
+  // (rule): reason" for a config the user asked for by hand.
+  void require_valid(const MatmulProblem& p, const core::TuningConfig& c) const;
   virtual core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
   // Launch: grid size for `sm_count` SMs, and the kernel's scalar arguments after the
   // descriptors.

@@ -25,8 +25,6 @@ std::string slug(const std::string& s) {
   return out;
 }
 
-double tflops(const TrialRow& t) { return 2.0 * t.problem.m * t.problem.n * t.problem.k / (*t.median_ms * 1e-3) / 1e12; }
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";

@@ -29,6 +29,10 @@ std::string new_uuid() {
                      b & 0xFFFFFFFFFFFFULL);
 }
 
+double tflops(const TrialRow& t) {
+  return 2.0 * t.problem.m * t.problem.n * t.problem.k / (*t.median_ms * 1e-3) / 1e12;
+}
+
 std::string now_utc() {
   std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};

@@ -119,6 +119,9 @@ class Store {
   std::unique_ptr<SQLite::Database> db_;
 };
 
+// Throughput of an ok trial's median, 2*M*N*K flops.
+double tflops(const TrialRow& t);
+
 std::string new_uuid();
 std::string now_utc();  // ISO 8601
 

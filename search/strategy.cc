@@ -62,7 +62,6 @@ class ModelGuided : public Tracked {
     for (size_t i = 0; i < ctx_.candidates.size(); ++i) predicted_.push_back(ctx_.model(ctx_.candidates[i]));
     for (size_t i = 0; i < ctx_.candidates.size(); ++i) ranking_.push_back(i);
     std::stable_sort(ranking_.begin(), ranking_.end(), [&](size_t a, size_t b) { return predicted_[a] < predicted_[b]; });
-    for (size_t i = 0; i < ctx_.candidates.size(); ++i) index_[ctx_.candidates[i].to_json()] = i;
   }
   std::string_view name() const override { return "model"; }
   std::vector<TuningConfig> ask(int n) override {
@@ -99,7 +98,6 @@ class ModelGuided : public Tracked {
   StrategyContext ctx_;
   std::vector<double> predicted_;
   std::vector<size_t> ranking_, front_;
-  std::map<std::string, size_t> index_;
   size_t next_ = 0;
   double best_ = std::numeric_limits<double>::infinity();
 };

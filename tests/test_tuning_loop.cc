@@ -125,7 +125,9 @@ TEST_F(TuningLoop, AutoWithoutAGpuSaysItPredicts) {
   std::string note;
   opts_.notify = [&](const std::string& n) { note = n; };
   TuneReport r = tune(opts_, stop_);
-  if (r.source == "model") EXPECT_NE(note.find("predicting with the cost model"), std::string::npos) << note;
+  if (r.source == "model") {
+    EXPECT_NE(note.find("predicting with the cost model"), std::string::npos) << note;
+  }
 }
 
 TEST_F(TuningLoop, BadInputIsRefusedBeforeTheDatabaseIsTouched) {

@@ -12,7 +12,7 @@ constexpr int kSmemAlignment = 1024;  // 128-byte swizzle repeats every 1024 byt
 }  // namespace
 
 KernelModule::KernelModule(mlir::MLIRContext& ctx, std::string_view gpu_module_name)
-    : ctx_(ctx), builder_(&ctx) {
+    : builder_(&ctx) {
   mlir::Location loc = builder_.getUnknownLoc();
   module_ = mlir::ModuleOp::create(loc);
   (*module_)->setAttr("gpu.container_module", builder_.getUnitAttr());

@@ -32,7 +32,6 @@ class KernelModule {
   mlir::ModuleOp module() { return *module_; }
 
  private:
-  mlir::MLIRContext& ctx_;
   mlir::OwningOpRef<mlir::ModuleOp> module_;
   mlir::Operation* gpu_module_ = nullptr;
   mlir::OpBuilder builder_;
