@@ -3,44 +3,9 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "kernels/matmul_sm90/config.h"
-#include "kernels/matmul_sm90/cost_model.h"
-#include "kernels/matmul_sm90/kernel.h"
-#include "kernels/matmul_sm90/validity.h"
+#include "kernels/matmul_sm90/template.h"
 
 namespace mgpu::kernels {
-namespace {
-
-class HopperMatmul final : public MatmulTemplate {
- public:
-  std::string_view name() const override { return "matmul_sm90"; }
-  std::string_view source_hash() const override { return MGPU_MATMUL_SM90_SOURCE_HASH; }
-  const core::ArchSpec& arch() const override { return core::parse_arch("sm_90a"); }
-  core::ParamSpace space() const override { return sm90::default_space(); }
-  core::TuningConfig default_config() const override { return sm90::MatmulConfig{}.to_tuning_config(); }
-  std::vector<std::string> run_time_params() const override { return {"grid_minor_dim", "grid_tile_width"}; }
-  void check_problem(const MatmulProblem& p) const override { sm90::check_problem(p); }
-  void check_config(const core::TuningConfig& c) const override { sm90::MatmulConfig::from_tuning_config(c); }
-  std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const override {
-    return sm90::why_invalid(p, sm90::MatmulConfig::from_tuning_config(c), arch());
-  }
-  core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const override {
-    return sm90::build_matmul(p, sm90::MatmulConfig::from_tuning_config(c), arch());
-  }
-  unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const override {
-    return sm90::persistent_grid(p, sm90::MatmulConfig::from_tuning_config(c), sm_count);
-  }
-  std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& t) const override {
-    sm90::MatmulConfig c = sm90::MatmulConfig::from_tuning_config(t);
-    return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
-            c.grid_minor_dim == sm90::Dim::N ? 1 : 0, c.grid_tile_width};
-  }
-  double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
-    return sm90::predict(p, sm90::MatmulConfig::from_tuning_config(c), d).ms;
-  }
-};
-
-}  // namespace
 
 void MatmulTemplate::require_valid(const MatmulProblem& p, const core::TuningConfig& c) const {
   check_config(c);
@@ -49,7 +14,7 @@ void MatmulTemplate::require_valid(const MatmulProblem& p, const core::TuningCon
 }
 
 const MatmulTemplate& matmul_template(const core::ArchSpec& arch) {
-  static const HopperMatmul hopper;
+  const MatmulTemplate& hopper = sm90::hopper_matmul();
   if (arch.name == hopper.arch().name) return hopper;
   throw core::Error(core::ErrorKind::Unavailable,
                     fmt::format("there is no matmul template for {} yet (the sm_100a tcgen05 template is issue #8)",

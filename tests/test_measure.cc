@@ -125,8 +125,9 @@ TEST(CostModel, NeverBelowTheRooflineAndNeverWorseWithMoreStages) {
       if (c.max_concurrent_steps < 6) {
         auto more = c;
         more.max_concurrent_steps += 1;
-        if (!kernels::sm90::why_invalid(p, more, arch))
+        if (!kernels::sm90::why_invalid(p, more, arch)) {
           ASSERT_LE(kernels::sm90::predict(p, more, arch.default_device()).ms, pred.ms) << t.to_json();
+        }
       }
       ++checked;
     });

@@ -1,5 +1,6 @@
 #include "core/ir/barrier.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -43,6 +44,12 @@ void BarrierRing::wait(Emitter& e, Value slot, Value parity) const {
 void BarrierRing::wait_step(Emitter& e, Value step) const {
   SlotPhase sp = slot_phase(e, step, depth_);
   wait(e, sp.slot, sp.parity);
+}
+
+Value pair_leader_address(Emitter& e, Value smem_ptr) {
+  Value raw = mlir::LLVM::PtrToIntOp::create(e.b, e.loc, e.i64(), smem_ptr);
+  Value masked = mlir::arith::AndIOp::create(e.b, e.loc, raw, e.c64(~(std::int64_t(1) << 24)));
+  return mlir::LLVM::IntToPtrOp::create(e.b, e.loc, smem_ptr.getType(), masked);
 }
 
 void fence_barrier_init(Emitter& e) { mlir::NVVM::FenceMbarrierInitOp::create(e.b, e.loc); }

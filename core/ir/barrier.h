@@ -40,6 +40,12 @@ class BarrierRing {
   int depth_;
 };
 
+// The same SMEM object in the even CTA of a 2-CTA pair, as a shared::cta pointer: bit 24 of
+// a shared address is the CTA's rank within the pair, so clearing it names the leader's copy.
+// This is the form cta_group::2 operations (TMA loads completing on the leader's barrier)
+// take; CUTLASS's Sm100MmaPeerBitMask does the same.
+mlir::Value pair_leader_address(Emitter& e, mlir::Value smem_ptr);
+
 // fence.mbarrier_init: makes barrier initialization visible to the async proxy and cluster.
 void fence_barrier_init(Emitter& e);
 

@@ -25,6 +25,7 @@ Value Emitter::mul(Value x, Value y) { return mlir::arith::MulIOp::create(b, loc
 Value Emitter::div(Value x, Value y) { return mlir::arith::DivUIOp::create(b, loc, x, y); }
 Value Emitter::rem(Value x, Value y) { return mlir::arith::RemUIOp::create(b, loc, x, y); }
 Value Emitter::bit_and(Value x, Value y) { return mlir::arith::AndIOp::create(b, loc, x, y); }
+Value Emitter::bit_xor(Value x, Value y) { return mlir::arith::XOrIOp::create(b, loc, x, y); }
 Value Emitter::shl(Value x, Value y) { return mlir::arith::ShLIOp::create(b, loc, x, y); }
 Value Emitter::shr(Value x, Value y) { return mlir::arith::ShRUIOp::create(b, loc, x, y); }
 Value Emitter::eq(Value x, Value y) {

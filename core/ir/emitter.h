@@ -30,6 +30,7 @@ struct Emitter {
   mlir::Value div(mlir::Value a, mlir::Value b);  // unsigned
   mlir::Value rem(mlir::Value a, mlir::Value b);  // unsigned
   mlir::Value bit_and(mlir::Value a, mlir::Value b);
+  mlir::Value bit_xor(mlir::Value a, mlir::Value b);
   mlir::Value shl(mlir::Value a, mlir::Value b);
   mlir::Value shr(mlir::Value a, mlir::Value b);  // logical
   mlir::Value eq(mlir::Value a, mlir::Value b);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -66,5 +67,30 @@ Value tmem_load(Emitter& e, Value tmem, int count) {
 }
 
 void tcgen05_wait_ld(Emitter& e) { mlir::NVVM::Tcgen05WaitOp::create(e.b, e.loc, mlir::NVVM::Tcgen05WaitKind::LOAD); }
+
+Value tmem_offset(Emitter& e, Value tmem, Value lane, Value column) {
+  // A TMEM address is 32 bits: lane in bits 16-31, column in bits 0-15.
+  Value raw = mlir::LLVM::PtrToIntOp::create(e.b, e.loc, e.i32(), tmem);
+  Value moved = e.add(raw, e.add(e.shl(lane, e.c32(16)), column));
+  return mlir::LLVM::IntToPtrOp::create(e.b, e.loc, tmem.getType(), moved);
+}
+
+void tcgen05_fence(Emitter& e, bool before_thread_sync) {
+  mlir::NVVM::Tcgen05FenceOp::create(
+      e.b, e.loc, before_thread_sync ? mlir::NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC
+                                     : mlir::NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+}
+
+std::uint64_t tcgen05_descriptor_bits(Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
+  return wgmma_descriptor_bits(swizzle, lbo, sbo) | (std::uint64_t(1) << 46);
+}
+
+Value tcgen05_smem_descriptor(Emitter& e, Value smem_ptr, Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
+  Value addr = e.zext64(e.smem_address32(smem_ptr));
+  Value addr_field = mlir::arith::AndIOp::create(
+      e.b, e.loc, mlir::arith::ShRUIOp::create(e.b, e.loc, addr, e.c64(4)), e.c64(0x3FFF));
+  return mlir::arith::OrIOp::create(e.b, e.loc, addr_field,
+                                    e.c64(static_cast<std::int64_t>(tcgen05_descriptor_bits(swizzle, lbo, sbo))));
+}
 
 }  // namespace mgpu::core::ir

@@ -29,5 +29,17 @@ void tcgen05_commit(Emitter& e, mlir::Value barrier, mlir::Value multicast_mask,
 // columns of its lane; returns vector<count x i32>. tcgen05_wait_ld() makes them usable.
 mlir::Value tmem_load(Emitter& e, mlir::Value tmem, int count);
 void tcgen05_wait_ld(Emitter& e);
+// The TMEM address `lane` lanes and `column` columns past `tmem` (i32 values).
+mlir::Value tmem_offset(Emitter& e, mlir::Value tmem, mlir::Value lane, mlir::Value column);
+// tcgen05.fence::before_thread_sync / after_thread_sync: orders tcgen05 operations (MMAs,
+// TMEM loads) against the thread synchronization (barrier, mbarrier) that follows / precedes.
+void tcgen05_fence(Emitter& e, bool before_thread_sync);
+
+// The PTX ISA "shared memory descriptor" of tcgen05.mma: wgmma's layout (same start, LBO, SBO
+// and swizzle fields) plus the fixed version bits 46-48 = 0b001 that sm_100 requires.
+std::uint64_t tcgen05_descriptor_bits(Swizzle swizzle, std::int64_t leading_byte_offset,
+                                      std::int64_t stride_byte_offset);
+mlir::Value tcgen05_smem_descriptor(Emitter& e, mlir::Value smem_ptr, Swizzle swizzle,
+                                    std::int64_t leading_byte_offset, std::int64_t stride_byte_offset);
 
 }  // namespace mgpu::core::ir

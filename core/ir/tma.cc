@@ -8,13 +8,16 @@ namespace mgpu::core::ir {
 using mlir::Value;
 
 void tma_load(Emitter& e, Value descriptor, Value dst_smem, Value barrier, llvm::ArrayRef<Value> coords,
-              Value multicast_mask) {
+              Value multicast_mask, bool two_cta) {
   // The instruction addresses shared::cluster: cast the CTA-local pointer (addrspace 3 -> 7).
   auto cluster_ptr = mlir::LLVM::LLVMPointerType::get(e.b.getContext(), 7);
   Value dst = mlir::LLVM::AddrSpaceCastOp::create(e.b, e.loc, cluster_ptr, dst_smem);
   mlir::NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       e.b, e.loc, dst, descriptor, coords, barrier, mlir::ValueRange(), multicast_mask, Value(),
-      mlir::NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, mlir::NVVM::CTAGroupKindAttr(), Value());
+      mlir::NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+      two_cta ? mlir::NVVM::CTAGroupKindAttr::get(e.b.getContext(), mlir::NVVM::CTAGroupKind::CTA_2)
+              : mlir::NVVM::CTAGroupKindAttr(),
+      Value());
 }
 
 void tma_store(Emitter& e, Value descriptor, Value src_smem, llvm::ArrayRef<Value> coords) {

@@ -12,7 +12,7 @@
 namespace mgpu::core::ir {
 
 void tma_load(Emitter& e, mlir::Value descriptor, mlir::Value dst_smem, mlir::Value barrier,
-              llvm::ArrayRef<mlir::Value> coords, mlir::Value multicast_mask = {});
+              llvm::ArrayRef<mlir::Value> coords, mlir::Value multicast_mask = {}, bool two_cta = false);
 void tma_store(Emitter& e, mlir::Value descriptor, mlir::Value src_smem, llvm::ArrayRef<mlir::Value> coords);
 void tma_store_commit(Emitter& e);
 void tma_store_wait(Emitter& e, int max_pending, bool read_only);

@@ -12,7 +12,6 @@ using core::Error;
 using core::ErrorKind;
 using core::ParamValue;
 
-std::string_view to_string(Dim d) { return d == Dim::M ? "M" : "N"; }
 std::string_view to_string(ClusterDim d) {
   return d == ClusterDim::None ? "none" : d == ClusterDim::M ? "M" : "N";
 }
@@ -33,34 +32,18 @@ core::TuningConfig MatmulConfig::to_tuning_config() const {
 }
 
 MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
-  // Names and value types are checked here; ranges are the validity rules' business, so a
-  // config outside the default space (say tile_n 96) can still be tried and explained.
-  static const char* kNames[] = {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
-                                 "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"};
-  std::string all;
-  for (const char* n : kNames) all += (all.empty() ? "" : ", ") + std::string(n);
-  for (const auto& [k, v] : t.values())
-    if (std::find(std::begin(kNames), std::end(kNames), k) == std::end(kNames))
-      throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}' (the parameters: {})", k, all));
-  for (const char* n : kNames)
-    if (!t.has(n))
-      throw Error(ErrorKind::InvalidInput, fmt::format("the config lacks '{}' (a matmul config sets all of: {})", n, all));
-  auto dim = [&](const char* name) {
-    const std::string& s = t.get_str(name);
-    if (s == "M") return Dim::M;
-    if (s == "N") return Dim::N;
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} must be \"M\" or \"N\", got \"{}\"", name, s));
-  };
+  check_param_names(t, {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
+                        "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"});
   MatmulConfig c;
-  c.tile_m = static_cast<int>(t.get_int("tile_m"));
-  c.tile_n = static_cast<int>(t.get_int("tile_n"));
-  c.tile_k = static_cast<int>(t.get_int("tile_k"));
-  c.max_concurrent_steps = static_cast<int>(t.get_int("max_concurrent_steps"));
-  c.epi_tile_m = static_cast<int>(t.get_int("epi_tile_m"));
-  c.epi_tile_n = static_cast<int>(t.get_int("epi_tile_n"));
-  c.grid_minor_dim = dim("grid_minor_dim");
-  c.grid_tile_width = static_cast<int>(t.get_int("grid_tile_width"));
-  c.wg_dimension = dim("wg_dimension");
+  c.tile_m = get_int(t, "tile_m");
+  c.tile_n = get_int(t, "tile_n");
+  c.tile_k = get_int(t, "tile_k");
+  c.max_concurrent_steps = get_int(t, "max_concurrent_steps");
+  c.epi_tile_m = get_int(t, "epi_tile_m");
+  c.epi_tile_n = get_int(t, "epi_tile_n");
+  c.grid_minor_dim = get_dim(t, "grid_minor_dim");
+  c.grid_tile_width = get_int(t, "grid_tile_width");
+  c.wg_dimension = get_dim(t, "wg_dimension");
   const std::string& cl = t.get_str("cluster_dimension");
   if (cl == "none") c.cluster_dimension = ClusterDim::None;
   else if (cl == "M") c.cluster_dimension = ClusterDim::M;
@@ -88,10 +71,6 @@ core::ParamSpace default_space() {
       {"wg_dimension", strs({"M", "N"}), "dimension the two compute warpgroups split"},
       {"cluster_dimension", strs({"none", "M", "N"}), "2-CTA cluster along M or N sharing (multicasting) an operand"},
   });
-}
-
-int k_swizzle_bytes(const MatmulProblem& p, const MatmulConfig& c) {
-  return std::min(128, c.tile_k * size_in_bytes(p.in_dtype));
 }
 
 std::int64_t a_stage_bytes(const MatmulProblem& p, const MatmulConfig& c) {

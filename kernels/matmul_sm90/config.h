@@ -12,11 +12,11 @@
 
 #include "core/ir/smem_plan.h"
 #include "core/tuning_config.h"
+#include "kernels/matmul_common/config_params.h"
 #include "kernels/matmul_problem.h"
 
 namespace mgpu::kernels::sm90 {
 
-enum class Dim { M, N };
 enum class ClusterDim { None, M, N };
 
 struct MatmulConfig {
@@ -41,7 +41,6 @@ struct MatmulConfig {
   static MatmulConfig from_tuning_config(const core::TuningConfig& c);
 };
 
-std::string_view to_string(Dim d);
 std::string_view to_string(ClusterDim d);
 
 // The default search space (spans Pallas:MGPU's own sweeps).
@@ -55,7 +54,5 @@ core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c);
 std::int64_t a_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_m x tile_k
 std::int64_t b_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_n x tile_k
 
-// 128-byte swizzle when a K row of the tile spans 128 bytes or more, else the tile's width.
-int k_swizzle_bytes(const MatmulProblem& p, const MatmulConfig& c);
 
 }  // namespace mgpu::kernels::sm90

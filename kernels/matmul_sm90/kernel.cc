@@ -12,7 +12,8 @@
 #include "core/ir/tma.h"
 #include "core/ir/wgmma.h"
 #include "core/mlir_context.h"
-#include "kernels/matmul_sm90/tile_schedule.h"
+#include "kernels/matmul_common/operand_tma.h"
+#include "kernels/matmul_common/tile_walk.h"
 #include "kernels/matmul_sm90/validity.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -30,14 +31,6 @@ using Values = llvm::SmallVector<Value>;
 
 constexpr int kProducerRegisters = 40;   // the TMA warpgroup needs few
 constexpr int kConsumerRegisters = 232;  // 128 x 40 + 256 x 232 <= 64K registers per SM
-
-Swizzle swizzle_of(int bytes) {
-  return bytes == 128 ? Swizzle::B128 : bytes == 64 ? Swizzle::B64 : bytes == 32 ? Swizzle::B32 : Swizzle::None;
-}
-
-core::TmaElement tma_element(DType t) {
-  return t == DType::BF16 ? core::TmaElement::BF16 : t == DType::F16 ? core::TmaElement::F16 : core::TmaElement::F32;
-}
 
 // Everything the builder derives from (problem, config), computed once.
 struct Geometry {
@@ -62,7 +55,7 @@ Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
   g.out = size_in_bytes(p.out_dtype);
   g.cm = c.cta_tile_m();
   g.cn = c.cta_tile_n();
-  g.swz = k_swizzle_bytes(p, c);
+  g.swz = k_swizzle_bytes(p.in_dtype, c.tile_k);
   g.k_atoms = c.tile_k * g.in / g.swz;
   g.b_k_major = p.b_layout == BLayout::NK;
   g.b_atoms = g.cn * g.in / 128;
@@ -80,35 +73,15 @@ Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
   return g;
 }
 
-// One TMA box load per (atom, row chunk) of an operand stage. `rows` of the K-major operand
-// (or K rows of an N-major B) are split into the CTA's share when the operand is multicast.
-struct OperandLoads {
-  int box_rows = 0;       // rows per TMA box
-  int row_bytes = 0;      // bytes per SMEM row (the swizzle span)
-  int atoms = 0;          // atoms per stage along the contiguous dimension
-  int atom_elems = 0;     // elements per atom along the contiguous dimension
-  int rows_per_atom = 0;  // rows of one atom region in SMEM
-  int rows_loaded = 0;    // rows this CTA loads per atom (half when multicast)
-};
-
-OperandLoads plan_loads(int rows_per_atom, int atoms, int row_bytes, int in, bool multicast) {
-  OperandLoads l;
-  l.rows_per_atom = rows_per_atom;
-  l.atoms = atoms;
-  l.row_bytes = row_bytes;
-  l.atom_elems = row_bytes / in;
-  l.rows_loaded = multicast ? rows_per_atom / 2 : rows_per_atom;
-  l.box_rows = std::min(l.rows_loaded, 256);
-  return l;
-}
-
 }  // namespace
 
+static TileWalkShape walk_shape(const MatmulConfig& c) {
+  return {c.cta_tile_m(), c.cta_tile_n(), c.cluster_dimension == ClusterDim::M ? 2 : 1,
+          c.cluster_dimension == ClusterDim::N ? 2 : 1};
+}
+
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
-  std::int64_t tiles = ((p.m + c.cta_tile_m() - 1) / c.cta_tile_m()) * ((p.n + c.cta_tile_n() - 1) / c.cta_tile_n());
-  std::int64_t cs = c.cluster_size();
-  std::int64_t ctas = std::min<std::int64_t>((sm_count / cs) * cs, ((tiles + cs - 1) / cs) * cs);
-  return static_cast<unsigned>(std::max<std::int64_t>(ctas, cs));
+  return kernels::persistent_grid(p.m, p.n, walk_shape(c), sm_count);
 }
 
 BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& cfg, const core::ArchSpec& arch) {
@@ -153,22 +126,10 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   // The tile walk shared by producer and consumers.
   const int cs = c.cluster_size();
   Value cta_rank = g.clustered ? core::ir::cluster_cta_rank(e) : zero;
-  Value m_tiles = e.ceil_div(M, e.c32(g.cm)), n_tiles = e.ceil_div(N, e.c32(g.cn));
-  Value m_ct = c.cluster_dimension == ClusterDim::M ? e.ceil_div(m_tiles, e.c32(2)) : m_tiles;
-  Value n_ct = c.cluster_dimension == ClusterDim::N ? e.ceil_div(n_tiles, e.c32(2)) : n_tiles;
-  Value cluster_tiles = e.mul(m_ct, n_ct);
-  Value first = e.div(e.block_idx(0), e.c32(cs)), stride = e.div(e.grid_dim(0), e.c32(cs));
+  TileWalk walk(e, walk_shape(c), M, N, e.block_idx(0), e.grid_dim(0), cta_rank, minor_is_n, band_width);
+  Value my_tiles = walk.count();
   Value k_iters = e.ceil_div(K, e.c32(c.tile_k));
-  // tiles this CTA will take: ceil((cluster_tiles - first) / stride), zero when first >= tiles
-  Value my_tiles = e.select(e.ult(first, cluster_tiles), e.ceil_div(e.sub(cluster_tiles, first), stride), zero);
-
-  auto tile_origin = [&](Value iter) {  // (m0, n0) of this CTA's tile in the iter-th step
-    Value t = e.add(first, e.mul(iter, stride));
-    TileCoord tc = emit_planar_snake(e, t, m_ct, n_ct, minor_is_n, band_width);
-    Value tm = c.cluster_dimension == ClusterDim::M ? e.add(e.mul(tc.m, e.c32(2)), cta_rank) : tc.m;
-    Value tn = c.cluster_dimension == ClusterDim::N ? e.add(e.mul(tc.n, e.c32(2)), cta_rank) : tc.n;
-    return std::pair{e.mul(tm, e.c32(g.cm)), e.mul(tn, e.c32(g.cn))};
-  };
+  auto tile_origin = [&](Value iter) { return walk.origin(e, iter); };
 
   Value wg = e.warpgroup_idx();
 
@@ -192,18 +153,9 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
             Value k0 = e.mul(k, e.c32(c.tile_k));
             auto load = [&](Value desc, const OperandLoads& l, std::int64_t region, std::int64_t stage_bytes,
                             bool multicast, Value outer0, Value inner0) {
-              // Atom regions hold rows_per_atom rows of row_bytes; this CTA fills its share.
-              Value share = multicast ? cta_rank : zero;
-              for (int atom = 0; atom < l.atoms; ++atom)
-                for (int r = 0; r < l.rows_loaded; r += l.box_rows) {
-                  Value row_in_atom = e.add(e.mul(share, e.c32(l.rows_loaded)), e.c32(r));
-                  Value off = e.add(e.c32(static_cast<int64_t>(region + std::int64_t(atom) * l.rows_per_atom * l.row_bytes)),
-                                    e.add(e.mul(sp.slot, e.c32(stage_bytes)), e.mul(row_in_atom, e.c32(l.row_bytes))));
-                  Value dst = e.smem_offset(smem, off);
-                  Value inner = e.add(inner0, e.c32(atom * l.atom_elems));
-                  Value outer = e.add(outer0, row_in_atom);
-                  core::ir::tma_load(e, desc, dst, bar, {inner, outer}, multicast ? mask : Value());
-                }
+              Value stage = e.smem_offset(smem, e.add(e.c32(region), e.mul(sp.slot, e.c32(stage_bytes))));
+              emit_stage_load(e, {desc, l, stage, bar, outer0, inner0, multicast ? cta_rank : Value(),
+                                  multicast ? mask : Value(), false});
             };
             load(desc_a, la, g.a_off, g.a_stage, a_multicast, m0, k0);
             if (g.b_k_major) load(desc_b, lb, g.b_off, g.b_stage, b_multicast, n0, k0);
@@ -267,8 +219,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
             Value off = e.add(a_stage, e.add(e.c32(std::int64_t(atom) * g.cm * g.swz + in_atom), e.mul(row, e.c32(g.swz))));
             Value da = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
             acc[mb] = core::ir::wgmma(e, acc[mb], da, db, c.tile_n,
-                                      p.in_dtype == DType::BF16 ? core::ir::MmaInput::BF16 : core::ir::MmaInput::F16,
-                                      true, g.b_k_major);
+                                      mma_input(p.in_dtype), true, g.b_k_major);
           }
         }
         core::ir::wgmma_commit(e);
@@ -282,9 +233,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       // ---- epilogue: pieces of epi_tile_m x epi_tile_n through this warpgroup's SMEM buffer.
       const int EM = c.epi_tile_m, EN = c.epi_tile_n;
       Value buffer = e.smem_offset(smem, e.add(e.c32(g.epi_off), e.mul(cw, e.c32(std::int64_t(EM) * EN * g.out))));
-      mlir::Type out_t = p.out_dtype == DType::BF16 ? mlir::Type(e.b.getBF16Type())
-                         : p.out_dtype == DType::F16 ? mlir::Type(e.b.getF16Type())
-                                                     : mlir::Type(e.b.getF32Type());
+      mlir::Type out_t = element_type(e, p.out_dtype);
       auto pair_t = mlir::VectorType::get({2}, out_t);
       Value row_base = e.add(e.mul(warp, e.c32(16)), e.div(lane, e.c32(4)));
       Value col_base = e.mul(e.rem(lane, e.c32(4)), e.c32(2));
@@ -329,23 +278,12 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   out.cluster_size = cs;
   out.dynamic_smem_bytes = g.smem_total;
   auto operand = [&](std::int64_t rows, std::int64_t cols, DType t, const OperandLoads& l, Swizzle swz) {
-    core::TensorMap2D m;
-    m.element = tma_element(t);
-    m.rows = static_cast<std::uint64_t>(rows);
-    m.cols = static_cast<std::uint64_t>(cols);
-    m.row_stride_bytes = static_cast<std::uint64_t>(cols) * size_in_bytes(t);
-    m.box_rows = static_cast<std::uint32_t>(l.box_rows);
-    m.box_cols = static_cast<std::uint32_t>(l.atom_elems);
-    m.swizzle = swz;
-    return m;
+    return operand_tensor_map(rows, cols, t, l.box_rows, l.atom_elems, swz);
   };
   out.tensor_maps.push_back(operand(p.m, p.k, p.in_dtype, la, swizzle_of(g.swz)));
   out.tensor_maps.push_back(g.b_k_major ? operand(p.n, p.k, p.in_dtype, lb, swizzle_of(g.swz))
                                         : operand(p.k, p.n, p.in_dtype, lb, Swizzle::B128));
-  OperandLoads lc;
-  lc.box_rows = c.epi_tile_m;
-  lc.atom_elems = c.epi_tile_n;
-  out.tensor_maps.push_back(operand(p.m, p.n, p.out_dtype, lc, Swizzle::None));
+  out.tensor_maps.push_back(operand_tensor_map(p.m, p.n, p.out_dtype, c.epi_tile_m, c.epi_tile_n, Swizzle::None));
   return out;
 }
 

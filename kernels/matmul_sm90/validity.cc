@@ -3,43 +3,22 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "kernels/matmul_common/operand_tma.h"
+#include "kernels/matmul_common/shape_rules.h"
 
 namespace mgpu::kernels::sm90 {
 
-void check_problem(const MatmulProblem& p) {
-  validate(p);
-  auto need = [](std::int64_t elems, DType t, const char* what, const char* flag) {
-    std::int64_t bytes = elems * size_in_bytes(t);
-    if (bytes % 16 != 0)
-      throw core::Error(core::ErrorKind::InvalidInput,
-                        fmt::format("{} rows are {} bytes, not a multiple of 16 as TMA requires: make --{} a "
-                                    "multiple of {} for {}", what, bytes, flag, 16 / size_in_bytes(t), to_string(t)));
-  };
-  need(p.k, p.in_dtype, "A (M x K)", "k");
-  if (p.b_layout == BLayout::NK) need(p.k, p.in_dtype, "B (N x K)", "k");
-  else need(p.n, p.in_dtype, "B (K x N)", "n");
-  need(p.n, p.out_dtype, "C (M x N)", "n");
-}
+void check_problem(const MatmulProblem& p) { check_tma_problem(p); }
 
 std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch) {
   auto reject = [](const char* rule, std::string reason) { return Rejection{rule, std::move(reason)}; };
-  const int in = size_in_bytes(p.in_dtype), out = size_in_bytes(p.out_dtype);
+  const int out = size_in_bytes(p.out_dtype);
 
   if (c.tile_m < 64 || c.tile_m > 256 || c.tile_m % 64 != 0)
     return reject("shape", fmt::format("tile_m {} is not 64, 128, 192 or 256 (wgmma covers 64 rows)", c.tile_m));
   if (c.tile_n < 8 || c.tile_n > 256 || c.tile_n % 8 != 0)
     return reject("shape", fmt::format("tile_n {} is not a multiple of 8 in [8, 256] (wgmma N)", c.tile_n));
-  const int atom_elems = 128 / in;  // a 128-byte swizzle atom along the contiguous dimension
-  if (p.b_layout == BLayout::KN && c.tile_n % atom_elems != 0)
-    return reject("shape", fmt::format("tile_n {} is not a multiple of {}: an N-major B tile is made of "
-                                       "128-byte swizzle atoms", c.tile_n, atom_elems));
-  const int k_bytes = c.tile_k * in;
-  if (c.tile_k % 16 != 0 || k_bytes < 32 || (k_bytes > 128 && k_bytes % 128 != 0))
-    return reject("shape", fmt::format("tile_k {} does not make whole swizzle atoms of K (32, 64, 128 bytes "
-                                       "or a multiple of 128)", c.tile_k));
-  if (c.max_concurrent_steps < 2 || c.max_concurrent_steps > 8)
-    return reject("shape", fmt::format("max_concurrent_steps {} is outside [2, 8]", c.max_concurrent_steps));
-  if (c.grid_tile_width < 1) return reject("shape", "grid_tile_width must be at least 1");
+  if (auto r = operand_shape_rule(p, {c.tile_n, c.tile_k, c.max_concurrent_steps, c.grid_tile_width})) return r;
 
   if (c.epi_tile_m % 64 != 0 || c.tile_m % c.epi_tile_m != 0)
     return reject("epilogue", fmt::format("epi_tile_m {} must be a multiple of 64 dividing tile_m {}", c.epi_tile_m,
@@ -56,7 +35,7 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
     // the half must start on a swizzle-pattern boundary (1024 bytes).
     bool shares_b = c.cluster_dimension == ClusterDim::M;
     int rows = shares_b ? (p.b_layout == BLayout::NK ? c.cta_tile_n() : c.tile_k) : c.cta_tile_m();
-    int row_bytes = shares_b && p.b_layout == BLayout::KN ? 128 : k_swizzle_bytes(p, c);
+    int row_bytes = shares_b && p.b_layout == BLayout::KN ? 128 : k_swizzle_bytes(p.in_dtype, c.tile_k);
     if ((rows / 2) * row_bytes % 1024 != 0 || rows % 2 != 0)
       return reject("multicast", fmt::format("half of the shared {} tile ({} rows of {} bytes) is not a whole "
                                              "number of 1024-byte swizzle patterns", shares_b ? "B" : "A", rows / 2,

@@ -1,8 +1,9 @@
 // Which configs of the Hopper matmul template can work, stated once. Contract:
 // check_problem() throws Error{InvalidInput} when the template cannot run a problem at all
-// (TMA needs 16-byte aligned row strides); why_invalid() returns the first rule a config
+// (kernels/matmul_common/shape_rules.h: TMA needs 16-byte aligned row strides); why_invalid() returns the first rule a config
 // breaks, with a reason, or nullopt when the config is valid. Rules, in order:
-//   shape      tile sizes the instructions can express (wgmma M=64 rows, N<=256, k16 steps)
+//   shape      tile sizes the instructions can express (wgmma M=64 rows, N<=256, k16 steps),
+//              and the shared operand-tile rules
 //   epilogue   epilogue pieces that tile the warpgroup tile and suit a TMA store
 //   multicast  a cluster's shared operand splits into swizzle-aligned halves
 //   smem       stages x operand tiles + epilogue buffers + barriers <= the arch's opt-in SMEM

@@ -4,7 +4,7 @@
 
 #include "core/ir/emitter.h"
 #include "core/mlir_context.h"
-#include "kernels/matmul_sm90/tile_schedule.h"
+#include "kernels/matmul_common/tile_walk.h"
 #include "llvm/Support/TargetSelect.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
@@ -40,7 +40,7 @@ JitSchedule::JitSchedule() : impl_(std::make_unique<Impl>()) {
   b.setInsertionPointToStart(body);
   core::ir::Emitter e{b, loc};
   auto args = body->getArguments();
-  kernels::sm90::TileCoord tc = kernels::sm90::emit_planar_snake(e, args[0], args[1], args[2], args[3], args[4]);
+  kernels::TileCoord tc = kernels::emit_planar_snake(e, args[0], args[1], args[2], args[3], args[4]);
   mlir::Value packed = mlir::arith::OrIOp::create(
       b, loc, mlir::arith::ShLIOp::create(b, loc, e.zext64(tc.m), e.c64(32)), e.zext64(tc.n));
   mlir::func::ReturnOp::create(b, loc, packed);

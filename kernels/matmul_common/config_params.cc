@@ -1,0 +1,38 @@
+#include "kernels/matmul_common/config_params.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace mgpu::kernels {
+
+using core::Error;
+using core::ErrorKind;
+
+std::string_view to_string(Dim d) { return d == Dim::M ? "M" : "N"; }
+
+void check_param_names(const core::TuningConfig& t, std::initializer_list<const char*> names) {
+  // Names and value types are checked here; ranges are the validity rules' business, so a
+  // config outside the default space (say tile_n 96) can still be tried and explained.
+  std::string all;
+  for (const char* n : names) all += (all.empty() ? "" : ", ") + std::string(n);
+  for (const auto& [k, v] : t.values())
+    if (std::none_of(names.begin(), names.end(), [&](const char* n) { return k == n; }))
+      throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}' (the parameters: {})", k, all));
+  for (const char* n : names)
+    if (!t.has(n))
+      throw Error(ErrorKind::InvalidInput, fmt::format("the config lacks '{}' (a matmul config sets all of: {})", n, all));
+}
+
+Dim get_dim(const core::TuningConfig& t, const char* name) {
+  const std::string& s = t.get_str(name);
+  if (s == "M") return Dim::M;
+  if (s == "N") return Dim::N;
+  throw Error(ErrorKind::InvalidInput, fmt::format("{} must be \"M\" or \"N\", got \"{}\"", name, s));
+}
+
+int get_int(const core::TuningConfig& t, const char* name) { return static_cast<int>(t.get_int(name)); }
+
+}  // namespace mgpu::kernels

@@ -1,0 +1,23 @@
+// TuningConfig reading helpers shared by the matmul templates' configs: the grid-order
+// dimension type and the checks every from_tuning_config() makes. Contract: each helper
+// throws Error{InvalidInput} with a message naming the parameter and what it accepts.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "core/tuning_config.h"
+
+namespace mgpu::kernels {
+
+enum class Dim { M, N };
+std::string_view to_string(Dim d);
+
+// Every name present, no other: "unknown matmul config parameter 'x' (the parameters: ...)"
+// or "the config lacks 'x' (...)".
+void check_param_names(const core::TuningConfig& t, std::initializer_list<const char*> names);
+Dim get_dim(const core::TuningConfig& t, const char* name);  // "M" | "N"
+int get_int(const core::TuningConfig& t, const char* name);
+
+}  // namespace mgpu::kernels

@@ -1,0 +1,66 @@
+#include "kernels/matmul_common/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mgpu::kernels {
+
+namespace {
+// Sustained fractions of the datasheet peaks a well-fed kernel reaches (MMA issue and HBM
+// efficiency); the same for every config, so they shift but never reorder predictions.
+constexpr double kTensorEfficiency = 0.85;
+constexpr double kMemoryEfficiency = 0.85;
+constexpr double kLaunchMs = 0.004;
+constexpr double kLoadLatencyUs = 1.0;    // TMA round trip a stage must cover
+constexpr double kEpiloguePieceMs = 0.3e-3;
+}  // namespace
+
+Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, const core::DeviceSpec& d) {
+  const double in = size_in_bytes(p.in_dtype), out = size_in_bytes(p.out_dtype);
+  const double peak_flops = (p.in_dtype == DType::BF16 ? d.peak_tflops_bf16 : d.peak_tflops_f16) * 1e12;
+  const double bandwidth = d.hbm_gbytes_per_s * 1e9;
+  Prediction r;
+  r.roofline_ms = std::max(p.flops() / peak_flops, p.min_bytes() / bandwidth) * 1e3;
+
+  const double cm = c.cta_tile_m, cn = c.cta_tile_n, tk = c.tile_k;
+  const double cs = double(c.cluster_m) * c.cluster_n;
+  // The snake walks cluster tiles; a cluster is cs CTAs on cs SMs.
+  const double um = cm * c.cluster_m, un = cn * c.cluster_n;
+  const double m_units = std::ceil(p.m / um), n_units = std::ceil(p.n / un), k_iters = std::ceil(p.k / tk);
+  const double units = m_units * n_units;
+  const double clusters = std::max(1.0, std::floor(d.sm_count / cs));
+  const double waves = std::ceil(units / clusters);
+
+  // Tensor cores: every CTA computes whole padded tiles; the busiest SM does `waves` of them.
+  const double tile_flops = 2.0 * cm * cn * k_iters * tk;
+  const double per_sm_flops = peak_flops * kTensorEfficiency * std::clamp(c.mma_efficiency, 0.05, 1.0) / d.sm_count;
+  r.compute_ms = waves * tile_flops / per_sm_flops * 1e3;
+
+  // Pipeline: a stage holds one k-step of the CTA tile; stages - 1 steps of compute must cover
+  // the load latency, else the tensor cores wait.
+  const double step_us = tile_flops / k_iters / per_sm_flops * 1e6;
+  const double cover = (c.max_concurrent_steps - 1) * step_us;
+  r.compute_ms *= std::max(1.0, kLoadLatencyUs / cover);
+
+  // DRAM: per wave, the band of width w along the minor dimension touches w minor units and
+  // clusters / w major units; each distinct operand tile is fetched once per wave, the rest
+  // hits L2.
+  const double active = std::min(clusters, units);
+  const double w = std::min<double>(c.grid_tile_width, c.grid_minor_dim == Dim::N ? n_units : m_units);
+  const double minor_per_wave = w, major_per_wave = std::ceil(active / w);
+  const double a_units = c.grid_minor_dim == Dim::N ? major_per_wave : minor_per_wave;
+  const double b_units = c.grid_minor_dim == Dim::N ? minor_per_wave : major_per_wave;
+  const double k_bytes = k_iters * tk * in;
+  const double wave_bytes = (std::min(a_units, m_units) * um + std::min(b_units, n_units) * un) * k_bytes;
+  const double bytes = std::max(waves * wave_bytes + double(p.m) * p.n * out, p.min_bytes());
+  r.memory_ms = bytes / (bandwidth * kMemoryEfficiency) * 1e3;
+
+  // Epilogue: each tile's accumulator goes out through SMEM in pieces; what is not
+  // overlapped with the next tile's MMAs adds up.
+  r.overhead_ms = kLaunchMs + waves * c.epilogue_pieces * kEpiloguePieceMs * (1.0 - std::clamp(c.epilogue_hidden, 0.0, 1.0));
+
+  r.ms = std::max({r.compute_ms, r.memory_ms, r.roofline_ms}) + r.overhead_ms;
+  return r;
+}
+
+}  // namespace mgpu::kernels

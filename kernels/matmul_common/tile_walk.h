@@ -1,0 +1,61 @@
+// The persistent matmul kernels' tile order, shared by every matmul template. Output tiles are
+// grouped into cluster tiles (the CTAs of a cluster compute neighbouring CTA tiles); clusters
+// take cluster tiles in planar-snake order, strided by the number of clusters in the grid.
+//
+// emit_planar_snake(): tiles are taken in bands `band_width` tiles wide across the minor
+// dimension; a band is walked along the major dimension, and the walk turns back at every
+// step (minor index reversed on odd major steps) and at every band (major index reversed on
+// odd bands), so consecutive tiles share operand tiles in L2. For every linear index in
+// [0, m_tiles * n_tiles) it yields a distinct (m, n) inside the grid.
+//
+// TileWalk: what one CTA computes -- count() tiles, the iter-th at origin(iter) (element
+// offsets of its CTA tile). Every output element is covered exactly once over all CTAs of
+// the grid (proven on the CPU by running this same builder through the MLIR JIT).
+// All values are i32; M, N, minor_is_n and band_width are run-time values, so the kernel's
+// binary does not depend on them: tuning grid_minor_dim and grid_tile_width costs no compile.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "core/ir/emitter.h"
+
+namespace mgpu::kernels {
+
+struct TileCoord {
+  mlir::Value m;
+  mlir::Value n;
+};
+
+TileCoord emit_planar_snake(core::ir::Emitter& e, mlir::Value linear, mlir::Value m_tiles, mlir::Value n_tiles,
+                            mlir::Value minor_is_n, mlir::Value band_width);
+
+// A CTA's output tile, and how the CTAs of a cluster sit in a cluster tile: cluster_m x
+// cluster_n CTA tiles, CTA rank r at (r / cluster_n, r % cluster_n).
+struct TileWalkShape {
+  int cta_tile_m = 128;
+  int cta_tile_n = 128;
+  int cluster_m = 1;
+  int cluster_n = 1;
+  int cluster_size() const { return cluster_m * cluster_n; }
+};
+
+class TileWalk {
+ public:
+  // block / grid: blockIdx.x and gridDim.x (grid a multiple of the cluster size); cta_rank:
+  // the CTA's rank in its cluster.
+  TileWalk(core::ir::Emitter& e, const TileWalkShape& shape, mlir::Value M, mlir::Value N, mlir::Value block,
+           mlir::Value grid, mlir::Value cta_rank, mlir::Value minor_is_n, mlir::Value band_width);
+  mlir::Value count() const { return count_; }
+  std::pair<mlir::Value, mlir::Value> origin(core::ir::Emitter& e, mlir::Value iter) const;
+
+ private:
+  TileWalkShape s_;
+  mlir::Value m_ct_, n_ct_, first_, stride_, count_, rank_m_, rank_n_, minor_is_n_, band_width_;
+};
+
+// Persistent grid: as many whole clusters as fit on `sm_count` SMs, no more than there are
+// cluster tiles, at least one.
+unsigned persistent_grid(std::int64_t m, std::int64_t n, const TileWalkShape& s, int sm_count);
+
+}  // namespace mgpu::kernels
