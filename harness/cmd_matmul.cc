@@ -54,7 +54,7 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
               << "\n";
     return;
   }
-  std::string label = r.source == "cuda" ? "measured" : r.source == "model" ? "PREDICTED (model)" : "replayed";
+  std::string label = r.source == "cuda" ? "measured" : r.source == "model" ? "PREDICTED (model; nothing was measured)" : "replayed";
   fmt::print("{} on {}: {} new trials ({} resumed, {} failed) in {:.1f} s with {}; results {} in {}\n",
              o.problem.key(), r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
              o.db);
@@ -81,6 +81,7 @@ void add_matmul_command(CLI::App& app) {
     MatmulProblemOptions problem;
     TuneOptions tune;
     bool json = false;
+    bool no_compile = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("matmul", "Tune C = A . B for one target and problem, recording every trial");
@@ -98,8 +99,12 @@ void add_matmul_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies")->capture_default_str();
   cmd->add_option("--top", o->tune.top, "How many of the best configs to report")->capture_default_str();
+  cmd->add_flag("--no-compile", o->no_compile,
+                "With the cost model: rank configs without compiling them first (a faster dry run that cannot "
+                "catch configs the compiler refuses)");
   cmd->add_flag("--json", o->json, "Print the result as JSON (no progress bar)");
   cmd->callback([o, &app] {
+    o->tune.compile_predicted = !o->no_compile;
     o->tune.arch = std::string(o->arch.resolve().name);
     o->tune.problem = o->problem.resolve();
     o->tune.arguments = app.config_to_str(false, false);

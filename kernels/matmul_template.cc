@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "kernels/matmul_sm100/template.h"
 #include "kernels/matmul_sm90/template.h"
 
 namespace mgpu::kernels {
@@ -14,11 +15,9 @@ void MatmulTemplate::require_valid(const MatmulProblem& p, const core::TuningCon
 }
 
 const MatmulTemplate& matmul_template(const core::ArchSpec& arch) {
-  const MatmulTemplate& hopper = sm90::hopper_matmul();
-  if (arch.name == hopper.arch().name) return hopper;
-  throw core::Error(core::ErrorKind::Unavailable,
-                    fmt::format("there is no matmul template for {} yet (the sm_100a tcgen05 template is issue #8)",
-                                arch.name));
+  for (const MatmulTemplate* t : {&sm90::hopper_matmul(), &sm100::blackwell_matmul()})
+    if (arch.name == t->arch().name) return *t;
+  throw core::Error(core::ErrorKind::Unavailable, fmt::format("there is no matmul template for {}", arch.name));
 }
 
 }  // namespace mgpu::kernels

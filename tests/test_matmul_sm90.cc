@@ -14,7 +14,9 @@
 #include "kernels/matmul_sm90/config.h"
 #include "kernels/matmul_sm90/kernel.h"
 #include "kernels/matmul_sm90/validity.h"
+#include "tests/support/compile_space.h"
 #include "tests/support/jit_schedule.h"
+#include "tests/support/jit_tile_walk.h"
 #include "tests/support/matmul_cases.h"
 
 namespace mgpu::kernels::sm90 {
@@ -84,36 +86,6 @@ TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
   }
 }
 
-// Compiles `configs` (deduplicated by module text: the tile order is a run-time argument).
-std::map<std::string, core::CompileOutcome> compile_unique(const MatmulProblem& p,
-                                                           const std::vector<MatmulConfig>& configs,
-                                                           std::map<std::string, std::string>* text_of = nullptr) {
-  std::vector<core::CompileJob> jobs;
-  std::vector<std::string> keys;
-  std::set<std::string> seen;
-  for (const MatmulConfig& c : configs) {
-    BuiltMatmul b = build_matmul(p, c, hopper());
-    if (text_of) (*text_of)[c.to_tuning_config().to_json()] = b.mlir;
-    if (!seen.insert(b.mlir).second) continue;
-    jobs.push_back({b.mlir, &hopper()});
-    keys.push_back(b.mlir);
-  }
-  auto outcomes = core::compile_all(jobs, core::CompileOptions{}, 0);
-  std::map<std::string, core::CompileOutcome> out;
-  for (size_t i = 0; i < keys.size(); ++i) out[keys[i]] = std::move(outcomes[i]);
-  return out;
-}
-
-std::string folded(const std::string& ptx) {
-  std::string f;
-  for (char c : ptx) {
-    bool blank = c == ' ' || c == '\t';
-    if (blank && !f.empty() && f.back() == ' ') continue;
-    f += blank ? ' ' : c;
-  }
-  return f;
-}
-
 TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpills) {
   MatmulProblem p{.m = 8192, .n = 8192, .k = 8192};  // bf16, B as K x N
   std::vector<MatmulConfig> valid;
@@ -127,15 +99,16 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpills) {
   });
   EXPECT_EQ(total, default_space().size());
   ASSERT_FALSE(valid.empty());
-  std::map<std::string, std::string> text_of;
-  auto compiled = compile_unique(p, valid, &text_of);
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const MatmulConfig& c : valid) texts.emplace_back(c.to_tuning_config().to_json(), build_matmul(p, c, hopper()).mlir);
+  auto compiled = ::mgpu::testing::compile_unique(texts, hopper());
   int ok = 0;
   for (const MatmulConfig& c : valid) {
-    const core::CompileOutcome& o = compiled.at(text_of.at(c.to_tuning_config().to_json()));
+    const core::CompileOutcome& o = compiled.of(c.to_tuning_config().to_json());
     ASSERT_TRUE(o.ok()) << c.to_tuning_config().to_json() << ": " << o.error->what();
     const auto& res = o.result->units.at(0).cubin.kernels.at("matmul");
     EXPECT_EQ(res.spill_store_bytes, 0) << c.to_tuning_config().to_json();
-    std::string ptx = folded(o.result->units.at(0).ptx);
+    std::string ptx = ::mgpu::testing::folded(o.result->units.at(0).ptx);
     EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.shared::cluster.global"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.global.shared::cta"), std::string::npos);
@@ -146,7 +119,7 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpills) {
   std::string why;
   for (auto& [rule, n] : rejected) why += " " + rule + "=" + std::to_string(n);
   std::printf("default space: %llu configs, %d valid (%zu distinct kernels) compiled cleanly; rejected:%s\n",
-              (unsigned long long)total, ok, compiled.size(), why.c_str());
+              (unsigned long long)total, ok, compiled.by_text.size(), why.c_str());
 }
 
 TEST(MatmulSm90, BothBLayoutsAndOutputDtypesCompile) {

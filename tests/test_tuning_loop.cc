@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <cstdlib>
 #include <set>
 
 #include "core/error.h"
 #include "harness/tune/tuning_loop.h"
+#include "kernels/matmul_template.h"
 #include "results/store.h"
 
 namespace mgpu::harness {
@@ -28,6 +30,7 @@ class TuningLoop : public ::testing::Test {
     opts_.device = "model";
     opts_.strategy = "random";
     opts_.seed = 7;
+    opts_.compile_predicted = false;  // the loop's logic, not the compiler (one test below compiles)
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::set<std::string> configs_in_db() {
@@ -126,8 +129,31 @@ TEST_F(TuningLoop, AutoWithoutAGpuSaysItPredicts) {
   opts_.notify = [&](const std::string& n) { note = n; };
   TuneReport r = tune(opts_, stop_);
   if (r.source == "model") {
-    EXPECT_NE(note.find("predicting with the cost model"), std::string::npos) << note;
+    EXPECT_NE(note.find("nothing will be measured"), std::string::npos) << note;
+    EXPECT_NE(note.find("Predicting with the cost model"), std::string::npos) << note;
   }
+}
+
+TEST_F(TuningLoop, PredictionsAreForKernelsThatCompiled) {
+  // With compile_predicted, every ranked config's kernel went through the compiler first:
+  // the compile cache (a fresh one here) holds one entry per distinct kernel predicted.
+  fs::path cache = dir_ / "cache";
+  ::setenv("MGPU_CACHE_DIR", cache.c_str(), 1);
+  opts_.compile_predicted = true;
+  opts_.trials = 4;
+  TuneReport r = tune(opts_, stop_);
+  ::unsetenv("MGPU_CACHE_DIR");
+  EXPECT_EQ(r.trials_this_run, 4);
+  EXPECT_EQ(r.failed, 0);
+  std::set<std::string> kernels;
+  for (const std::string& json : configs_in_db()) {
+    core::TuningConfig c = core::TuningConfig::from_json(json);
+    kernels.insert(kernels::matmul_template(core::parse_arch(opts_.arch)).build(opts_.problem, c).mlir);
+  }
+  int entries = 0;
+  for (const auto& f : fs::recursive_directory_iterator(cache))
+    if (f.is_regular_file() && f.path().extension() == ".mgpu") ++entries;
+  EXPECT_EQ(entries, static_cast<int>(kernels.size()));
 }
 
 TEST_F(TuningLoop, BadInputIsRefusedBeforeTheDatabaseIsTouched) {

@@ -29,24 +29,25 @@ Measurement measure_trial(const TrialRequest& req) {
     m.message = e.what();
     return m;
   }
+  core::BuiltKernel k;
+  std::string cubin;
+  if (req.measurer == "cuda" || req.compile) {
+    try {
+      k = t.build(req.problem, req.config);
+      core::CompileOptions o = core::CompileOptions::from_environment();
+      o.cache_dir = core::CompileCache::default_dir().string();  // the tuner compiled ahead: a hit
+      cubin = core::compile_module(k.mlir, arch, o).units.at(0).cubin.image;
+    } catch (const core::Error& e) {
+      m.status = TrialStatus::CompileError;
+      m.message = e.what();
+      return m;
+    }
+  }
   if (req.measurer == "model") {
-    // The model reads the config alone; compiling would add nothing to the estimate.
     double ms = t.predict_ms(req.problem, req.config, arch.default_device());
     m.samples_ms = {ms};
     m.median_ms = m.min_ms = m.mean_ms = ms;
     m.noise_converged = true;
-    return m;
-  }
-  core::BuiltKernel k;
-  std::string cubin;
-  try {
-    k = t.build(req.problem, req.config);
-    core::CompileOptions o = core::CompileOptions::from_environment();
-    o.cache_dir = core::CompileCache::default_dir().string();  // the tuner compiled ahead: a hit
-    cubin = core::compile_module(k.mlir, arch, o).units.at(0).cubin.image;
-  } catch (const core::Error& e) {
-    m.status = TrialStatus::CompileError;
-    m.message = e.what();
     return m;
   }
   return measure_on_gpu(req, t, k, cubin);

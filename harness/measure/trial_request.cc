@@ -14,6 +14,7 @@ void to_json(nlohmann::json& j, const TrialRequest& r) {
        {"rule", {{"min_samples", r.rule.min_samples}, {"max_noise", r.rule.max_noise},
                  {"min_time_s", r.rule.min_time_s}, {"max_time_s", r.rule.max_time_s}}},
        {"verify", r.verify},
+       {"compile", r.compile},
        {"debug_fault", r.debug_fault}};
 }
 
@@ -31,6 +32,7 @@ void from_json(const nlohmann::json& j, TrialRequest& r) {
   const nlohmann::json& rule = j.at("rule");
   r.rule = {rule.at("min_samples"), rule.at("max_noise"), rule.at("min_time_s"), rule.at("max_time_s")};
   r.verify = j.value("verify", true);
+  r.compile = j.value("compile", true);
   r.debug_fault = j.value("debug_fault", "");
 }
 

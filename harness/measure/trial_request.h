@@ -21,6 +21,9 @@ struct TrialRequest {
   std::string measurer = "model";  // "model" | "cuda"
   StoppingRule rule = StoppingRule::quick();
   bool verify = true;
+  // model: compile the kernel first, so only configs that build get a prediction (a compile
+  // failure is a compile_error trial, as on the GPU); the cuda measurer always compiles.
+  bool compile = true;
   std::string debug_fault;
 };
 

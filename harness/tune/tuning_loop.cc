@@ -111,8 +111,8 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
                                           : fmt::format("no {} GPU among the {} found", arch.name, report.gpus.size());
     if (o.device == "cuda")
       throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--device cuda needs a {} GPU: {}", arch.name, why));
-    return model(fmt::format("cannot measure here ({}): predicting with the cost model; every result is labelled "
-                             "'model'", why));
+    return model(fmt::format("nothing will be measured: {}. Predicting with the cost model instead; every result "
+                             "is labelled 'model'", why));
   }
   Device d;
   d.source = "cuda";
@@ -223,12 +223,15 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
 
   int done = rep.trials_resumed;
   const bool gpu = device.source == "cuda";
+  // Kernels are compiled on every core a batch ahead: for the GPU, while it measures; for
+  // the model, so that only configs that build are ranked.
+  const bool compiles = gpu || (device.source == "model" && o.compile_predicted);
   std::vector<core::TuningConfig> batch;
   std::future<void> compiling;  // the next batch compiles on the CPU while the GPU measures
   auto next_batch = [&](int already_asked) {
     int room = o.trials - done - already_asked;
     std::vector<core::TuningConfig> b = room > 0 ? strategy->ask(std::min(8, room)) : std::vector<core::TuningConfig>{};
-    if (gpu && !b.empty()) compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
+    if (compiles && !b.empty()) compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
     return b;
   };
   // The budget counts the search itself, not the setup before it (enumerating the space,
@@ -249,6 +252,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       req.problem = o.problem;
       req.config = c;
       req.measurer = gpu ? "cuda" : "model";
+      req.compile = compiles;
       Measurement m = device.measure(req);
       store.record_trial(record_of(run, tmpl, o.problem, c, device.env, m));
       bool ok = m.status == TrialStatus::Ok;

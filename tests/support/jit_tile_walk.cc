@@ -1,0 +1,81 @@
+#include "tests/support/jit_tile_walk.h"
+
+#include <stdexcept>
+
+#include "core/ir/emitter.h"
+#include "core/mlir_context.h"
+#include "llvm/Support/TargetSelect.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mgpu::testing {
+
+struct JitTileWalk::Impl {
+  std::unique_ptr<mlir::MLIRContext> ctx;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+};
+
+JitTileWalk::JitTileWalk(const kernels::TileWalkShape& shape) : impl_(std::make_unique<Impl>()) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  impl_->ctx = core::make_mlir_context();
+  mlir::MLIRContext& ctx = *impl_->ctx;
+  mlir::OpBuilder b(&ctx);
+  mlir::Location loc = b.getUnknownLoc();
+  auto module = mlir::ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module.getBody());
+  auto i32 = b.getI32Type(), i64 = b.getI64Type();
+  // walk(M, N, block, grid, rank, minor_is_n, band_width, iter): iter < 0 asks for count(),
+  // else origin(iter) packed as m0 << 32 | n0.
+  auto fn = mlir::func::FuncOp::create(b, loc, "walk", b.getFunctionType({i32, i32, i32, i32, i32, i32, i32, i32}, {i64}));
+  fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
+  mlir::Block* body = fn.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  core::ir::Emitter e{b, loc};
+  auto a = body->getArguments();
+  kernels::TileWalk walk(e, shape, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+  auto [m0, n0] = walk.origin(e, a[7]);
+  mlir::Value packed = mlir::arith::OrIOp::create(b, loc, mlir::arith::ShLIOp::create(b, loc, e.zext64(m0), e.c64(32)),
+                                                  e.zext64(n0));
+  mlir::Value wants_count = mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::slt, a[7], e.c32(0));
+  mlir::func::ReturnOp::create(b, loc, e.select(wants_count, e.zext64(walk.count()), packed));
+
+  mlir::PassManager pm(&ctx);
+  pm.addPass(mlir::createArithToLLVMConversionPass());
+  pm.addPass(mlir::createConvertFuncToLLVMPass());
+  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+  if (mlir::failed(pm.run(module))) throw std::runtime_error("lowering the tile walk to LLVM failed");
+  auto engine = mlir::ExecutionEngine::create(module);
+  if (!engine) throw std::runtime_error("JIT of the tile walk failed: " + llvm::toString(engine.takeError()));
+  impl_->engine = std::move(*engine);
+  module->erase();
+}
+
+JitTileWalk::~JitTileWalk() = default;
+
+namespace {
+std::int64_t call(mlir::ExecutionEngine& engine, const WalkArgs& a, std::int32_t iter) {
+  std::int64_t packed = 0;
+  llvm::Error err = engine.invoke("walk", a.m, a.n, a.block, a.grid, a.rank, a.minor_is_n, a.band_width, iter,
+                                  mlir::ExecutionEngine::result(packed));
+  if (err) throw std::runtime_error("tile walk call failed: " + llvm::toString(std::move(err)));
+  return packed;
+}
+}  // namespace
+
+std::int32_t JitTileWalk::count(const WalkArgs& a) const { return static_cast<std::int32_t>(call(*impl_->engine, a, -1)); }
+
+std::pair<std::int32_t, std::int32_t> JitTileWalk::origin(const WalkArgs& a, std::int32_t iter) const {
+  std::int64_t packed = call(*impl_->engine, a, iter);
+  return {static_cast<std::int32_t>(packed >> 32), static_cast<std::int32_t>(packed & 0xffffffff)};
+}
+
+}  // namespace mgpu::testing
