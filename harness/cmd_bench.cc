@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,10 +25,11 @@ struct Options {
   MatmulProblemOptions problem;
   std::string config_json;
   int repeat = 10;
+  std::string timer = "auto";
   bool json = false;
 };
 
-double cublas_median_ms(const kernels::MatmulProblem& p, const core::GpuInfo& gpu) {
+double cublas_median_ms(const kernels::MatmulProblem& p, const core::GpuInfo& gpu, Timer timer) {
   const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
   std::uint64_t seed = std::hash<std::string>{}(p.key());
   auto a = seeded_input(p.m * p.k, seed, p.in_dtype), b = seeded_input(p.k * p.n, seed + 1, p.in_dtype);
@@ -42,7 +44,7 @@ double cublas_median_ms(const kernels::MatmulProblem& p, const core::GpuInfo& gp
         lt.matmul(da.ptr(), db.ptr(), dc.ptr(), p.m, p.n, p.k, p.b_layout == kernels::BLayout::NK,
                   p.in_dtype == kernels::DType::BF16, out, ws.ptr(), kWorkspace);
       },
-      StoppingRule::strict(), flush);
+      StoppingRule::strict(), flush, timer);
   return summarize(s.samples()).median;
 }
 
@@ -52,6 +54,7 @@ void run(const Options& o) {
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
   t.check_problem(p);
   if (o.repeat < 1) throw core::Error(core::ErrorKind::InvalidInput, "--repeat must be at least 1");
+  check_timer_choice(o.timer);
   core::TuningConfig cfg = o.config_json.empty() ? t.default_config() : core::TuningConfig::from_json(o.config_json);
   t.require_valid(p, cfg);
   core::DeviceReport devices = core::query_devices();
@@ -60,41 +63,55 @@ void run(const Options& o) {
     throw core::Error(core::ErrorKind::Unavailable,
                       fmt::format("bench needs a {} GPU: {}", arch.name, devices.unavailable.value_or("none of this arch")));
 
-  std::vector<double> medians;
-  double noise = 0;
-  for (int i = 0; i < o.repeat; ++i) {
+  const Timer timer = choose_timer(o.timer);
+  auto measure = [&](Timer with, bool verify) {
     TrialRequest req;
     req.arch = std::string(arch.name);
     req.problem = p;
     req.config = cfg;
     req.measurer = "cuda";
     req.rule = StoppingRule::strict();
-    req.verify = i == 0;
+    req.verify = verify;
+    req.timer = std::string(to_string(with));
     Measurement m = measure_trial(req);
     if (m.status != TrialStatus::Ok)
       throw core::Error(core::ErrorKind::WrongResult, fmt::format("{}: {}", to_string(m.status), m.message));
+    return m;
+  };
+  std::vector<double> medians;
+  double noise = 0;
+  for (int i = 0; i < o.repeat; ++i) {
+    Measurement m = measure(timer, i == 0);
     medians.push_back(m.median_ms);
     noise = std::max(noise, m.noise);
   }
+  // With CUPTI, the same config once more between CUDA events: the difference is what the
+  // events add (launch overhead, host-side gaps).
+  std::optional<double> events_ms;
+  if (timer == Timer::Cupti) events_ms = measure(Timer::Events, false).median_ms;
   std::vector<double> sorted = medians;
   std::sort(sorted.begin(), sorted.end());
   double ours = sorted[sorted.size() / 2], spread = (sorted.back() - sorted.front()) / ours;
-  double theirs = cublas_median_ms(p, *gpu);
+  double theirs = cublas_median_ms(p, *gpu, timer);
   auto tflops = [&](double ms) { return p.flops() / (ms * 1e-3) / 1e12; };
   if (o.json) {
     std::cout << nlohmann::json{{"problem", p.key()}, {"device", gpu->name}, {"config", nlohmann::json::parse(cfg.to_json())},
                                 {"medians_ms", medians}, {"median_ms", ours}, {"spread", spread}, {"max_noise", noise},
                                 {"tflops", tflops(ours)}, {"cublas_ms", theirs}, {"cublas_tflops", tflops(theirs)},
-                                {"percent_of_cublas", 100 * theirs / ours}}
+                                {"percent_of_cublas", 100 * theirs / ours}, {"timer", to_string(timer)},
+                                {"events_median_ms", events_ms ? nlohmann::json(*events_ms) : nlohmann::json()}}
                      .dump(2)
               << "\n";
     return;
   }
-  fmt::print("{} on {} ({} runs, strict rule): median {:.4f} ms = {:.1f} TFLOP/s, spread of medians {:.2f}%, "
+  fmt::print("{} on {} ({} runs, strict rule, {} timing): median {:.4f} ms = {:.1f} TFLOP/s, spread of medians {:.2f}%, "
              "worst noise {:.2f}%\n",
-             p.key(), gpu->name, o.repeat, ours, tflops(ours), 100 * spread, 100 * noise);
+             p.key(), gpu->name, o.repeat, to_string(timer), ours, tflops(ours), 100 * spread, 100 * noise);
   fmt::print("cuBLASLt: {:.4f} ms = {:.1f} TFLOP/s; this config reaches {:.1f}% of cuBLAS\n", theirs, tflops(theirs),
              100 * theirs / ours);
+  if (events_ms)
+    fmt::print("CUDA events time the same config at {:.4f} ms: {:+.1f} us over CUPTI's kernel time\n", *events_ms,
+               (*events_ms - ours) * 1e3);
 }
 
 }  // namespace
@@ -108,6 +125,7 @@ void add_bench_command(CLI::App& app) {
   o->problem.add(*cmd);
   cmd->add_option("--config", o->config_json, "Config as JSON (default: the template's default config)");
   cmd->add_option("--repeat", o->repeat, "Independent strict measurements")->capture_default_str();
+  cmd->add_option("--timer", o->timer, "cupti, events or auto (CUPTI when it loads)")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { run(*o); });
 }

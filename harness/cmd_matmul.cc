@@ -102,6 +102,10 @@ void add_matmul_command(CLI::App& app) {
   cmd->add_flag("--no-compile", o->no_compile,
                 "With the cost model: rank configs without compiling them first (a faster dry run that cannot "
                 "catch configs the compiler refuses)");
+  cmd->add_option("--timer", o->tune.timer,
+                  "How the GPU times a kernel: cupti (the GPU's own start/end timestamps), events (CUDA events "
+                  "around the launch) or auto (CUPTI when it loads)")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON (no progress bar)");
   cmd->callback([o, &app] {
     o->tune.compile_predicted = !o->no_compile;

@@ -67,6 +67,10 @@ const char* const kMigrations[] = {
     CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);
     CREATE INDEX trials_by_run ON trials(run_id);
     )sql",
+    // 2: how a measured trial was timed ("cupti" | "events"; empty for predictions and replays).
+    R"sql(
+    ALTER TABLE trials ADD COLUMN timer TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 

@@ -208,8 +208,8 @@ std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, 
   SQLite::Statement q(*db_,
                       "INSERT INTO trials(uuid, run_id, template_id, problem_id, config_id, environment_id, status, "
                       "source, median_ms, min_ms, mean_ms, noise, sample_count, samples_json, verification_error, "
-                      "throttled, compile_ms, registers, smem_bytes, spill_bytes, message, created_at) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "throttled, compile_ms, registers, smem_bytes, spill_bytes, message, created_at, timer) "
+                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   int i = 1;
   q.bind(i++, uuid);
   q.bind(i++, t.run_id);
@@ -233,6 +233,7 @@ std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, 
   bind_opt(q, i++, t.spill_bytes);
   q.bind(i++, t.message);
   q.bind(i++, created_at);
+  q.bind(i++, t.timer);
   q.exec();
   std::int64_t id = db_->getLastInsertRowid();
   tx.commit();
@@ -244,7 +245,7 @@ static constexpr const char* kTrialColumns =
     "p.out_dtype, p.layout, c.json, e.device_name, e.arch, e.compute_capability, e.sm_count, e.driver_version, "
     "e.cuda_version, t.status, t.source, t.median_ms, t.min_ms, t.mean_ms, t.noise, t.samples_json, "
     "t.verification_error, t.throttled, t.compile_ms, t.registers, t.smem_bytes, t.spill_bytes, t.message, "
-    "t.created_at";
+    "t.created_at, t.timer";
 static constexpr const char* kTrialJoins =
     "FROM trials t JOIN templates tp ON tp.id = t.template_id JOIN problems p ON p.id = t.problem_id "
     "JOIN configs c ON c.id = t.config_id JOIN environments e ON e.id = t.environment_id";
@@ -299,6 +300,7 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
     r.spill_bytes = opt<int>(q.getColumn(i++));
     r.message = q.getColumn(i++).getString();
     r.created_at = q.getColumn(i++).getString();
+    r.timer = q.getColumn(i++).getString();
     out.push_back(std::move(r));
   }
   return out;

@@ -56,6 +56,7 @@ struct TrialRecord {
   std::vector<double> samples_ms;
   std::optional<double> verification_error;
   bool throttled = false;
+  std::string timer;  // cupti | events (measured trials)
   std::optional<double> compile_ms;
   std::optional<int> registers, smem_bytes, spill_bytes;
   std::string message;

@@ -2,6 +2,7 @@
 // wild store is contained in its worker while the next trial succeeds. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "harness/measure/measure_trial.h"
@@ -35,6 +36,27 @@ TEST_F(GpuMeasure, TimesAndVerifiesTheDefaultConfig) {
   EXPECT_GE(static_cast<int>(m.samples_ms.size()), StoppingRule::quick().min_samples);
   EXPECT_GT(m.median_ms, 0);
   EXPECT_LE(m.min_ms, m.median_ms);
+}
+
+TEST_F(GpuMeasure, CuptiAndEventTimingsAgreeWithinLaunchOverhead) {
+  // Events bracket the launch, CUPTI times the kernel alone: events may read a little more
+  // (launch latency, a few microseconds), never less by more than their resolution.
+  TrialRequest r = cuda_request();
+  r.verify = false;
+  r.rule = StoppingRule::strict();
+  r.timer = "cupti";
+  Measurement cupti = measure_trial(r);
+  ASSERT_EQ(cupti.status, TrialStatus::Ok) << cupti.message;
+  EXPECT_EQ(cupti.timer, "cupti");
+  r.timer = "events";
+  Measurement events = measure_trial(r);
+  ASSERT_EQ(events.status, TrialStatus::Ok) << events.message;
+  EXPECT_EQ(events.timer, "events");
+  const double diff_us = (events.median_ms - cupti.median_ms) * 1e3;
+  std::printf("median kernel time: CUPTI %.4f ms, events %.4f ms (events %+.2f us)\n", cupti.median_ms,
+              events.median_ms, diff_us);
+  EXPECT_GT(diff_us, -2.0);
+  EXPECT_LT(diff_us, 20.0);
 }
 
 TEST_F(GpuMeasure, AnOutOfBoundsKernelIsContainedAndTheNextTrialRuns) {

@@ -2,19 +2,25 @@
 // trips, the model measurer's sanity, and crash containment with real worker processes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
 #include "harness/measure/measurement.h"
+#include "harness/measure/replay_measurer.h"
 #include "harness/measure/stopping_rule.h"
 #include "harness/measure/trial_request.h"
 #include "harness/measure/worker.h"
 #include "kernels/matmul_sm90/config.h"
 #include "kernels/matmul_sm90/cost_model.h"
 #include "kernels/matmul_sm90/validity.h"
+#include "results/store.h"
 
 namespace mgpu::harness {
 namespace {
@@ -66,7 +72,9 @@ TEST(Measurement, StatusNamesAndJsonRoundTrip) {
   m.samples_ms = {1.5, 1.25};
   m.median_ms = 1.375;
   m.verification_error = 0.25;
+  m.timer = "cupti";
   Measurement back = nlohmann::json(m).get<Measurement>();
+  EXPECT_EQ(back.timer, "cupti");
   EXPECT_EQ(back.status, m.status);
   EXPECT_EQ(back.samples_ms, m.samples_ms);
   EXPECT_EQ(back.verification_error, m.verification_error);
@@ -85,10 +93,34 @@ TEST(TrialRequest, JsonRoundTrip) {
   TrialRequest r = model_request();
   r.problem.b_layout = kernels::BLayout::NK;
   r.rule = StoppingRule::strict();
+  r.timer = "events";
+  r.compile = false;
   TrialRequest back = nlohmann::json(r).get<TrialRequest>();
+  EXPECT_EQ(back.timer, "events");
+  EXPECT_FALSE(back.compile);
   EXPECT_EQ(back.problem.key(), r.problem.key());
   EXPECT_EQ(back.config, r.config);
   EXPECT_EQ(back.rule.min_samples, r.rule.min_samples);
+}
+
+TEST(Timer, ChoicesAndTheirErrors) {
+  EXPECT_EQ(choose_timer("events"), Timer::Events);
+  try {
+    check_timer_choice("stopwatch");
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("unknown timer 'stopwatch': choose auto, cupti or events"), std::string::npos);
+  }
+  // auto never fails: CUPTI where it traces (a GPU machine), CUDA events elsewhere.
+  Timer t = choose_timer("auto");
+  EXPECT_TRUE(t == Timer::Cupti || t == Timer::Events);
+  try {
+    EXPECT_EQ(choose_timer("cupti"), Timer::Cupti);
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::Unavailable);  // asked by name, refused with a reason
+    EXPECT_EQ(t, Timer::Events);
+  }
 }
 
 TEST(ModelMeasurer, PredictsAboveTheRooflineAndExplainsInvalidConfigs) {
@@ -197,6 +229,49 @@ TEST_F(Worker, AMalformedRequestIsAnsweredNotFatal) {
   EXPECT_EQ(m.status, TrialStatus::InvalidConfig);
   EXPECT_NE(m.message.find("sm_42"), std::string::npos);
   EXPECT_EQ(worker_.restarts(), 0);
+}
+
+}  // namespace
+}  // namespace mgpu::harness
+
+namespace mgpu::harness {
+namespace {
+
+TEST(ReplayMeasurer, AnswersWhatTheDatabaseMeasuredAndNothingElse) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("mgpu-replay-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string db = (dir / "measured.db").string();
+  TrialRequest req = model_request();
+  {
+    results::Store s = results::Store::open(db, results::OpenMode::ReadWrite);
+    results::TrialRecord t;
+    t.run_id = s.begin_run("tune", "matmul", "test");
+    t.tmpl = {"matmul_sm90", "hash", "backend"};
+    t.problem = {"matmul", req.problem.key(), req.problem.m, req.problem.n, req.problem.k, "bf16", "bf16", "kn"};
+    t.config_json = req.config.to_json();
+    t.env = {"NVIDIA H100 80GB HBM3", "sm_90a", "9.0", 132, "570", "13.0", 1980};
+    t.median_ms = t.min_ms = t.mean_ms = 0.5;
+    t.samples_ms = {0.5, 0.5};
+    t.timer = "cupti";
+    s.record_trial(t);
+    t.median_ms = 0.25;  // a later measurement of the same config wins
+    s.record_trial(t);
+  }
+  ReplayMeasurer replay(db, "matmul_sm90", req.problem.key());
+  EXPECT_EQ(replay.known_configs(), 1u);
+  Measurement m = replay.measure(req);
+  EXPECT_EQ(m.status, TrialStatus::Ok);
+  EXPECT_EQ(m.source, "replay");
+  EXPECT_EQ(m.median_ms, 0.25);
+  EXPECT_EQ(m.timer, "cupti");
+  TrialRequest other = req;
+  other.config.set("tile_n", std::int64_t{64});
+  EXPECT_EQ(replay.measure(other).status, TrialStatus::InvalidConfig);
+  EXPECT_EQ(ReplayMeasurer(db, "matmul_sm90", "m1_n1_k1_bf16_bf16_kn").known_configs(), 0u);
+  EXPECT_THROW(ReplayMeasurer((dir / "absent.db").string(), "matmul_sm90", req.problem.key()), core::Error);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -80,6 +80,7 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
   TrialRecord t = trial(run, problem(4096, 4096, 4096), cfg(128), 0.25);
   t.registers = 154;
   t.message = "fine";
+  t.timer = "cupti";
   s.record_trial(t);
   s.end_run(run);
   auto rows = s.trials();
@@ -87,6 +88,7 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
   EXPECT_EQ(rows[0].config_json, cfg(128));
   EXPECT_EQ(rows[0].median_ms, 0.25);
   EXPECT_EQ(rows[0].registers, 154);
+  EXPECT_EQ(rows[0].timer, "cupti");
   EXPECT_EQ(rows[0].env.device_name, kH100.device_name);
   EXPECT_EQ(rows[0].samples_ms.size(), 2u);
   EXPECT_FALSE(rows[0].uuid.empty());
@@ -95,6 +97,23 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
   // Reopening migrates nothing and keeps everything.
   Store again = Store::open(path("r.db"), OpenMode::ReadWrite);
   EXPECT_EQ(again.trials().size(), 1u);
+}
+
+TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
+  {
+    Store s = Store::open(path("v1.db"), OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "matmul", "0.1.0");
+    s.record_trial(trial(run, problem(512, 512, 512), cfg(64), 0.5));
+    // Back to version 1's shape: no timer column.
+    s.db().exec("ALTER TABLE trials DROP COLUMN timer; PRAGMA user_version = 1");
+  }
+  Store s = Store::open(path("v1.db"), OpenMode::ReadWrite);
+  EXPECT_EQ(schema_version(s.db()), kSchemaVersion);
+  auto rows = s.trials();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].median_ms, 0.5);
+  EXPECT_EQ(rows[0].timer, "");  // how an old trial was timed is unknown
+  EXPECT_TRUE(s.integrity_ok());
 }
 
 TEST_F(Results, BestIsTheFastestVerifiedMeasuredOkTrialPerProblem) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cupti.h"
 #include "core/device_query.h"
 #include "core/dynlib.h"
 #include "core/error.h"
@@ -17,6 +18,27 @@ TEST(RuntimeLibraries, ToolkitLibrariesLoadWithoutADriver) {
   EXPECT_NE(load_runtime_library(RuntimeLibrary::NvJitLink).symbol("nvJitLinkCreate"), nullptr);
   EXPECT_NE(load_runtime_library(RuntimeLibrary::Cupti).symbol("cuptiActivityEnable"), nullptr);
   EXPECT_NE(load_runtime_library(RuntimeLibrary::CublasLt).symbol("cublasLtMatmul"), nullptr);
+}
+
+TEST(RuntimeLibraries, CuptiKernelTracingOpensOrSaysWhy) {
+  // CUPTI binds and registers its buffer callbacks without a GPU; with no driver, enabling
+  // kernel records may be refused -- as an Unavailable error naming CUPTI, never a crash.
+  KernelTrace* trace = nullptr;
+  try {
+    trace = &KernelTrace::get();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
+    EXPECT_NE(std::string(e.what()).find("CUPTI"), std::string::npos) << e.what();
+    return;
+  }
+  try {
+    trace->begin();
+    EXPECT_TRUE(trace->take().empty());  // nothing ran
+    trace->end();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
+    EXPECT_NE(std::string(e.what()).find("cupti"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RuntimeLibraries, CandidatesNameTheVersionedSonameFirst) {

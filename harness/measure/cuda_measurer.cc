@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/cublaslt.h"
+#include "core/cupti.h"
 #include "core/cuda_context.h"
 #include "core/cuda_driver.h"
 #include "core/cuda_kernel.h"
@@ -66,24 +67,63 @@ std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, DType
   return v;
 }
 
-SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush) {
+std::string_view to_string(Timer t) { return t == Timer::Cupti ? "cupti" : "events"; }
+
+void check_timer_choice(std::string_view choice) {
+  if (choice != "auto" && choice != "cupti" && choice != "events")
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown timer '{}': choose auto, cupti or events", choice));
+}
+
+Timer choose_timer(std::string_view choice) {
+  check_timer_choice(choice);
+  if (choice == "events") return Timer::Events;
+  try {
+    core::KernelTrace& trace = core::KernelTrace::get();
+    trace.begin();  // CUPTI can load yet refuse to trace (no driver, a profiler attached): try it
+    trace.end();
+    return Timer::Cupti;
+  } catch (const core::Error&) {
+    if (choice == "cupti") throw;  // asked for by name: say why it cannot be had
+    return Timer::Events;
+  }
+}
+
+SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush,
+                              Timer timer) {
   const auto& drv = core::CudaDriver::get();
+  core::CudaContext& ctx = core::CudaContext::primary();
   for (int i = 0; i < 2; ++i) launch();  // warm-up: instruction cache, TLBs, clocks
-  core::CudaContext::primary().synchronize();
+  ctx.synchronize();
   SampleCollector samples(rule);
   Events ev;
+  core::KernelTrace* trace = timer == Timer::Cupti ? &core::KernelTrace::get() : nullptr;
+  if (trace) trace->begin();
   auto t0 = std::chrono::steady_clock::now();
   for (;;) {
-    flush.fill_bytes(0);  // evict the operands from L2: every sample starts cold
-    drv.check(drv.api().cuEventRecord(ev.start, nullptr), "cuEventRecord");
-    launch();
-    drv.check(drv.api().cuEventRecord(ev.stop, nullptr), "cuEventRecord");
-    drv.check(drv.api().cuEventSynchronize(ev.stop), "cuEventSynchronize (kernel execution)");
-    float ms = 0;
-    drv.check(drv.api().cuEventElapsedTime(&ms, ev.start, ev.stop), "cuEventElapsedTime");
-    samples.add(ms);
+    flush.fill_bytes(0);  // evict the operands from L2: every sample starts cold (a memset: not traced)
+    if (trace) {
+      launch();
+      ctx.synchronize();
+      std::vector<core::KernelSpan> spans = trace->take();
+      if (spans.empty()) {
+        trace->end();
+        throw core::Error(core::ErrorKind::Launch, "CUPTI recorded no kernel for the launch");
+      }
+      double ms = 0;
+      for (const core::KernelSpan& s : spans) ms += s.ms();
+      samples.add(ms);
+    } else {
+      drv.check(drv.api().cuEventRecord(ev.start, nullptr), "cuEventRecord");
+      launch();
+      drv.check(drv.api().cuEventRecord(ev.stop, nullptr), "cuEventRecord");
+      drv.check(drv.api().cuEventSynchronize(ev.stop), "cuEventSynchronize (kernel execution)");
+      float ms = 0;
+      drv.check(drv.api().cuEventElapsedTime(&ms, ev.start, ev.stop), "cuEventElapsedTime");
+      samples.add(ms);
+    }
     if (samples.done(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count())) break;
   }
+  if (trace) trace->end();
   return samples;
 }
 
@@ -142,7 +182,9 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
     }
 
     core::ClockState before = clocks();
-    SampleCollector samples = time_launches([&] { launch.launch(fn); }, req.rule, flush);
+    const Timer timer = choose_timer(req.timer);
+    SampleCollector samples = time_launches([&] { launch.launch(fn); }, req.rule, flush, timer);
+    m.timer = std::string(to_string(timer));
     core::ClockState after = clocks();
     SampleStats s = summarize(samples.samples());
     m.samples_ms = samples.samples();

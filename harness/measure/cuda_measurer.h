@@ -1,9 +1,9 @@
 // Timing and verifying a compiled matmul kernel on the GPU. Contract: inputs are seeded
 // random values (never zeros), the same for every config of a problem; when verifying, C is
 // poisoned (NaN) first and compared with cuBLASLt's f32 result by relative Frobenius error
-// (NaN never passes); samples are kernel durations from CUDA events, each after a write of a
-// buffer twice the L2 size (cold L2), after two warm-up launches, taken until the stopping rule
-// is met; SM clock and throttle reasons are read through NVML before and after. Returns ok,
+// (NaN never passes); samples are kernel durations -- the GPU's own timestamps through CUPTI
+// activity records, or CUDA events around the launch -- each after a write of a buffer twice
+// the L2 size (cold L2), after two warm-up launches, taken until the stopping rule is met; SM clock and throttle reasons are read through NVML before and after. Returns ok,
 // wrong_result, launch_error or fault (the context is lost: the caller must not reuse this
 // process for CUDA work).
 #pragma once
@@ -26,6 +26,13 @@ namespace mgpu::harness {
 Measurement measure_on_gpu(const TrialRequest& request, const kernels::MatmulTemplate& t,
                            const core::BuiltKernel& kernel, const std::string& cubin);
 
+enum class Timer { Cupti, Events };
+std::string_view to_string(Timer t);
+// "auto": CUPTI when it opens and agrees to trace kernels, else events; "cupti" throws
+// Error{Unavailable} saying why it cannot be had; anything else is Error{InvalidInput}.
+Timer choose_timer(std::string_view choice);
+void check_timer_choice(std::string_view choice);  // the names alone, no GPU needed
+
 // Seeded uniform [-1, 1) values in bf16 or f16 bits: inputs are never zeros.
 std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, kernels::DType t);
 
@@ -33,8 +40,11 @@ std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, kerne
 double verification_threshold(kernels::DType out);
 
 // The timing loop itself, for any launch: after two warm-up launches, each sample writes
-// `flush` (twice the L2) and times one launch between CUDA events, until `rule` says stop.
-// Returns the collector (samples, convergence). Used for our kernels and for cuBLASLt alike.
-SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush);
+// `flush` (twice the L2) and times one launch -- with CUPTI, the summed GPU durations of the
+// kernels it ran; with events, the time between events recorded around it -- until `rule`
+// says stop. Returns the collector (samples, convergence). Used for our kernels and for
+// cuBLASLt alike.
+SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush,
+                              Timer timer);
 
 }  // namespace mgpu::harness

@@ -32,7 +32,8 @@ void to_json(nlohmann::json& j, const Measurement& m) {
        {"samples_ms", m.samples_ms}, {"median_ms", m.median_ms}, {"min_ms", m.min_ms}, {"mean_ms", m.mean_ms},
        {"noise", m.noise}, {"noise_converged", m.noise_converged},
        {"sm_clock_mhz_before", m.sm_clock_mhz_before}, {"sm_clock_mhz_after", m.sm_clock_mhz_after},
-       {"throttled", m.throttled}};
+       {"throttled", m.throttled},
+       {"timer", m.timer}};
   j["verification_error"] = m.verification_error ? nlohmann::json(*m.verification_error) : nlohmann::json(nullptr);
 }
 
@@ -49,6 +50,7 @@ void from_json(const nlohmann::json& j, Measurement& m) {
   m.sm_clock_mhz_before = j.value("sm_clock_mhz_before", 0.0);
   m.sm_clock_mhz_after = j.value("sm_clock_mhz_after", 0.0);
   m.throttled = j.value("throttled", false);
+  m.timer = j.value("timer", "");
   if (j.contains("verification_error") && !j["verification_error"].is_null())
     m.verification_error = j["verification_error"].get<double>();
 }

@@ -27,6 +27,7 @@ struct Measurement {
   bool noise_converged = false;  // stopped on the noise bound (not on the time limit)
   double sm_clock_mhz_before = 0, sm_clock_mhz_after = 0;
   bool throttled = false;
+  std::string timer;           // "cupti" (GPU timestamps) | "events" (CUDA events); measured trials
   std::optional<double> verification_error;  // relative Frobenius error vs the reference
 };
 

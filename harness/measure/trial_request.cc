@@ -15,6 +15,7 @@ void to_json(nlohmann::json& j, const TrialRequest& r) {
                  {"min_time_s", r.rule.min_time_s}, {"max_time_s", r.rule.max_time_s}}},
        {"verify", r.verify},
        {"compile", r.compile},
+       {"timer", r.timer},
        {"debug_fault", r.debug_fault}};
 }
 
@@ -33,6 +34,7 @@ void from_json(const nlohmann::json& j, TrialRequest& r) {
   r.rule = {rule.at("min_samples"), rule.at("max_noise"), rule.at("min_time_s"), rule.at("max_time_s")};
   r.verify = j.value("verify", true);
   r.compile = j.value("compile", true);
+  r.timer = j.value("timer", "auto");
   r.debug_fault = j.value("debug_fault", "");
 }
 

@@ -24,6 +24,7 @@ struct TrialRequest {
   // model: compile the kernel first, so only configs that build get a prediction (a compile
   // failure is a compile_error trial, as on the GPU); the cuda measurer always compiles.
   bool compile = true;
+  std::string timer = "auto";  // cuda: "auto" (CUPTI if it opens, else events) | "cupti" | "events"
   std::string debug_fault;
 };
 

@@ -14,7 +14,9 @@
 #include "core/nvml.h"
 #include "core/device_query.h"
 #include "core/error.h"
+#include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
+#include "harness/measure/replay_measurer.h"
 #include "harness/measure/worker.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
@@ -68,35 +70,13 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   if (o.device == "model") return model("");
   if (o.device.rfind("replay:", 0) == 0) {
     std::string path = o.device.substr(7);
-    auto store = std::make_shared<results::Store>(results::Store::open(path, results::OpenMode::ReadOnly));
-    // Latest ok result per config of this template and problem, from any device.
-    auto answers = std::make_shared<std::map<std::string, results::TrialRow>>();
-    for (results::TrialRow& r : store->trials())
-      if (r.tmpl.name == t.name() && r.problem.key == o.problem.key()) (*answers)[r.config_json] = r;
+    auto replay = std::make_shared<ReplayMeasurer>(path, std::string(t.name()), o.problem.key());
     Device d;
     d.source = "replay";
     d.env = {fmt::format("replay:{}", std::filesystem::path(path).filename().string()), std::string(arch.name),
              fmt::format("{}.{}", arch.cc_major, arch.cc_minor), model_device.sm_count, "", "", 0};
     d.peak_tflops = model_device.peak_tflops_bf16;
-    d.measure = [answers](const TrialRequest& r) {
-      Measurement m;
-      m.source = "replay";
-      auto it = answers->find(r.config.to_json());
-      if (it == answers->end()) {
-        m.status = TrialStatus::InvalidConfig;
-        m.message = "not in the replay database";
-        return m;
-      }
-      m.status = parse_trial_status(it->second.status);
-      m.message = it->second.message;
-      m.samples_ms = it->second.samples_ms;
-      m.median_ms = it->second.median_ms.value_or(0);
-      m.min_ms = it->second.min_ms.value_or(0);
-      m.mean_ms = it->second.mean_ms.value_or(0);
-      m.noise = it->second.noise.value_or(0);
-      m.verification_error = it->second.verification_error;
-      return m;
-    };
+    d.measure = [replay](const TrialRequest& r) { return replay->measure(r); };
     return d;
   }
   if (o.device != "auto" && o.device != "cuda")
@@ -152,6 +132,7 @@ results::TrialRecord record_of(std::int64_t run, const results::TemplateId& tmpl
   t.samples_ms = m.samples_ms;
   t.verification_error = m.verification_error;
   t.throttled = m.throttled;
+  t.timer = m.timer;
   t.message = m.message;
   return t;
 }
@@ -170,6 +151,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   if (std::find(names.begin(), names.end(), o.strategy) == names.end())
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, cmaes or model", o.strategy));
+  check_timer_choice(o.timer);
   Device device = pick_device(o, arch, t);
   if (!device.note.empty() && o.notify) o.notify(device.note);
 
@@ -253,6 +235,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       req.config = c;
       req.measurer = gpu ? "cuda" : "model";
       req.compile = compiles;
+      req.timer = o.timer;
       Measurement m = device.measure(req);
       store.record_trial(record_of(run, tmpl, o.problem, c, device.env, m));
       bool ok = m.status == TrialStatus::Ok;
@@ -293,6 +276,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         req.measurer = "cuda";
         req.rule = StoppingRule::strict();
         req.verify = pass == 0;
+        req.timer = o.timer;
         Measurement m = device.measure(req);
         store.record_trial(record_of(run, tmpl, o.problem, req.config, device.env, m));
         if (m.status == TrialStatus::Ok) {

@@ -32,6 +32,7 @@ struct TuneOptions {
   std::uint64_t seed = 0;
   int top = 3;  // re-measured strictly at the end (measured results only)
   bool compile_predicted = true;  // model: compile each config before predicting it
+  std::string timer = "auto";     // cuda: auto | cupti | events
   std::string arguments;  // the command line, for the run's provenance
   std::function<void(const std::string&)> notify;  // told why a device was chosen, up front
 };
