@@ -111,7 +111,17 @@ void add_matmul_command(CLI::App& app) {
     o->tune.compile_predicted = !o->no_compile;
     o->tune.arch = std::string(o->arch.resolve().name);
     o->tune.problem = o->problem.resolve();
-    o->tune.arguments = app.config_to_str(false, false);
+    // The options as given, on one line ("matmul --arch=\"sm_90a\" --m=4096 ..."), for the run's provenance.
+    std::string given = app.config_to_str(false, false), line = "matmul";
+    for (size_t at = 0; at < given.size();) {
+      size_t end = given.find('\n', at);
+      if (end == std::string::npos) end = given.size();
+      std::string item = given.substr(at, end - at);
+      if (item.rfind("matmul.", 0) == 0) item = item.substr(7);
+      if (!item.empty()) line += " --" + item;
+      at = end + 1;
+    }
+    o->tune.arguments = line;
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);

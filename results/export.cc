@@ -115,7 +115,7 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
       for (const TrialRow& r : rows) {
         nlohmann::json c = nlohmann::json::parse(r.config_json);
         std::string fields;
-        for (auto& [k, v] : c.items()) fields += (v.is_string() ? "\"" + v.get<std::string>() + "\"" : v.dump()) + ", ";
+        for (auto& [k, v] : c.items()) fields += fmt::format("{}, ", v.is_string() ? fmt::format("\"{}\"", v.get<std::string>()) : v.dump());
         out << fmt::format("    {{{{{}, {}, {}, \"{}\", \"{}\", \"{}\"}}, {{{}{}}}}},\n", r.problem.m, r.problem.n,
                            r.problem.k, r.problem.dtype, r.problem.out_dtype, r.problem.layout, fields, *r.median_ms);
         ++n;

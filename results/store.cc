@@ -46,11 +46,13 @@ Store Store::open(const std::string& path, OpenMode mode) {
   auto db = open_database(path, mode);
   if (mode == OpenMode::ReadWrite) {
     migrate(*db);
-  } else if (schema_version(*db) != kSchemaVersion) {
+  } else if (schema_version(*db) < 1) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is not an mgpu-tune results database (schema version {})", path,
                                                      schema_version(*db)));
   }
-  return Store(std::move(db));
+  // Read-only, an older database is read as it is (never migrated behind the user's back).
+  int schema = schema_version(*db);
+  return Store(std::move(db), schema);
 }
 
 std::int64_t Store::begin_run(const std::string& kind, const std::string& arguments, const std::string& tool_version) {
@@ -245,7 +247,7 @@ static constexpr const char* kTrialColumns =
     "p.out_dtype, p.layout, c.json, e.device_name, e.arch, e.compute_capability, e.sm_count, e.driver_version, "
     "e.cuda_version, t.status, t.source, t.median_ms, t.min_ms, t.mean_ms, t.noise, t.samples_json, "
     "t.verification_error, t.throttled, t.compile_ms, t.registers, t.smem_bytes, t.spill_bytes, t.message, "
-    "t.created_at, t.timer";
+    "t.created_at";
 static constexpr const char* kTrialJoins =
     "FROM trials t JOIN templates tp ON tp.id = t.template_id JOIN problems p ON p.id = t.problem_id "
     "JOIN configs c ON c.id = t.config_id JOIN environments e ON e.id = t.environment_id";
@@ -258,7 +260,9 @@ static std::optional<T> opt(const SQLite::Column& c) {
 }
 
 std::vector<TrialRow> Store::query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind) {
-  SQLite::Statement q(*db_, fmt::format("SELECT {} {} {} ORDER BY t.id", kTrialColumns, kTrialJoins, where));
+  // Schema 1 had no timer column.
+  SQLite::Statement q(*db_, fmt::format("SELECT {}, {} {} {} ORDER BY t.id", kTrialColumns,
+                                        schema_ >= 2 ? "t.timer" : "''", kTrialJoins, where));
   bind(q);
   std::vector<TrialRow> out;
   while (q.executeStep()) {

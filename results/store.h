@@ -109,7 +109,7 @@ class Store {
   SQLite::Database& db() { return *db_; }
 
  private:
-  explicit Store(std::unique_ptr<SQLite::Database> db) : db_(std::move(db)) {}
+  Store(std::unique_ptr<SQLite::Database> db, int schema) : db_(std::move(db)), schema_(schema) {}
   std::int64_t environment_id(const Environment& e);
   std::int64_t template_id(const TemplateId& t);
   std::int64_t problem_id(const ProblemRecord& p);
@@ -118,6 +118,7 @@ class Store {
   std::vector<TrialRow> query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind);
 
   std::unique_ptr<SQLite::Database> db_;
+  int schema_;  // a read-only store may be an older schema: queries read what it has
 };
 
 // Throughput of an ok trial's median, 2*M*N*K flops.

@@ -107,6 +107,13 @@ TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
     // Back to version 1's shape: no timer column.
     s.db().exec("ALTER TABLE trials DROP COLUMN timer; PRAGMA user_version = 1");
   }
+  {
+    // Read-only, a version-1 database is read as it is and left at version 1.
+    Store old = Store::open(path("v1.db"), OpenMode::ReadOnly);
+    ASSERT_EQ(old.trials().size(), 1u);
+    EXPECT_EQ(old.trials()[0].timer, "");
+    EXPECT_EQ(schema_version(old.db()), 1);
+  }
   Store s = Store::open(path("v1.db"), OpenMode::ReadWrite);
   EXPECT_EQ(schema_version(s.db()), kSchemaVersion);
   auto rows = s.trials();
