@@ -9,14 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "core/backend_fingerprint.h"
 #include "core/compile_pool.h"
-#include "core/nvml.h"
 #include "core/device_query.h"
 #include "core/error.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
 #include "harness/measure/replay_measurer.h"
+#include "harness/measure/trial_record.h"
 #include "harness/measure/worker.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
@@ -29,11 +28,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::string self_executable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
-
-results::ProblemRecord problem_record(const kernels::MatmulProblem& p) {
-  return {"matmul", p.key(), p.m, p.n, p.k, std::string(to_string(p.in_dtype)), std::string(to_string(p.out_dtype)),
-          std::string(to_string(p.b_layout))};
-}
 
 // Where trials run: the device kind, its environment row, and how to measure one config.
 struct Device {
@@ -61,8 +55,7 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
     Device d;
     d.source = "model";
     d.note = std::move(note);
-    d.env = {fmt::format("model:{}", model_device.name), std::string(arch.name),
-             fmt::format("{}.{}", arch.cc_major, arch.cc_minor), model_device.sm_count, "", "", 0};
+    d.env = model_environment(arch);
     d.peak_tflops = model_device.peak_tflops_bf16;
     d.measure = [](const TrialRequest& r) { return measure_trial(r); };
     return d;
@@ -96,14 +89,7 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   }
   Device d;
   d.source = "cuda";
-  std::string driver;
-  try {
-    driver = core::Nvml::get().driver_version();
-  } catch (const core::Error&) {
-  }
-  d.env = {gpu->name, std::string(arch.name), fmt::format("{}.{}", gpu->cc_major, gpu->cc_minor), gpu->sm_count,
-           driver, fmt::format("{}.{}", report.driver_cuda_version / 1000, (report.driver_cuda_version % 1000) / 10),
-           gpu->sm_clock_khz / 1000.0};
+  d.env = gpu_environment(*gpu, report, arch);
   const core::DeviceSpec* spec = arch.find_device(gpu->name);
   d.peak_tflops = (spec ? *spec : model_device).peak_tflops_bf16;
   // Trials run in a worker process (this same executable), which a faulting or hanging kernel
@@ -111,30 +97,6 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   auto worker = std::make_shared<WorkerProcess>(std::vector<std::string>{self_executable(), "worker"}, 120.0);
   d.measure = [worker](const TrialRequest& r) { return worker->run(r); };
   return d;
-}
-
-results::TrialRecord record_of(std::int64_t run, const results::TemplateId& tmpl, const kernels::MatmulProblem& p,
-                               const core::TuningConfig& c, const results::Environment& env, const Measurement& m) {
-  results::TrialRecord t;
-  t.run_id = run;
-  t.tmpl = tmpl;
-  t.problem = problem_record(p);
-  t.config_json = c.to_json();
-  t.env = env;
-  t.status = std::string(to_string(m.status));
-  t.source = m.source;
-  if (m.status == TrialStatus::Ok) {
-    t.median_ms = m.median_ms;
-    t.min_ms = m.min_ms;
-    t.mean_ms = m.mean_ms;
-    t.noise = m.noise;
-  }
-  t.samples_ms = m.samples_ms;
-  t.verification_error = m.verification_error;
-  t.throttled = m.throttled;
-  t.timer = m.timer;
-  t.message = m.message;
-  return t;
 }
 
 }  // namespace
@@ -166,7 +128,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   std::unique_ptr<search::Strategy> strategy = search::make_strategy(o.strategy, ctx);
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
-  results::TemplateId tmpl{std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
+  results::TemplateId tmpl = template_id(t, arch);
   TuneReport rep;
   rep.source = device.source;
   rep.note = device.note;
@@ -237,7 +199,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       req.compile = compiles;
       req.timer = o.timer;
       Measurement m = device.measure(req);
-      store.record_trial(record_of(run, tmpl, o.problem, c, device.env, m));
+      store.record_trial(trial_record(run, tmpl, o.problem, c, device.env, m));
       bool ok = m.status == TrialStatus::Ok;
       strategy->tell(c, ok ? std::optional<double>(m.median_ms) : std::nullopt);
       if (ok) {
@@ -278,7 +240,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         req.verify = pass == 0;
         req.timer = o.timer;
         Measurement m = device.measure(req);
-        store.record_trial(record_of(run, tmpl, o.problem, req.config, device.env, m));
+        store.record_trial(trial_record(run, tmpl, o.problem, req.config, device.env, m));
         if (m.status == TrialStatus::Ok) {
           strict[ranked[i].first].push_back(m.median_ms);
           noise_of[ranked[i].first] = m.noise;
