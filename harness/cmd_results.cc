@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "harness/cli.h"
 #include "harness/current_templates.h"
 #include "results/export.h"
 #include "results/merge.h"
@@ -38,6 +39,14 @@ void add_best(CLI::App& app) {
   cmd->callback([o] {
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     if (o->runs) {
+      if (o->json) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const results::RunRow& r : s.runs())
+          j.push_back({{"id", r.id}, {"uuid", r.uuid}, {"kind", r.kind}, {"arguments", r.arguments},
+                       {"started_at", r.started_at}, {"ended_at", r.ended_at}, {"tool_version", r.tool_version}});
+        std::cout << j.dump(2) << "\n";
+        return;
+      }
       for (const results::RunRow& r : s.runs())
         fmt::print("run {}  {}  {}  {} .. {}  {}\n", r.id, r.uuid.substr(0, 8), r.kind, r.started_at,
                    r.ended_at.empty() ? "(unfinished)" : r.ended_at, r.arguments);
@@ -107,7 +116,7 @@ void add_regress(CLI::App& app) {
   struct O {
     std::string db, baseline, candidate;
     double threshold_pct = 2.0, max_noise_pct = 5.0;
-    bool json = false;
+    bool json = false, fail_on_unstable = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = app.add_subcommand("regress", "Compare two runs: SAME / FASTER / SLOWER / UNSTABLE per config (exit 1 if slower)");
@@ -117,6 +126,9 @@ void add_regress(CLI::App& app) {
   cmd->add_option("--threshold", o->threshold_pct, "Smallest change that counts, in percent")->capture_default_str();
   cmd->add_option("--max-noise", o->max_noise_pct, "Noisier than this (percent) is UNSTABLE")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON instead of markdown");
+  cmd->add_flag("--fail-on-unstable", o->fail_on_unstable,
+                "Exit 4 when nothing got slower but some comparison was too noisy to judge, or the runs share "
+                "no config (no verdict is not a pass)");
   cmd->callback([o] {
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     results::RunRow b = s.run(o->baseline), c = s.run(o->candidate);
@@ -143,6 +155,11 @@ void add_regress(CLI::App& app) {
     }
     if (r.slower > 0)
       throw core::Error(core::ErrorKind::WrongResult, fmt::format("{} configs got slower", r.slower));
+    if (o->fail_on_unstable && (r.unstable > 0 || r.rows.empty())) {
+      fmt::print(stderr, "mgpu-tune: no verdict: {}\n",
+                 r.rows.empty() ? "the runs share no measured config" : fmt::format("{} comparisons too noisy", r.unstable));
+      throw ExitWith{4};
+    }
   });
 }
 

@@ -1,0 +1,31 @@
+// The nightly suite: the (template, arch, problem, config) entries production uses, read from
+// a results database (its current best verified, measured config per template, problem and
+// device) or from a JSON export (`mgpu-tune export --format json`: a folder or one file).
+// Contract: entries come back in a stable order (template, then problem key), each named
+// "TEMPLATE/PROBLEM_KEY" -- the Google Benchmark name a filter matches; an entry is listed
+// once per (template, problem) even if several devices were tuned (the device that runs the
+// suite is the one that matters tonight). Unreadable or malformed input throws
+// Error{InvalidInput} naming the file and what is wrong.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/tuning_config.h"
+#include "kernels/matmul_problem.h"
+
+namespace mgpu::harness {
+
+struct SuiteEntry {
+  std::string name;           // "matmul_sm90/m4096_n4096_k4096_bf16_bf16_kn"
+  std::string template_name;
+  std::string arch;           // "sm_90a"
+  kernels::MatmulProblem problem;
+  core::TuningConfig config;
+  std::string tuned_on;       // the device the config was tuned on
+};
+
+std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool include_model);
+std::vector<SuiteEntry> suite_from_export(const std::string& path);
+
+}  // namespace mgpu::harness

@@ -1,0 +1,206 @@
+// The nightly suite without a GPU: mgpu-bench registers one benchmark per best config of a
+// database (or a JSON export), refuses to report anything when there is no GPU (exit 3), and
+// with the model writes Google Benchmark JSON and a recorded run; scripts/nightly.sh turns
+// synthetic bench runs into the right verdicts, reports and exit codes.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/device_query.h"
+#include "harness/current_templates.h"
+#include "harness/nightly/suite.h"
+#include "kernels/matmul_sm90/config.h"
+#include "results/store.h"
+
+namespace mgpu::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Ran {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+Ran run(const std::string& command) {
+  Ran r;
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kBin = MGPU_BIN_DIR;
+const std::string kNightly = std::string(MGPU_SOURCE_DIR) + "/scripts/nightly.sh";
+
+bool has_gpu() { return !core::query_devices().gpus.empty(); }
+
+class Nightly : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mgpu-nightly-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_ = (dir_ / "r.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A tuning run that measured two problems with the current Hopper template.
+  void tuned() {
+    results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "matmul", "test");
+    for (int m : {1024, 2048}) add(s, run, m, 1.0, 0.01);
+    s.end_run(run);
+  }
+  // A bench run of the same two configs, at `ms` with `noise`.
+  std::string bench(double ms, double noise) {
+    results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("bench", "mgpu-bench", "test");
+    for (int m : {1024, 2048}) add(s, run, m, ms, noise);
+    s.end_run(run);
+    return std::to_string(run);
+  }
+  void add(results::Store& s, std::int64_t run, int m, double ms, double noise) {
+    results::TrialRecord t;
+    t.run_id = run;
+    for (const results::TemplateId& id : current_templates())
+      if (id.name == "matmul_sm90") t.tmpl = id;
+    t.problem = {"matmul", fmt::format("m{}_n1024_k1024_bf16_bf16_kn", m), m, 1024, 1024, "bf16", "bf16", "kn"};
+    t.config_json = kernels::sm90::MatmulConfig{}.to_tuning_config().to_json();
+    t.env = {"NVIDIA H100 80GB HBM3", "sm_90a", "9.0", 132, "580", "13.0", 1980};
+    t.median_ms = t.min_ms = t.mean_ms = ms;
+    t.noise = noise;
+    t.samples_ms = {ms, ms, ms};
+    t.verification_error = 0.003;
+    t.timer = "cupti";
+    s.record_trial(t);
+  }
+  Ran nightly(const std::string& args) {
+    return run(fmt::format("MGPU_BIN={} bash {} {} {} --out {}", kBin, kNightly, db_, args, (dir_ / "out").string()));
+  }
+  std::string report() { return slurp(dir_ / "out" / "report.md"); }
+
+  fs::path dir_;
+  std::string db_;
+};
+
+TEST_F(Nightly, TheSuiteIsTheDatabasesBestConfigsOneBenchmarkEach) {
+  tuned();
+  std::vector<SuiteEntry> suite = suite_from_database(db_, false);
+  ASSERT_EQ(suite.size(), 2u);
+  EXPECT_EQ(suite[0].name, "matmul_sm90/m1024_n1024_k1024_bf16_bf16_kn");
+  EXPECT_EQ(suite[0].arch, "sm_90a");
+  Ran list = run(fmt::format("{}/mgpu-bench --db {} --benchmark_list_tests", kBin, db_));
+  EXPECT_EQ(list.code, 0) << list.out;
+  EXPECT_NE(list.out.find("matmul_sm90/m1024_n1024_k1024_bf16_bf16_kn"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("matmul_sm90/m2048_n1024_k1024_bf16_bf16_kn"), std::string::npos) << list.out;
+  // The same suite from a JSON export; a filter narrows it as Google Benchmark's filters do.
+  ASSERT_EQ(run(fmt::format("{}/mgpu-tune export --db {} --format json -o {}", kBin, db_, (dir_ / "export").string())).code, 0);
+  EXPECT_EQ(suite_from_export((dir_ / "export").string()).size(), 2u);
+  Ran filtered = run(fmt::format("{}/mgpu-bench --configs {} --benchmark_list_tests --benchmark_filter=m2048", kBin,
+                                 (dir_ / "export").string()));
+  EXPECT_EQ(filtered.code, 0) << filtered.out;
+  EXPECT_EQ(filtered.out.find("m1024"), std::string::npos) << filtered.out;
+  EXPECT_NE(filtered.out.find("m2048"), std::string::npos) << filtered.out;
+}
+
+TEST_F(Nightly, WithoutAGpuNothingIsMeasuredAndNothingPasses) {
+  if (has_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  tuned();
+  Ran r = run(fmt::format("{}/mgpu-bench --db {}", kBin, db_));
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(r.out.find("nothing was measured"), std::string::npos) << r.out;
+  results::Store s = results::Store::open(db_, results::OpenMode::ReadOnly);
+  EXPECT_EQ(s.runs().size(), 1u);  // no bench run recorded
+  Ran n = nightly("");
+  EXPECT_EQ(n.code, 3) << n.out;
+  EXPECT_NE(report().find("NOT RUN"), std::string::npos) << report();
+}
+
+TEST_F(Nightly, TheModelWritesGoogleBenchmarkJsonAndARecordedRun) {
+  tuned();
+  std::string json = (dir_ / "gb.json").string();
+  Ran r = run(fmt::format("{}/mgpu-bench --db {} --device model --benchmark_out={} --benchmark_out_format=json", kBin,
+                          db_, json));
+  ASSERT_EQ(r.code, 0) << r.out;
+  nlohmann::json doc = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(doc.at("benchmarks").size(), 2u);
+  for (const auto& b : doc["benchmarks"]) {
+    EXPECT_NE(b.at("label").get<std::string>().find("predicted, not measured"), std::string::npos);
+    EXPECT_GT(b.at("TFLOP/s").get<double>(), 0);
+    EXPECT_GT(b.at("real_time").get<double>(), 0);
+  }
+  results::Store s = results::Store::open(db_, results::OpenMode::ReadOnly);
+  ASSERT_EQ(s.runs().size(), 2u);
+  EXPECT_EQ(s.runs().back().kind, "bench");
+  int model_rows = 0;
+  for (const results::TrialRow& t : s.trials())
+    if (t.run_id == s.runs().back().id) model_rows += t.source == "model";
+  EXPECT_EQ(model_rows, 2);
+}
+
+TEST_F(Nightly, BadInputIsExitTwo) {
+  EXPECT_EQ(run(fmt::format("{}/mgpu-bench", kBin)).code, 2);
+  EXPECT_EQ(run(fmt::format("{}/mgpu-bench --configs {}/absent.json", kBin, dir_.string())).code, 2);
+  EXPECT_EQ(run(fmt::format("{}/mgpu-bench --db {} --device abacus", kBin, db_)).code, 2);
+  results::Store::open(db_, results::OpenMode::ReadWrite);  // an empty database: nothing to benchmark
+  Ran empty = run(fmt::format("{}/mgpu-bench --db {}", kBin, db_));
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.out.find("nothing to benchmark"), std::string::npos) << empty.out;
+  EXPECT_EQ(run(fmt::format("bash {} {}/absent.db", kNightly, dir_.string())).code, 2);
+}
+
+TEST_F(Nightly, VerdictsAndExitCodesOnSyntheticRuns) {
+  tuned();
+  std::string base = bench(1.0, 0.005);
+  struct Case {
+    double ms, noise;
+    int code;
+    const char *row, *verdict;
+  };
+  for (const Case& c : {Case{0.80, 0.005, 0, "FASTER", "PASS"}, Case{1.003, 0.005, 0, "SAME", "PASS"},
+                        Case{1.25, 0.005, 1, "SLOWER", "REGRESSION"}, Case{1.0, 0.20, 4, "UNSTABLE", "NO VERDICT"}}) {
+    std::string cand = bench(c.ms, c.noise);
+    Ran r = nightly(fmt::format("{} --candidate {}", base, cand));
+    EXPECT_EQ(r.code, c.code) << c.row << "\n" << r.out;
+    EXPECT_NE(report().find(c.row), std::string::npos) << report();
+    EXPECT_NE(report().find(c.verdict), std::string::npos) << report();
+  }
+  // Without a baseline argument the previous bench run is the baseline.
+  std::string stable = bench(1.0, 0.005);
+  std::string slower = bench(1.30, 0.005);
+  Ran r = nightly(fmt::format("--candidate {}", slower));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(report().find(fmt::format("Baseline run {}, candidate run {}", stable, slower)), std::string::npos)
+      << report();
+}
+
+TEST_F(Nightly, TheFirstBenchRunBecomesTheBaseline) {
+  tuned();
+  std::string first = bench(1.0, 0.005);
+  Ran r = nightly(fmt::format("--candidate {}", first));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(report().find("becomes the baseline"), std::string::npos) << report();
+}
+
+}  // namespace
+}  // namespace mgpu::harness
