@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "harness/cmd_bench.h"
+#include "harness/report/cmd_report.h"
 #include "harness/cmd_compile.h"
 #include "harness/cmd_devices.h"
 #include "harness/cmd_matmul.h"
@@ -34,6 +35,9 @@ int run_cli(int argc, char** argv) {
       "  mgpu-tune best --db mgpu-tune.db\n"
       "  mgpu-tune export --db mgpu-tune.db --format cpp -o tuned_configs.h\n"
       "  mgpu-tune matmul --arch sm_90a --m 8192 --n 8192 --k 8192 --dtype bf16\n"
+      "  mgpu-tune matmul --arch sm_100 --m 4096 --n 8192 --k 4096 --dtype f16\n"
+      "  mgpu-tune report --db mgpu-tune.db -o report/   (then open report/index.html)\n"
+      "Nightly: mgpu-bench --db mgpu-tune.db (Google Benchmark), scripts/nightly.sh mgpu-tune.db\n"
       "Exit codes: 0 success, 1 the work failed, 2 bad input.\n"
       "Run 'mgpu-tune COMMAND --help' for a command's options.");
 
@@ -42,6 +46,7 @@ int run_cli(int argc, char** argv) {
   add_space_command(app);
   add_results_commands(app);
   add_bench_command(app);
+  add_report_command(app);
   add_worker_command(app);
   add_matmul_command(app);
 

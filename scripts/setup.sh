@@ -14,6 +14,7 @@ PACKAGES=(
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3.11-dev python3-optuna  # Optuna, embedded (Debian's Python 3.11)
+  python3-matplotlib python3-sklearn     # the HTML report: pictures, parameter importance (fANOVA)
 )
 
 missing=()

@@ -60,4 +60,25 @@ void import_or_explain(const char* module, std::string_view debian_package) {
   }
 }
 
+void check_python_module(const char* module, std::string_view debian_package) {
+  ensure_python();
+  py::gil_scoped_acquire gil;
+  import_or_explain(module, debian_package);
+}
+
+std::string call_python(const std::string& source, const char* function, const std::vector<std::string>& arguments) {
+  ensure_python();
+  py::gil_scoped_acquire gil;
+  try {
+    py::dict scope;
+    scope["__builtins__"] = py::module_::import("builtins");
+    py::exec(source, scope);
+    py::tuple args(arguments.size());
+    for (size_t i = 0; i < arguments.size(); ++i) args[i] = py::str(arguments[i]);
+    return py::str(scope[function](*args)).cast<std::string>();
+  } catch (const py::error_already_set& e) {
+    throw Error(ErrorKind::IO, fmt::format("Python {} failed: {}", function, e.what()));
+  }
+}
+
 }  // namespace mgpu::search

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mgpu::search {
 
@@ -18,5 +19,12 @@ std::string python_version();  // e.g. "3.11.2"
 std::string python_home();
 // Imports `module` (GIL must be held); `debian_package` is what to install when it is missing.
 void import_or_explain(const char* module, std::string_view debian_package);
+
+// Runs `source` as a fresh module and returns str(function(*arguments)): how C++ outside search/
+// uses Python (the HTML report) without pybind11 in its headers. Takes the GIL itself. A
+// Python exception becomes Error{IO} carrying Python's message.
+// import_or_explain() for callers without pybind11: takes the GIL itself.
+void check_python_module(const char* module, std::string_view debian_package);
+std::string call_python(const std::string& source, const char* function, const std::vector<std::string>& arguments);
 
 }  // namespace mgpu::search

@@ -202,5 +202,61 @@ TEST_F(Nightly, TheFirstBenchRunBecomesTheBaseline) {
   EXPECT_NE(report().find("becomes the baseline"), std::string::npos) << report();
 }
 
+TEST_F(Nightly, TheReportDrawsEveryPictureForADatabaseWithRuns) {
+  // A tuning run over varied configs (measured), a predicted run, then two bench runs.
+  {
+    results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "matmul", "test");
+    int i = 0;
+    kernels::sm90::default_space().enumerate([&](const core::TuningConfig& c) {
+      if (i++ % 997 != 0) return;  // a spread of 44 configs
+      results::TrialRecord t;
+      t.run_id = run;
+      for (const results::TemplateId& id : current_templates())
+        if (id.name == "matmul_sm90") t.tmpl = id;
+      t.problem = {"matmul", "m4096_n4096_k4096_bf16_bf16_kn", 4096, 4096, 4096, "bf16", "bf16", "kn"};
+      t.config_json = c.to_json();
+      t.env = {"NVIDIA H100 80GB HBM3", "sm_90a", "9.0", 132, "580", "13.0", 1980};
+      double ms = 0.2 + 0.01 * c.get_int("max_concurrent_steps") + 0.001 * (i % 13);
+      t.median_ms = t.min_ms = t.mean_ms = ms;
+      t.noise = 0.01;
+      t.samples_ms = {ms};
+      t.verification_error = 0.003;
+      s.record_trial(t);
+      t.source = "model";
+      t.env.device_name = "model:H100 SXM";
+      t.verification_error.reset();
+      s.record_trial(t);
+    });
+    s.end_run(run);
+  }
+  tuned();
+  bench(1.0, 0.01);
+  bench(1.1, 0.01);
+  fs::path out = dir_ / "report";
+  Ran r = run(fmt::format("{}/mgpu-tune report --db {} -o {}", kBin, db_, out.string()));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("with 4 pictures"), std::string::npos) << r.out;
+  for (const char* f : {"index.html", "convergence.png", "landscape.png", "importance.png", "history.png"}) {
+    ASSERT_TRUE(fs::exists(out / f)) << f;
+    EXPECT_GT(fs::file_size(out / f), 1000u) << f;
+  }
+  std::string page = slurp(out / "index.html");
+  for (const char* img : {"convergence.png", "landscape.png", "importance.png", "history.png"})
+    EXPECT_NE(page.find(fmt::format("<img src='{}'", img)), std::string::npos) << img;
+  EXPECT_NE(page.find("predicted"), std::string::npos);  // the model rows are labelled
+  EXPECT_NE(page.find("measured on a GPU"), std::string::npos);
+}
+
+TEST_F(Nightly, TheReportRefusesBadInputWithoutWritingAnything) {
+  fs::path out = dir_ / "report";
+  Ran missing = run(fmt::format("{}/mgpu-tune report --db {}/absent.db -o {}", kBin, dir_.string(), out.string()));
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_FALSE(fs::exists(out));
+  Ran not_db = run(fmt::format("{}/mgpu-tune report --db {} -o {}", kBin, kNightly, out.string()));
+  EXPECT_EQ(not_db.code, 2) << not_db.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 }  // namespace
 }  // namespace mgpu::harness

@@ -1,0 +1,239 @@
+# The HTML report of a results database, drawn with matplotlib in mgpu-tune's embedded Python.
+# render(data_json, out_dir) receives what harness/report/report_data.cc gathered (runs, trials,
+# the exported best configs) and writes out_dir/index.html plus one PNG per picture; it returns
+# a JSON summary (pictures written, notes). Predicted (cost model) results are always drawn
+# apart from measured ones: dashed lines and hollow markers, and the word "predicted".
+import html
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+MEASURED = dict(linestyle="-", marker="o", fillstyle="full")
+PREDICTED = dict(linestyle="--", marker="o", fillstyle="none")
+
+
+def _style(source):
+    return PREDICTED if source == "model" else MEASURED
+
+
+def _kind(source):
+    return "predicted" if source == "model" else ("replayed" if source == "replay" else "measured")
+
+
+def _save(fig, out_dir, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out_dir, name), dpi=110)
+    plt.close(fig)
+    return name
+
+
+def _convergence(d, out_dir):
+    """Best-so-far TFLOP/s against the trial number, one line per tuning run and problem."""
+    runs = {r["id"]: r for r in d["runs"] if r["kind"] == "tune"}
+    lines = {}
+    for t in d["trials"]:
+        if t["run"] in runs:
+            lines.setdefault((t["run"], t["problem"], t["source"]), []).append(t)
+    if not lines:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for (run, problem, source), trials in sorted(lines.items())[:10]:
+        best, ys = 0.0, []
+        for t in trials:
+            if t["status"] == "ok" and t["tflops"]:
+                best = max(best, t["tflops"])
+            ys.append(best if best > 0 else None)
+        ax.plot(range(1, len(ys) + 1), ys, markersize=3, label=f"run {run} {problem} ({_kind(source)})",
+                **_style(source))
+    ax.set_xlabel("trial")
+    ax.set_ylabel("best TFLOP/s so far")
+    ax.set_title("Tuning convergence")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    return _save(fig, out_dir, "convergence.png")
+
+
+def _largest_group(d):
+    groups = {}
+    for t in d["trials"]:
+        if t["status"] == "ok" and t["tflops"]:
+            groups.setdefault((t["template"], t["problem"], t["device"], t["source"]), []).append(t)
+    if not groups:
+        return None, []
+    key = max(groups, key=lambda k: (k[3] != "model", len(groups[k])))  # measured first, then the most trials
+    return key, groups[key]
+
+
+def _varying(trials):
+    values = {}
+    for t in trials:
+        for k, v in t["config"].items():
+            values.setdefault(k, set()).add(v)
+    return {k: sorted(v, key=str) for k, v in values.items() if len(v) > 1}
+
+
+def _importance(trials, notes):
+    """Optuna's fANOVA importance of each varying parameter for the trials' median time."""
+    varying = _varying(trials)
+    if len(trials) < 8 or not varying:
+        notes.append("parameter importance needs at least 8 ok trials with varying parameters")
+        return {}
+    try:
+        import optuna
+        from optuna.distributions import CategoricalDistribution
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        dists = {k: CategoricalDistribution(v) for k, v in varying.items()}
+        study = optuna.create_study(direction="minimize")
+        for t in trials:
+            params = {k: t["config"][k] for k in varying}
+            study.add_trial(optuna.trial.create_trial(params=params, distributions=dists, value=t["ms"]))
+        evaluator = optuna.importance.FanovaImportanceEvaluator(seed=0)
+        return optuna.importance.get_param_importances(study, evaluator=evaluator)
+    except ImportError as e:
+        notes.append(f"parameter importance unavailable ({e}): install python3-sklearn")
+        return {}
+
+
+def _importance_plot(importance, title, out_dir):
+    if not importance:
+        return None
+    names = list(importance)[::-1]
+    fig, ax = plt.subplots(figsize=(7, 0.4 * len(names) + 1.2))
+    ax.barh(names, [importance[n] for n in names], color="#4c72b0")
+    ax.set_xlabel("fANOVA importance (share of the variance of the median time)")
+    ax.set_title(title, fontsize=9)
+    return _save(fig, out_dir, "importance.png")
+
+
+def _landscape(trials, importance, title, out_dir):
+    """Best TFLOP/s over the two most important parameters (best over all the others)."""
+    varying = _varying(trials)
+    axes = [p for p in importance if p in varying][:2] or list(varying)[:2]
+    if len(axes) < 2:
+        return None
+    px, py = axes
+    xs, ys = varying[px], varying[py]
+    grid = [[float("nan")] * len(xs) for _ in ys]
+    for t in trials:
+        i, j = ys.index(t["config"][py]), xs.index(t["config"][px])
+        if grid[i][j] != grid[i][j] or t["tflops"] > grid[i][j]:
+            grid[i][j] = t["tflops"]
+    fig, ax = plt.subplots(figsize=(1.2 * len(xs) + 3, 0.7 * len(ys) + 2))
+    ax.set_facecolor("#e6e6e6")  # cells no trial reached stay grey
+    im = ax.imshow(grid, cmap="viridis", aspect="auto", origin="lower")
+    ax.set_xticks(range(len(xs)), [str(x) for x in xs])
+    ax.set_yticks(range(len(ys)), [str(y) for y in ys])
+    ax.set_xlabel(px)
+    ax.set_ylabel(py)
+    for i in range(len(ys)):
+        for j in range(len(xs)):
+            if grid[i][j] == grid[i][j]:
+                ax.text(j, i, f"{grid[i][j]:.0f}", ha="center", va="center", color="white", fontsize=7)
+    fig.colorbar(im, ax=ax, label="best TFLOP/s")
+    ax.set_title(title, fontsize=9)
+    return _save(fig, out_dir, "landscape.png")
+
+
+def _history(d, out_dir):
+    """Each exported config's median time in every run that measured it, oldest first."""
+    series = []
+    for e in d["exported"][:12]:
+        points = [t for t in d["trials"] if t["status"] == "ok" and t["template"] == e["template"]
+                  and t["problem"] == e["problem"] and t["device"] == e["device"] and t["config"] == e["config"]]
+        if points:
+            series.append((e, points))
+    if not series:
+        return None
+    cols = min(3, len(series))
+    rows = (len(series) + cols - 1) // cols
+    fig, axs = plt.subplots(rows, cols, figsize=(4.2 * cols, 3 * rows), squeeze=False)
+    for ax, (e, points) in zip([a for r in axs for a in r], series):
+        for source in sorted({p["source"] for p in points}):
+            pts = sorted((p for p in points if p["source"] == source), key=lambda p: p["id"])
+            ax.errorbar([p["run"] for p in pts], [p["ms"] for p in pts],
+                        yerr=[p["ms"] * (p["noise"] or 0) for p in pts], capsize=3, label=_kind(source),
+                        **_style(source))
+        ax.set_title(f"{e['template']} {e['problem']}\n{e['device']}", fontsize=7)
+        runs = sorted({p["run"] for p in points})
+        ax.set_xticks(runs, [f"#{r}" for r in runs], fontsize=7)
+        ax.set_xlabel("run", fontsize=7)
+        ax.set_ylabel("median ms", fontsize=7)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6)
+    for ax in [a for r in axs for a in r][len(series):]:
+        ax.axis("off")
+    fig.suptitle("Regression history of the exported configs", fontsize=10)
+    return _save(fig, out_dir, "history.png")
+
+
+def render(data_json, out_dir):
+    d = json.loads(data_json)
+    os.makedirs(out_dir, exist_ok=True)
+    notes = []
+    pictures = []
+    conv = _convergence(d, out_dir)
+    if conv:
+        pictures.append((conv, "Tuning convergence: the best TFLOP/s found so far after each trial, per tuning run "
+                               "and problem. Dashed lines with hollow markers are predicted by the cost model, "
+                               "not measured."))
+    key, trials = _largest_group(d)
+    if key:
+        template, problem, device, source = key
+        title = f"{template} {problem}\non {device} ({_kind(source)}, {len(trials)} ok trials)"
+        importance = _importance(trials, notes)
+        land = _landscape(trials, importance, title, out_dir)
+        if land:
+            pictures.append((land, f"Landscape of {title.replace(chr(10), ' ')}: the best TFLOP/s of any config with these two parameter "
+                                   "values (the two most important ones when importance is known); grey cells "
+                                   "were not tried."))
+        imp = _importance_plot(importance, title, out_dir)
+        if imp:
+            pictures.append((imp, f"Which parameters matter for {title.replace(chr(10), ' ')}: Optuna's fANOVA "
+                                  "importance."))
+    hist = _history(d, out_dir)
+    if hist:
+        pictures.append((hist, "Regression history: the median time of each exported config in every run that "
+                               "measured it (error bars: the run's noise). Hollow, dashed: predicted."))
+
+    esc = html.escape
+    rows = "".join(
+        f"<tr><td>{esc(e['template'])}</td><td>{esc(e['problem'])}</td><td>{esc(e['device'])}</td>"
+        f"<td class='{'pred' if e['source'] == 'model' else 'meas'}'>{_kind(e['source'])}</td>"
+        f"<td>{e['ms']:.4f}</td><td>{e['tflops']:.1f}</td><td><code>{esc(json.dumps(e['config'], sort_keys=True))}</code></td></tr>"
+        for e in d["exported"])
+    figures = "".join(f"<figure><img src='{esc(name)}' alt='{esc(caption)}'><figcaption>{esc(caption)}</figcaption></figure>"
+                      for name, caption in pictures)
+    note_html = "".join(f"<li>{esc(n)}</li>" for n in notes)
+    measured = sum(1 for t in d["trials"] if t["source"] == "cuda")
+    predicted = sum(1 for t in d["trials"] if t["source"] == "model")
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>mgpu-tune report: {esc(os.path.basename(d['db']))}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
+h1 {{ font-size: 1.5em; }} table {{ border-collapse: collapse; font-size: 0.85em; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; }} th {{ background: #f3f3f3; }}
+td.pred {{ color: #a15c00; font-style: italic; }} td.meas {{ color: #1a6b2a; }}
+figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
+figcaption {{ font-size: 0.85em; color: #555; max-width: 900px; }} code {{ font-size: 0.8em; }}
+.legend {{ background: #fff8e6; border-left: 4px solid #a15c00; padding: 0.5em 1em; font-size: 0.9em; }}
+</style></head><body>
+<h1>mgpu-tune report: {esc(d['db'])}</h1>
+<p>{len(d['runs'])} runs, {len(d['trials'])} trials ({measured} measured on a GPU, {predicted} predicted by the cost
+model); generated {esc(d['generated'])} by {esc(d['tool'])}.</p>
+<p class="legend">Predicted results come from the analytic cost model: nothing was measured for them. They are
+labelled <i>predicted</i> and drawn with dashed lines and hollow markers; measured results are solid.</p>
+<h2>Best configs</h2>
+<table><tr><th>template</th><th>problem</th><th>device</th><th>source</th><th>median ms</th><th>TFLOP/s</th><th>config</th></tr>
+{rows}</table>
+<h2>Pictures</h2>
+{figures or '<p>No ok trials to draw.</p>'}
+{('<h2>Notes</h2><ul>' + note_html + '</ul>') if notes else ''}
+</body></html>
+"""
+    with open(os.path.join(out_dir, "index.html"), "w") as f:
+        f.write(page)
+    return json.dumps({"pictures": [name for name, _ in pictures], "notes": notes})

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Look at the HTML report as a person would: write it for DB and render the page to a PNG with
+# headless Chromium (installed from Debian if missing).
+#   scripts/report_screenshot.sh DB OUT.png [REPORT_DIR]
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+db="${1:?usage: report_screenshot.sh DB OUT.png [REPORT_DIR]}"
+png="${2:?usage: report_screenshot.sh DB OUT.png [REPORT_DIR]}"
+dir="${3:-$(mktemp -d)}"
+if ! command -v chromium >/dev/null; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium
+fi
+"${MGPU_BIN:-$here/build}/mgpu-tune" report --db "$db" -o "$dir"
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2600 \
+  --screenshot="$(realpath -m "$png")" "file://$(realpath "$dir")/index.html" 2>/dev/null
+echo "report: $dir/index.html, screenshot: $png"
