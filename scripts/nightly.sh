@@ -16,7 +16,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="${MGPU_BIN:-$here/build}"
 TUNE="$BIN/mgpu-tune"
 BENCH="$BIN/mgpu-bench"
-PY=/usr/bin/python3
+PY="$(command -v python3 || echo /usr/bin/python3)"  # any Python 3: it only reads JSON
 
 usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 db="" baseline="" candidate="" out="nightly-report"
