@@ -14,7 +14,9 @@
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/problem_options.h"
+#include "harness/tune/tune_suite.h"
 #include "harness/tune/tuning_loop.h"
+#include "kernels/matmul_suites.h"
 #include "search/strategy.h"
 
 namespace mgpu::harness {
@@ -33,8 +35,8 @@ void draw_progress(const Progress& p) {
   int filled = p.target ? kWidth * p.done / p.target : 0;
   double eta = p.done ? p.elapsed_s / p.done * (p.target - p.done) : 0;
   std::string best = p.best ? fmt::format("best {:.1f} TFLOP/s {}", p.best->tflops, p.best->config.to_json()) : "";
-  fmt::print(stderr, "\r[{}{}] {}/{} trials  ETA {}  {}\x1b[K", std::string(filled, '#'), std::string(kWidth - filled, '.'),
-             p.done, p.target, format_duration(eta), best);
+  fmt::print(stderr, "\r{}[{}{}] {}/{} trials  ETA {}  {}\x1b[K", p.context.empty() ? "" : p.context + " ",
+             std::string(filled, '#'), std::string(kWidth - filled, '.'), p.done, p.target, format_duration(eta), best);
   std::fflush(stderr);
 }
 
@@ -73,6 +75,54 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
 }
 
+void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const SuiteReport& r, bool json) {
+  if (json) {
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const SuiteShapeResult& s : r.shapes) {
+      nlohmann::json j = {{"problem", s.problem.key()}};
+      if (!s.covered_by.empty()) j["covered_by"] = s.covered_by;
+      if (s.report) {
+        j["trials_this_run"] = s.report->trials_this_run;
+        j["trials_resumed"] = s.report->trials_resumed;
+        j["source"] = s.report->source;
+        j["warm_started_from"] = s.report->warm_started_from;
+        if (!s.report->top.empty())
+          j["best"] = {{"config", nlohmann::json::parse(s.report->top.front().config.to_json())},
+                       {"median_ms", s.report->top.front().median_ms}, {"tflops", s.report->top.front().tflops}};
+      }
+      shapes.push_back(j);
+    }
+    std::cout << nlohmann::json{{"suite", suite.name}, {"arch", o.arch}, {"db", o.db}, {"interrupted", r.interrupted},
+                                {"shapes", shapes}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  int tuned = 0, covered = 0;
+  std::string source;
+  for (const SuiteShapeResult& s : r.shapes) {
+    if (s.report) {
+      ++tuned;
+      source = s.report->source;
+      const TuneReport& t = *s.report;
+      std::string best = t.top.empty() ? "no result"
+                                       : fmt::format("{:.1f} TFLOP/s {}", t.top.front().tflops, t.top.front().config.to_json());
+      fmt::print("{:<36} {:>3} new trials ({} resumed{})  {}\n", s.problem.key(), t.trials_this_run, t.trials_resumed,
+                 t.warm_started_from.empty() ? "" : fmt::format(", warm start from {}", t.warm_started_from.size()), best);
+    } else if (!s.covered_by.empty()) {
+      ++covered;
+      fmt::print("{:<36} same padded tile grids as {}: its config\n", s.problem.key(), s.covered_by);
+    } else {
+      fmt::print("{:<36} not reached\n", s.problem.key());
+    }
+  }
+  std::string label = source == "cuda" ? "measured" : source == "model" ? "PREDICTED (model; nothing was measured)" : "replayed";
+  fmt::print("suite {}: {} shapes, {} tuned, {} covered by a bucket{}; results {} in {}\n", suite.name, r.shapes.size(),
+             tuned, covered, suite.duplicates_dropped ? fmt::format(", {} duplicate rows dropped", suite.duplicates_dropped) : "",
+             label, o.db);
+  if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
+}
+
 }  // namespace
 
 void add_matmul_command(CLI::App& app) {
@@ -82,9 +132,12 @@ void add_matmul_command(CLI::App& app) {
     TuneOptions tune;
     bool json = false;
     bool no_compile = false;
+    std::string shapes;
+    bool bucket = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("matmul", "Tune C = A . B for one target and problem, recording every trial");
+  auto* cmd = app.add_subcommand("matmul", "Tune C = A . B for one target and problem (or a suite of shapes), "
+                                           "recording every trial");
   o->arch.add(*cmd);
   o->problem.add(*cmd);
   cmd->add_option("--strategy", o->tune.strategy, "exhaustive, random, tpe, cmaes (Optuna) or model")
@@ -106,8 +159,17 @@ void add_matmul_command(CLI::App& app) {
                   "How the GPU times a kernel: cupti (the GPU's own start/end timestamps), events (CUDA events "
                   "around the launch) or auto (CUPTI when it loads)")
       ->capture_default_str();
+  std::string suites;
+  for (const kernels::NamedSuite& s : kernels::named_suites()) suites += fmt::format("; {} ({})", s.name, s.description);
+  cmd->add_option("--shapes", o->shapes,
+                  "Tune a suite of shapes in turn (--trials per shape), each warm-started from those before it: a "
+                  ".csv (m,n,k[,dtype,out_dtype,layout] per line) or .json file, or a named suite" + suites);
+  cmd->add_flag("--bucket", o->bucket, "With --shapes: tune once the shapes that run the same padded tile grids");
+  cmd->add_option("--warm-start", o->tune.warm_start_shapes,
+                  "Measure first the best configs of this many nearest shapes already tuned in --db (0: off)")
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print the result as JSON (no progress bar)");
-  cmd->callback([o, &app] {
+  cmd->callback([o, &app, cmd] {
     o->tune.compile_predicted = !o->no_compile;
     o->tune.arch = std::string(o->arch.resolve().name);
     o->tune.problem = o->problem.resolve();
@@ -127,6 +189,21 @@ void add_matmul_command(CLI::App& app) {
     sigaction(SIGINT, &sa, nullptr);
     bool bar = !o->json && isatty(STDERR_FILENO);
     o->tune.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
+    if (!o->shapes.empty()) {
+      for (const char* flag : {"--m", "--n", "--k"})
+        if (cmd->count(flag))
+          throw core::Error(core::ErrorKind::InvalidInput,
+                            fmt::format("--shapes gives the shapes: drop {} (--dtype, --out-dtype and --layout still "
+                                        "fill what the suite leaves out)", flag));
+      ShapeSuite suite = load_shape_suite(o->shapes, o->tune.problem);
+      SuiteReport r = tune_suite(o->tune, suite, o->bucket, g_interrupted,
+                                 bar ? draw_progress : std::function<void(const Progress&)>());
+      if (bar) fmt::print(stderr, "\n");
+      print_suite_report(o->tune, suite, r, o->json);
+      if (r.interrupted) throw ExitWith{130};
+      return;
+    }
+    if (o->bucket) throw core::Error(core::ErrorKind::InvalidInput, "--bucket groups the shapes of --shapes: give a suite");
     TuneReport r = tune(o->tune, g_interrupted, bar ? draw_progress : std::function<void(const Progress&)>());
     if (bar) fmt::print(stderr, "\n");
     print_report(o->tune, r, o->json);

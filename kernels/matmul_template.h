@@ -6,6 +6,7 @@
 // so configs differing only in them share one binary.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -40,6 +41,10 @@ class MatmulTemplate {
   // descriptors.
   virtual unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const = 0;
   virtual std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  // The extents (M, N, K) the kernels' tile grids and K loops are counted in, over the whole
+  // default space: problems with the same counts for every one of them run the same padded
+  // grids, so they share a best config (shape-suite bucketing).
+  virtual std::vector<std::array<int, 3>> grid_units() const = 0;
   // The analytic estimate of the kernel's time on `device`, in milliseconds ("model").
   virtual double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& device) const = 0;
 };

@@ -1,6 +1,7 @@
 #include "search/strategy.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
@@ -16,9 +17,13 @@ namespace {
 
 using core::TuningConfig;
 
-// Bookkeeping every strategy shares: which configs are told or pending.
+// Bookkeeping every strategy shares: which configs are told or pending, and the warm-start
+// queue asked before the strategy's own picks.
 class Tracked : public Strategy {
  public:
+  explicit Tracked(const StrategyContext& ctx) : warm_(ctx.warm_start.begin(), ctx.warm_start.end()) {
+    for (const TuningConfig& c : ctx.candidates) candidates_.insert(c.to_json());
+  }
   void tell(const TuningConfig& c, std::optional<double> ms) override {
     std::string key = c.to_json();
     pending_.erase(key);
@@ -29,18 +34,34 @@ class Tracked : public Strategy {
  protected:
   virtual void on_tell(const TuningConfig&, std::optional<double>) {}
   bool seen(const std::string& key) const { return told_.count(key) || pending_.count(key); }
+  // Moves warm-start configs into `out` (up to n in all), each announced to `admit` first.
+  void take_warm(std::vector<TuningConfig>& out, int n, const std::function<void(const TuningConfig&)>& admit = {}) {
+    while (!warm_.empty() && static_cast<int>(out.size()) < n) {
+      TuningConfig c = std::move(warm_.front());
+      warm_.erase(warm_.begin());
+      std::string key = c.to_json();
+      if (!candidates_.count(key) || seen(key)) continue;
+      if (admit) admit(c);
+      mark_pending(key);
+      out.push_back(std::move(c));
+    }
+  }
   void mark_pending(const std::string& key) { pending_.insert(key); }
   std::map<std::string, std::optional<double>> told_;
   std::set<std::string> pending_;
+  std::vector<TuningConfig> warm_;
+  std::set<std::string> candidates_;
 };
 
 // Walks a fixed order of the candidates.
 class Ordered : public Tracked {
  public:
-  Ordered(std::string name, std::vector<TuningConfig> order) : name_(std::move(name)), order_(std::move(order)) {}
+  Ordered(std::string name, const StrategyContext& ctx, std::vector<TuningConfig> order)
+      : Tracked(ctx), name_(std::move(name)), order_(std::move(order)) {}
   std::string_view name() const override { return name_; }
   std::vector<TuningConfig> ask(int n) override {
     std::vector<TuningConfig> out;
+    take_warm(out, n);
     for (; next_ < order_.size() && static_cast<int>(out.size()) < n; ++next_) {
       std::string key = order_[next_].to_json();
       if (seen(key)) continue;
@@ -58,7 +79,7 @@ class Ordered : public Tracked {
 
 class ModelGuided : public Tracked {
  public:
-  ModelGuided(StrategyContext ctx) : ctx_(std::move(ctx)) {
+  ModelGuided(StrategyContext ctx) : Tracked(ctx), ctx_(std::move(ctx)) {
     for (size_t i = 0; i < ctx_.candidates.size(); ++i) predicted_.push_back(ctx_.model(ctx_.candidates[i]));
     for (size_t i = 0; i < ctx_.candidates.size(); ++i) ranking_.push_back(i);
     std::stable_sort(ranking_.begin(), ranking_.end(), [&](size_t a, size_t b) { return predicted_[a] < predicted_[b]; });
@@ -66,6 +87,7 @@ class ModelGuided : public Tracked {
   std::string_view name() const override { return "model"; }
   std::vector<TuningConfig> ask(int n) override {
     std::vector<TuningConfig> out;
+    take_warm(out, n);
     auto take = [&](size_t i) {
       std::string key = ctx_.candidates[i].to_json();
       if (seen(key)) return;
@@ -105,7 +127,7 @@ class ModelGuided : public Tracked {
 class OptunaStrategy : public Tracked {
  public:
   OptunaStrategy(std::string sampler, StrategyContext ctx)
-      : sampler_(std::move(sampler)), ctx_(std::move(ctx)), study_(sampler_, ctx_.seed), rng_(ctx_.seed) {
+      : Tracked(ctx), sampler_(std::move(sampler)), ctx_(std::move(ctx)), study_(sampler_, ctx_.seed), rng_(ctx_.seed) {
     // Optuna sees each parameter as an index into its domain (strings included).
     for (const core::Param& p : ctx_.space.params()) {
       CategoricalParam cp{p.name, {}};
@@ -118,6 +140,10 @@ class OptunaStrategy : public Tracked {
 
   std::vector<TuningConfig> ask(int n) override {
     std::vector<TuningConfig> out;
+    take_warm(out, n, [&](const TuningConfig& c) {  // an enqueued trial: Optuna's own warm start
+      study_.enqueue(to_indices(c), params_);
+      number_[c.to_json()] = study_.ask(params_).number;
+    });
     int attempts = 0;
     const int max_attempts = 8 * n + 16;  // then fall back to random picks: asks get slower as trials pile up
     while (static_cast<int>(out.size()) < n && attempts++ < max_attempts) {
@@ -189,12 +215,12 @@ class OptunaStrategy : public Tracked {
 std::vector<std::string> strategy_names() { return {"exhaustive", "random", "tpe", "cmaes", "model"}; }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext ctx) {
-  if (name == "exhaustive") return std::make_unique<Ordered>("exhaustive", std::move(ctx.candidates));
+  if (name == "exhaustive") return std::make_unique<Ordered>("exhaustive", ctx, ctx.candidates);
   if (name == "random") {
-    std::vector<TuningConfig> order = std::move(ctx.candidates);
+    std::vector<TuningConfig> order = ctx.candidates;
     std::mt19937_64 rng(ctx.seed);
     std::shuffle(order.begin(), order.end(), rng);
-    return std::make_unique<Ordered>("random", std::move(order));
+    return std::make_unique<Ordered>("random", ctx, std::move(order));
   }
   if (name == "tpe" || name == "cmaes") return std::make_unique<OptunaStrategy>(std::string(name), std::move(ctx));
   if (name == "model") {

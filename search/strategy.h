@@ -10,6 +10,10 @@
 //               a suggestion already measured is answered from the record
 //   model       candidates ranked by the cost model, best first; each new best measured
 //               config pulls its neighbours (one parameter changed) to the front
+// Warm start (every strategy): StrategyContext::warm_start configs -- say the winners of the
+// nearest shapes already tuned -- are asked before anything the strategy picks itself, in
+// their order (Optuna: as enqueued trials, so its model learns from them); ones that are not
+// candidates are skipped.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +41,7 @@ struct StrategyContext {
   std::vector<core::TuningConfig> candidates;           // the valid configs
   std::uint64_t seed = 0;
   std::function<double(const core::TuningConfig&)> model;  // predicted ms (the model strategy)
+  std::vector<core::TuningConfig> warm_start;           // asked first, in this order
 };
 
 std::vector<std::string> strategy_names();

@@ -16,6 +16,7 @@
 #include "harness/measure/measure_trial.h"
 #include "harness/measure/replay_measurer.h"
 #include "harness/measure/trial_record.h"
+#include "harness/tune/warm_start.h"
 #include "harness/measure/worker.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
@@ -122,14 +123,22 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   space.enumerate([&](const core::TuningConfig& c) {
     if (!t.why_invalid(o.problem, c)) candidates.push_back(c);
   });
-  search::StrategyContext ctx{space, candidates, o.seed, [&](const core::TuningConfig& c) {
-                                return t.predict_ms(o.problem, c, arch.default_device());
-                              }};
+  search::StrategyContext ctx{space, candidates, o.seed,
+                              [&](const core::TuningConfig& c) { return t.predict_ms(o.problem, c, arch.default_device()); },
+                              {}};
+  results::TemplateId tmpl = template_id(t, arch);
+  TuneReport rep;
+  // Warm start: the winners of the nearest shapes this database already tuned go first.
+  if (o.warm_start_shapes > 0 && std::filesystem::exists(o.db)) {
+    results::Store earlier = results::Store::open(o.db, results::OpenMode::ReadOnly);
+    for (const Neighbour& n : nearest_winners(earlier, tmpl, device.env, device.source, o.problem, o.warm_start_shapes)) {
+      ctx.warm_start.push_back(n.config);
+      rep.warm_started_from.push_back(n.problem_key);
+    }
+  }
   std::unique_ptr<search::Strategy> strategy = search::make_strategy(o.strategy, ctx);
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
-  results::TemplateId tmpl = template_id(t, arch);
-  TuneReport rep;
   rep.source = device.source;
   rep.note = device.note;
   rep.device_name = device.env.device_name;
@@ -211,7 +220,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       ++done;
       ++rep.trials_this_run;
       if (on_progress)
-        on_progress({done, o.trials, std::chrono::duration<double>(Clock::now() - t0).count(), best_so_far()});
+        on_progress({"", done, o.trials, std::chrono::duration<double>(Clock::now() - t0).count(), best_so_far()});
     }
     batch = std::move(upcoming);
     if (out_of_time()) break;

@@ -7,6 +7,9 @@
 // process, compiling each batch ahead on every core, the top few re-measured strictly at the
 // end) and otherwise predicts with the cost model, saying so; "model" predicts; "replay:DB"
 // answers from an existing results database; "cuda" requires a GPU (bad input without one).
+// Warm start: the winners of the `warm_start_shapes` nearest shapes this database already
+// tuned (same template version, device, dtypes, layout) are measured before the strategy's
+// own picks (harness/tune/warm_start.h).
 #pragma once
 
 #include <atomic>
@@ -33,6 +36,7 @@ struct TuneOptions {
   int top = 3;  // re-measured strictly at the end (measured results only)
   bool compile_predicted = true;  // model: compile each config before predicting it
   std::string timer = "auto";     // cuda: auto | cupti | events
+  int warm_start_shapes = 3;      // measure first the winners of this many nearest tuned shapes
   std::string arguments;  // the command line, for the run's provenance
   std::function<void(const std::string&)> notify;  // told why a device was chosen, up front
 };
@@ -54,9 +58,11 @@ struct TuneReport {
   bool interrupted = false, exhausted = false;
   double peak_tflops = 0;
   std::vector<RankedConfig> top;  // best first; ties within noise share a rank
+  std::vector<std::string> warm_started_from;  // problem keys whose winners were measured first
 };
 
 struct Progress {
+  std::string context;  // e.g. "llama3-8b 3/16 m512_n6144_k4096_bf16_bf16_nk" in a suite
   int done = 0, target = 0;
   double elapsed_s = 0;
   std::optional<RankedConfig> best;

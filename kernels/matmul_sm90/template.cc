@@ -1,5 +1,7 @@
 #include "kernels/matmul_sm90/template.h"
 
+#include <set>
+
 #include "kernels/matmul_sm90/config.h"
 #include "kernels/matmul_sm90/cost_model.h"
 #include "kernels/matmul_sm90/kernel.h"
@@ -31,6 +33,15 @@ class HopperMatmul final : public MatmulTemplate {
     MatmulConfig c = MatmulConfig::from_tuning_config(t);
     return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
             c.grid_minor_dim == Dim::N ? 1 : 0, c.grid_tile_width};
+  }
+  std::vector<std::array<int, 3>> grid_units() const override {
+    std::set<std::array<int, 3>> units;
+    default_space().enumerate([&](const core::TuningConfig& t) {
+      MatmulConfig c = MatmulConfig::from_tuning_config(t);
+      units.insert({c.cta_tile_m() * (c.cluster_dimension == ClusterDim::M ? 2 : 1),
+                    c.cta_tile_n() * (c.cluster_dimension == ClusterDim::N ? 2 : 1), c.tile_k});
+    });
+    return {units.begin(), units.end()};
   }
   double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
     return predict(p, MatmulConfig::from_tuning_config(c), d).ms;

@@ -1,0 +1,32 @@
+// A shape suite to tune in turn: read from a .json or .csv file, or a named suite
+// (kernels/matmul_suites.h). Contract: load_shape_suite() returns the shapes in file order,
+// duplicates dropped; a row that cannot be read throws Error{InvalidInput} naming the file
+// and the row ("shapes.csv line 4: ..."). Rows may leave dtype, out_dtype and layout out:
+// `defaults` fills them (the command line's --dtype/--out-dtype/--layout).
+//   CSV:  m,n,k[,dtype[,out_dtype[,layout]]] per line, '#' comments; an optional header
+//         line naming the columns (any order) starting with "m".
+//   JSON: [{"m":..,"n":..,"k":..,"dtype":..,"out_dtype":..,"layout":..}, ...] or
+//         {"name": "...", "shapes": [...]}.
+// grid_buckets() groups shapes that run the same padded tile grids for every config of the
+// template (MatmulTemplate::grid_units): tuning one of a bucket tunes them all.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/matmul_problem.h"
+#include "kernels/matmul_template.h"
+
+namespace mgpu::harness {
+
+struct ShapeSuite {
+  std::string name;
+  std::vector<kernels::MatmulProblem> shapes;
+  int duplicates_dropped = 0;
+};
+
+ShapeSuite load_shape_suite(const std::string& file_or_name, const kernels::MatmulProblem& defaults);
+std::vector<std::vector<size_t>> grid_buckets(const kernels::MatmulTemplate& t,
+                                              const std::vector<kernels::MatmulProblem>& shapes);
+
+}  // namespace mgpu::harness

@@ -1,0 +1,42 @@
+#include "harness/tune/warm_start.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "kernels/matmul_suites.h"
+
+namespace mgpu::harness {
+
+std::vector<Neighbour> nearest_winners(results::Store& store, const results::TemplateId& tmpl,
+                                       const results::Environment& env, const std::string& source,
+                                       const kernels::MatmulProblem& problem, int shapes) {
+  if (shapes <= 0) return {};
+  // The best ok trial per other problem, for this template version, device and source.
+  std::map<std::string, results::TrialRow> best;
+  for (results::TrialRow& t : store.trials()) {
+    if (t.status != "ok" || !t.median_ms || t.source != source || t.tmpl.name != tmpl.name ||
+        t.tmpl.source_hash != tmpl.source_hash || t.env.device_name != env.device_name ||
+        t.problem.key == problem.key())
+      continue;
+    auto it = best.find(t.problem.key);
+    if (it == best.end() || *t.median_ms < *it->second.median_ms) best[t.problem.key] = std::move(t);
+  }
+  std::vector<Neighbour> out;
+  for (const auto& [key, t] : best) {
+    kernels::MatmulProblem p;
+    p.m = t.problem.m;
+    p.n = t.problem.n;
+    p.k = t.problem.k;
+    p.in_dtype = kernels::parse_dtype(t.problem.dtype);
+    p.out_dtype = kernels::parse_dtype(t.problem.out_dtype);
+    p.b_layout = kernels::parse_b_layout(t.problem.layout);
+    double d = kernels::shape_distance(problem, p);
+    if (std::isfinite(d)) out.push_back({key, d, core::TuningConfig::from_json(t.config_json)});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
+  if (static_cast<int>(out.size()) > shapes) out.resize(shapes);
+  return out;
+}
+
+}  // namespace mgpu::harness
