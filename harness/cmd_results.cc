@@ -9,6 +9,8 @@
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/current_templates.h"
+#include "harness/measure/trial_record.h"
+#include "harness/tune/shape_suite.h"
 #include "results/export.h"
 #include "results/merge.h"
 #include "results/regress.h"
@@ -75,7 +77,7 @@ void add_best(CLI::App& app) {
 
 void add_export(CLI::App& app) {
   struct O {
-    std::string db, format, output;
+    std::string db, format, output, shapes;
     bool include_model = false, all_versions = false;
   };
   auto o = std::make_shared<O>();
@@ -87,13 +89,34 @@ void add_export(CLI::App& app) {
   cmd->add_option("-o,--output", o->output, "Where to write")->required();
   cmd->add_flag("--include-model", o->include_model, "Export predicted (model) results too");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
+  cmd->add_option("--shapes", o->shapes,
+                  "A shape suite (file or name, as for 'matmul --shapes'): json and cpp exports then say how each "
+                  "of its shapes is served (exact, nearest tuned shape, or default)");
   cmd->callback([o] {
+    results::SuiteShapes suite;
+    if (!o->shapes.empty()) {
+      if (o->format == "csv") throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
+      ShapeSuite loaded = load_shape_suite(o->shapes, kernels::MatmulProblem{});
+      suite.name = loaded.name;
+      for (const kernels::MatmulProblem& p : loaded.shapes) suite.shapes.push_back(problem_record(p));
+    }
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     auto current = o->all_versions ? std::vector<results::TemplateId>{} : current_templates();
-    int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current)
-            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current)
+    int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current, suite)
+            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite)
                                  : results::export_csv(s, o->output);
     fmt::print("wrote {} {} to {}\n", n, o->format == "csv" ? "trials" : "entries", o->output);
+    if (!suite.shapes.empty()) {
+      std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
+      for (results::TrialRow& t : s.best(o->include_model, current))
+        groups[fmt::format("{} on {}", t.tmpl.name, t.env.arch)].push_back(std::move(t));
+      for (auto& [name, rows] : groups) {
+        std::map<std::string, int> how;
+        for (const results::Coverage& c : results::coverage(suite, rows)) ++how[c.how];
+        fmt::print("suite {} ({} shapes), {}: {} exact, {} nearest, {} default\n", suite.name, suite.shapes.size(),
+                   name, how["exact"], how["nearest"], how["default"]);
+      }
+    }
   });
 }
 

@@ -39,7 +39,27 @@ std::string opt_str(const std::optional<T>& v) {
 
 }  // namespace
 
-int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current) {
+std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries) {
+  auto ratio = [](std::int64_t a, std::int64_t b) { return a > b ? double(a) / double(b) : double(b) / double(a); };
+  std::vector<Coverage> out;
+  for (const ProblemRecord& s : suite.shapes) {
+    Coverage c{s.key, "default", entries.empty() ? "" : entries.front().problem.key, 0};
+    double best = 1e300;
+    for (const TrialRow& e : entries) {
+      if (e.problem.dtype != s.dtype || e.problem.out_dtype != s.out_dtype || e.problem.layout != s.layout) continue;
+      double d = ratio(e.problem.m, s.m) * ratio(e.problem.n, s.n) * ratio(e.problem.k, s.k);
+      if (d < best) {
+        best = d;
+        c = {s.key, e.problem.key == s.key ? "exact" : "nearest", e.problem.key, d};
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current,
+                const SuiteShapes& suite) {
   std::filesystem::create_directories(folder);
   std::map<std::string, nlohmann::json> files;  // file name -> document
   int n = 0;
@@ -62,6 +82,20 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
         {"provenance", {{"trial", t.uuid}, {"measured_at", t.created_at}, {"driver", t.env.driver_version},
                         {"cuda", t.env.cuda_version}, {"sm_count", t.env.sm_count}}}};
     ++n;
+  }
+  if (!suite.shapes.empty()) {
+    std::map<std::string, std::vector<TrialRow>> rows_of;  // file -> its entries
+    for (TrialRow& t : store.best(include_model, current))
+      rows_of[fmt::format("{}__{}.json", slug(t.env.device_name), t.tmpl.name)].push_back(std::move(t));
+    for (auto& [name, doc] : files) {
+      nlohmann::json shapes = nlohmann::json::object();
+      for (const Coverage& c : coverage(suite, rows_of[name]))
+        shapes[c.shape] = {{"how", c.how}, {"entry", c.entry}, {"size_ratio", c.size_ratio}};
+      doc["coverage"] = {{"suite", suite.name},
+                         {"lookup", "exact problem key, else the nearest tuned shape of the same dtypes and layout "
+                                    "(smallest product of the M, N, K size ratios), else the first entry"},
+                         {"shapes", shapes}};
+    }
   }
   for (auto& [name, doc] : files) open_out((std::filesystem::path(folder) / name).string()) << doc.dump(2) << "\n";
   return n;
@@ -87,7 +121,8 @@ int export_csv(Store& store, const std::string& csv_path) {
   return n;
 }
 
-int export_cpp(Store& store, const std::string& header_path, bool include_model, const std::vector<TemplateId>& current) {
+int export_cpp(Store& store, const std::string& header_path, bool include_model, const std::vector<TemplateId>& current,
+               const SuiteShapes& suite) {
   // Group winners by (template, arch); a struct per template from its config's keys.
   std::map<std::string, std::map<std::string, std::vector<TrialRow>>> by_template;  // template -> arch -> rows
   for (TrialRow& t : store.best(include_model, current)) by_template[t.tmpl.name][t.env.arch].push_back(std::move(t));
@@ -121,6 +156,14 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
         ++n;
       }
       out << "}};\n}  // namespace " << slug(arch) << "\n";
+      if (!suite.shapes.empty()) {
+        out << "// Coverage of suite " << suite.name << " (" << suite.shapes.size() << " shapes) on " << arch << ":\n";
+        for (const Coverage& c : coverage(suite, rows))
+          out << fmt::format("//   {:<36} {}\n", c.shape,
+                             c.how == "exact"     ? std::string("exact")
+                             : c.how == "nearest" ? fmt::format("nearest: {} (size ratio {:.2f})", c.entry, c.size_ratio)
+                                                  : fmt::format("default: {} (no tuned shape of its dtypes and layout)", c.entry));
+      }
     }
     out << "\n// nullptr when nothing was tuned for this arch.\nconstexpr const " << type << "* lookup_" << slug(tmpl)
         << "(std::string_view arch, Shape s) {\n";

@@ -7,6 +7,10 @@
 //         exact match, nearest-shape fallback and a default config;
 //   csv:  one row per trial (every trial, whatever its status) for spreadsheets.
 // Each returns the number of entries (json, cpp) or rows (csv) written.
+// Coverage: given the shapes of a suite, json and cpp also say for each (template, device or
+// arch) how every suite shape is served -- "exact" (tuned), "nearest" (the lookup's nearest
+// tuned shape of the same dtypes and layout: smallest product of the M, N and K size ratios),
+// or "default" (no tuned shape of its dtypes and layout: the table's first entry).
 #pragma once
 
 #include <string>
@@ -16,9 +20,23 @@
 
 namespace mgpu::results {
 
-int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current = {});
+struct Coverage {
+  std::string shape;  // problem key of the suite shape
+  std::string how;    // exact | nearest | default
+  std::string entry;  // the tuned shape that serves it
+  double size_ratio = 1;
+};
+struct SuiteShapes {
+  std::string name;
+  std::vector<ProblemRecord> shapes;
+};
+// How `suite` is served by tuned `entries` (rows of one template and device or arch).
+std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries);
+
+int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current = {},
+                const SuiteShapes& suite = {});
 int export_cpp(Store& store, const std::string& header_path, bool include_model,
-               const std::vector<TemplateId>& current = {});
+               const std::vector<TemplateId>& current = {}, const SuiteShapes& suite = {});
 int export_csv(Store& store, const std::string& csv_path);
 
 }  // namespace mgpu::results

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
       auto t0 = std::chrono::steady_clock::now();
       std::vector<int> evals;
       for (int seed = 0; seed < seeds; ++seed) {
-        auto s = search::make_strategy(name, {t.space(), candidates, static_cast<std::uint64_t>(seed), model});
+        auto s = search::make_strategy(name, {t.space(), candidates, static_cast<std::uint64_t>(seed), model, {}});
         int n = 0;
         for (bool hit = false; !hit;) {
           auto asked = s->ask(1);

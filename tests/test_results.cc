@@ -166,6 +166,44 @@ TEST_F(Results, ChangedTemplateHashMakesRowsStaleNotWrong) {
   EXPECT_FALSE(s.measured_configs(current, p.key, kH100, "cuda").count(cfg(64)));
 }
 
+TEST_F(Results, SuiteCoverageSaysHowEachShapeIsServedAsTheLookupDoes) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  s.record_trial(trial(run, problem(1024, 4096, 4096), R"({"tile_n":64,"wg_dimension":"M"})", 0.1));
+  s.record_trial(trial(run, problem(8192, 4096, 4096), R"({"tile_n":256,"wg_dimension":"M"})", 0.5));
+  ProblemRecord f16 = problem(2048, 4096, 4096);
+  f16.dtype = f16.out_dtype = "f16";
+  f16.key = "m2048_n4096_k4096_f16_f16_kn";
+  // Between the tuned shapes: 2048 is nearer 1024 (ratio 2) than 8192 (4); 6000 nearer 8192.
+  SuiteShapes suite{"mine", {problem(1024, 4096, 4096), problem(2048, 4096, 4096), problem(6000, 4096, 4096), f16}};
+  std::vector<Coverage> c = coverage(suite, s.best(false));
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0].how, "exact");
+  EXPECT_EQ(c[1].how, "nearest");
+  EXPECT_EQ(c[1].entry, "m1024_n4096_k4096_bf16_bf16_kn");
+  EXPECT_DOUBLE_EQ(c[1].size_ratio, 2.0);
+  EXPECT_EQ(c[2].entry, "m8192_n4096_k4096_bf16_bf16_kn");
+  EXPECT_EQ(c[3].how, "default");
+  // The generated header's lookup agrees, and the header lists the coverage.
+  EXPECT_EQ(export_cpp(s, path("tuned.h"), false, {}, suite), 2);
+  std::string header = slurp(path("tuned.h"));
+  EXPECT_NE(header.find("// Coverage of suite mine (4 shapes) on sm_90a:"), std::string::npos) << header;
+  EXPECT_NE(header.find("nearest: m1024_n4096_k4096_bf16_bf16_kn (size ratio 2.00)"), std::string::npos) << header;
+  std::ofstream(path("use.cc")) << R"(#include "tuned.h"
+using namespace mgpu_tuned;
+static_assert(lookup_matmul_sm90("sm_90a", {2048, 4096, 4096, "bf16", "bf16", "kn"})->tile_n == 64);
+static_assert(lookup_matmul_sm90("sm_90a", {6000, 4096, 4096, "bf16", "bf16", "kn"})->tile_n == 256);
+static_assert(lookup_matmul_sm90("sm_90a", {3000, 4096, 4096, "bf16", "bf16", "kn"})->tile_n == 256);  // 2.93 vs 2.73
+int main() {}
+)";
+  std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Werror -c use.cc -o use.o 2> err.txt", dir_.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt"));
+  EXPECT_EQ(export_json(s, path("json"), false, {}, suite), 2);
+  nlohmann::json doc = nlohmann::json::parse(slurp(path("json") + "/nvidia_h100_80gb_hbm3__matmul_sm90.json"));
+  EXPECT_EQ(doc["coverage"]["suite"], "mine");
+  EXPECT_EQ(doc["coverage"]["shapes"]["m6000_n4096_k4096_bf16_bf16_kn"]["how"], "nearest");
+}
+
 TEST_F(Results, ExportsJsonCsvAndACompilableCppHeader) {
   Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
   std::int64_t run = s.begin_run("tune", "", "0.1.0");

@@ -27,7 +27,7 @@ double objective(const TuningConfig& t) {
 }
 
 StrategyContext context(std::uint64_t seed) {
-  StrategyContext ctx{space(), {}, seed, objective};
+  StrategyContext ctx{space(), {}, seed, objective, {}};
   ctx.space.enumerate([&](const TuningConfig& t) {
     if (t.get_int("a") + t.get_int("b") <= 8) ctx.candidates.push_back(t);  // the 66 "valid" ones
   });
@@ -77,6 +77,26 @@ TEST_P(EveryStrategy, ConfigsToldFromTheRecordAreNeverAsked) {
     known.insert(ctx.candidates[i].to_json());
   }
   for (const std::string& k : run(*s, 100)) EXPECT_FALSE(known.count(k)) << k;
+}
+
+TEST_P(EveryStrategy, WarmStartConfigsComeFirstInOrderAndInvalidOnesAreSkipped) {
+  StrategyContext ctx = context(9);
+  auto cfg = [](int a, int b, const char* c) {
+    TuningConfig t;
+    t.set("a", std::int64_t{a});
+    t.set("b", std::int64_t{b});
+    t.set("c", std::string(c));
+    return t;
+  };
+  // Winners of neighbouring shapes; (5, 5) is not a candidate here (a + b > 8).
+  ctx.warm_start = {cfg(1, 2, "x"), cfg(5, 5, "y"), cfg(4, 4, "y"), cfg(1, 2, "x")};
+  auto s = make_strategy(GetParam(), ctx);
+  auto order = run(*s, 20, 2);
+  ASSERT_GE(order.size(), 2u);
+  EXPECT_EQ(order[0], cfg(1, 2, "x").to_json());
+  EXPECT_EQ(order[1], cfg(4, 4, "y").to_json());
+  EXPECT_EQ(std::count(order.begin(), order.end(), cfg(1, 2, "x").to_json()), 1);  // never twice
+  EXPECT_EQ(std::count(order.begin(), order.end(), cfg(5, 5, "y").to_json()), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, EveryStrategy, ::testing::Values("exhaustive", "random", "tpe", "cmaes", "model"));

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "core/error.h"
@@ -154,6 +155,41 @@ TEST_F(TuningLoop, PredictionsAreForKernelsThatCompiled) {
   for (const auto& f : fs::recursive_directory_iterator(cache))
     if (f.is_regular_file() && f.path().extension() == ".mgpu") ++entries;
   EXPECT_EQ(entries, static_cast<int>(kernels.size()));
+}
+
+TEST_F(TuningLoop, ANewShapeMeasuresItsNeighboursWinnersFirst) {
+  opts_.strategy = "exhaustive";
+  opts_.trials = 30;
+  TuneReport near = tune(opts_, stop_);  // 2048 x 2048 x 1024
+  ASSERT_FALSE(near.top.empty());
+  kernels::MatmulProblem far = opts_.problem;
+  far.m = 64;  // tuned later: farther from the shape below
+  TuneOptions o = opts_;
+  o.problem = far;
+  tune(o, stop_);
+
+  o.problem.m = 1536;  // nearest to 2048 x 2048 x 1024
+  o.strategy = "random";
+  o.trials = 1;
+  TuneReport r = tune(o, stop_);
+  ASSERT_EQ(r.warm_started_from.size(), 2u);
+  EXPECT_EQ(r.warm_started_from[0], opts_.problem.key());
+  EXPECT_EQ(r.warm_started_from[1], far.key());
+  results::Store s = results::Store::open(opts_.db, results::OpenMode::ReadOnly);
+  std::vector<std::string> measured;
+  std::map<std::string, double> near_ms;  // config -> its time on the nearest shape
+  for (const auto& t : s.trials()) {
+    if (t.problem.key == o.problem.key()) measured.push_back(t.config_json);
+    if (t.problem.key == opts_.problem.key() && t.median_ms) near_ms[t.config_json] = *t.median_ms;
+  }
+  ASSERT_EQ(measured.size(), 1u);
+  // The one trial it had went to a winner of the nearest shape (ties share the best time).
+  ASSERT_TRUE(near_ms.count(measured[0]));
+  EXPECT_DOUBLE_EQ(near_ms.at(measured[0]), near.top.front().median_ms);
+
+  o.problem.m = 1280;
+  o.warm_start_shapes = 0;  // off: the strategy's own first pick
+  EXPECT_TRUE(tune(o, stop_).warm_started_from.empty());
 }
 
 TEST_F(TuningLoop, BadInputIsRefusedBeforeTheDatabaseIsTouched) {

@@ -1,0 +1,123 @@
+// Shape suites without a GPU: named suites, suite files (and their bad rows), padded-grid
+// buckets, shape distance, and the warm start that hands a new shape its neighbours' winners.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "harness/tune/shape_suite.h"
+#include "kernels/matmul_suites.h"
+#include "tests/support/test_data.h"
+
+namespace mgpu::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using kernels::BLayout;
+using kernels::DType;
+using kernels::MatmulProblem;
+
+bool has(const std::vector<MatmulProblem>& v, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return std::any_of(v.begin(), v.end(), [&](const MatmulProblem& p) { return p.m == m && p.n == n && p.k == k; });
+}
+
+TEST(ShapeSuites, TheNamedLlamaSuitesHoldEachProjectionAtEachTokenCount) {
+  std::vector<std::string> names;
+  for (const kernels::NamedSuite& s : kernels::named_suites()) names.push_back(s.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "llama3-8b"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "llama3-70b"), names.end());
+  auto s8 = kernels::named_suite("llama3-8b");
+  ASSERT_EQ(s8.size(), 16u);
+  EXPECT_TRUE(has(s8, 2048, 6144, 4096));    // fused QKV: (32 + 2 x 8) heads x 128
+  EXPECT_TRUE(has(s8, 2048, 4096, 4096));    // attention output
+  EXPECT_TRUE(has(s8, 2048, 28672, 4096));   // gate + up
+  EXPECT_TRUE(has(s8, 2048, 4096, 14336));   // down
+  for (const MatmulProblem& p : s8) EXPECT_EQ(p.b_layout, BLayout::NK);  // Linear weights are N x K
+  auto s70 = kernels::named_suite("llama3-70b", DType::F16, DType::F16);
+  EXPECT_TRUE(has(s70, 128, 10240, 8192));
+  EXPECT_TRUE(has(s70, 8192, 8192, 28672));
+  EXPECT_EQ(s70.front().in_dtype, DType::F16);
+  EXPECT_EQ(kernels::named_suite("llama3").size(), 32u);
+  try {
+    kernels::named_suite("gpt-5");
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("llama3-8b"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ShapeSuites, ACsvFileWithHeaderCommentsAndDefaults) {
+  MatmulProblem defaults{.in_dtype = DType::F16, .out_dtype = DType::F32, .b_layout = BLayout::KN};
+  ShapeSuite s = load_shape_suite(::mgpu::testing::test_data_path("small_suite.csv"), defaults);
+  EXPECT_EQ(s.name, "small_suite");
+  ASSERT_EQ(s.shapes.size(), 4u);
+  EXPECT_EQ(s.shapes[0].key(), "m512_n1024_k1024_f16_f32_nk");
+  EXPECT_EQ(s.shapes[3].b_layout, BLayout::KN);  // the row left it out: the default
+}
+
+TEST(ShapeSuites, BadRowsAreNamed) {
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string bad = ::mgpu::testing::test_data_path("bad_suite.csv");
+  EXPECT_NE(message([&] { load_shape_suite(bad, {}); }).find("bad_suite.csv line 3: n must be a positive integer, got 'abc'"),
+            std::string::npos);
+  fs::path dir = fs::temp_directory_path() / ("mgpu-suites-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto write = [&](const char* name, const char* text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  std::string json = write("s.json", R"({"name": "mine", "shapes": [{"m": 64, "n": 64, "k": 64}, {"m": 64, "n": 64}]})");
+  EXPECT_NE(message([&] { load_shape_suite(json, {}); }).find("s.json shape #2: 'k' is missing"), std::string::npos);
+  std::string dtype = write("d.csv", "64,64,64,fp8\n");
+  EXPECT_NE(message([&] { load_shape_suite(dtype, {}); }).find("d.csv line 1: unknown dtype 'fp8'"), std::string::npos);
+  std::string column = write("c.csv", "m,n,k,batch\n64,64,64,2\n");
+  EXPECT_NE(message([&] { load_shape_suite(column, {}); }).find("unknown column 'batch'"), std::string::npos);
+  std::string empty = write("e.csv", "# nothing\n");
+  EXPECT_NE(message([&] { load_shape_suite(empty, {}); }).find("is empty"), std::string::npos);
+  EXPECT_NE(message([&] { load_shape_suite((dir / "absent.csv").string(), {}); }).find("no shape suite file"),
+            std::string::npos);
+  std::string named = write("n.json", R"({"name": "mine", "shapes": [{"m": 64, "n": 64, "k": 64}, {"m": 64, "n": 64, "k": 64}]})");
+  ShapeSuite ok = load_shape_suite(named, {});
+  EXPECT_EQ(ok.name, "mine");
+  EXPECT_EQ(ok.shapes.size(), 1u);
+  EXPECT_EQ(ok.duplicates_dropped, 1);
+  fs::remove_all(dir);
+}
+
+TEST(ShapeSuites, BucketsAreShapesWithTheSamePaddedTileGrids) {
+  const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch("sm_90a"));
+  std::vector<MatmulProblem> shapes = {{.m = 1000, .n = 1024, .k = 1024},
+                                       {.m = 1020, .n = 1024, .k = 1024},
+                                       {.m = 1100, .n = 1024, .k = 1024},
+                                       {.m = 1000, .n = 1024, .k = 1024, .b_layout = BLayout::NK}};
+  auto buckets = grid_buckets(t, shapes);
+  ASSERT_EQ(buckets.size(), 3u);
+  EXPECT_EQ(buckets[0], (std::vector<size_t>{0, 1}));  // every tile size rounds 1000 and 1020 alike
+  EXPECT_EQ(buckets[1], (std::vector<size_t>{2}));
+  EXPECT_EQ(buckets[2], (std::vector<size_t>{3}));     // another layout never shares
+}
+
+TEST(ShapeSuites, DistanceIsLogRatiosAndInfiniteAcrossDtypes) {
+  MatmulProblem a{.m = 1024, .n = 4096, .k = 4096}, b{.m = 2048, .n = 4096, .k = 4096};
+  EXPECT_DOUBLE_EQ(kernels::shape_distance(a, a), 0);
+  EXPECT_NEAR(kernels::shape_distance(a, b), std::log(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(kernels::shape_distance(a, b), kernels::shape_distance(b, a));
+  MatmulProblem c = b;
+  c.in_dtype = DType::F16;
+  EXPECT_TRUE(std::isinf(kernels::shape_distance(a, c)));
+}
+
+}  // namespace
+}  // namespace mgpu::harness
