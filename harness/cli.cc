@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "harness/campaign/cmd_campaign.h"
 #include "harness/cmd_bench.h"
 #include "harness/report/cmd_report.h"
 #include "harness/cmd_compile.h"
@@ -47,6 +48,7 @@ int run_cli(int argc, char** argv) {
   add_results_commands(app);
   add_bench_command(app);
   add_report_command(app);
+  add_campaign_command(app);
   add_worker_command(app);
   add_matmul_command(app);
 

@@ -15,6 +15,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3.11-dev python3-optuna  # Optuna, embedded (Debian's Python 3.11)
   python3-matplotlib python3-sklearn     # the HTML report: pictures, parameter importance (fANOVA)
+  slurm-wlm munge                        # campaigns: the single-node Slurm the slurm-labelled test starts
 )
 
 missing=()

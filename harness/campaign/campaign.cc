@@ -1,0 +1,109 @@
+#include "harness/campaign/campaign.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace mgpu::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using core::Error;
+using core::ErrorKind;
+
+void write_atomically(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw Error(ErrorKind::InvalidInput, fmt::format("cannot write {}", path));
+    out << text;
+    if (!out.flush()) throw Error(ErrorKind::IO, fmt::format("cannot write {}", tmp));
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
+std::string Campaign::dir() const { return fs::absolute(path).parent_path().string(); }
+std::string Campaign::shard(int i) const { return fmt::format("{}/{}-shards/task-{}.db", dir(), name, i); }
+std::string Campaign::status_file(int i) const { return fmt::format("{}/{}-shards/task-{}.status", dir(), name, i); }
+std::string Campaign::merged_db() const { return fmt::format("{}/{}.db", dir(), name); }
+std::string Campaign::logs_dir() const { return fmt::format("{}/{}-logs", dir(), name); }
+std::string Campaign::scripts_dir() const { return fmt::format("{}/{}-slurm", dir(), name); }
+
+std::optional<int> Campaign::exit_code(int i) const {
+  std::ifstream in(status_file(i));
+  int code = 0;
+  if (in >> code) return code;
+  return std::nullopt;
+}
+
+Campaign load_campaign(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ErrorKind::InvalidInput, fmt::format("no campaign file {} (write one with 'campaign plan')", path));
+  Campaign c;
+  c.path = path;
+  try {
+    nlohmann::json j = nlohmann::json::parse(in);
+    if (j.at("format").get<int>() != 1)
+      throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").get<int>()));
+    c.name = j.at("name").get<std::string>();
+    for (const auto& t : j.at("tasks")) {
+      CampaignTask task;
+      task.index = t.at("index");
+      task.arch = t.at("arch");
+      const auto& p = t.at("problem");
+      task.problem.m = p.at("m");
+      task.problem.n = p.at("n");
+      task.problem.k = p.at("k");
+      task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
+      task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
+      task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
+      task.strategy = t.at("strategy");
+      task.trials = t.at("trials");
+      task.time_budget_s = t.value("time_budget_s", 0.0);
+      task.device = t.value("device", "auto");
+      task.seed = t.value("seed", std::uint64_t{0});
+      if (task.index != static_cast<int>(c.tasks.size()))
+        throw Error(ErrorKind::InvalidInput, fmt::format("task {} is out of order", task.index));
+      c.tasks.push_back(task);
+    }
+    for (const auto& s : j.value("submissions", nlohmann::json::array()))
+      c.submissions.push_back({s.at("job"), s.at("merge_job"), s.at("tasks").get<std::vector<int>>(), s.at("partition"),
+                               s.at("submitted_at")});
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a campaign file: {}", path, e.what()));
+  } catch (const Error& e) {
+    throw Error(ErrorKind::InvalidInput, fmt::format("{}: {}", path, e.what()));
+  }
+  return c;
+}
+
+void save_campaign(const Campaign& c) {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const CampaignTask& t : c.tasks)
+    tasks.push_back({{"index", t.index}, {"arch", t.arch},
+                     {"problem", {{"m", t.problem.m}, {"n", t.problem.n}, {"k", t.problem.k},
+                                  {"dtype", to_string(t.problem.in_dtype)}, {"out_dtype", to_string(t.problem.out_dtype)},
+                                  {"layout", to_string(t.problem.b_layout)}}},
+                     {"strategy", t.strategy}, {"trials", t.trials}, {"time_budget_s", t.time_budget_s},
+                     {"device", t.device}, {"seed", t.seed}, {"key", t.problem.key()}});
+  nlohmann::json subs = nlohmann::json::array();
+  for (const CampaignSubmission& s : c.submissions)
+    subs.push_back({{"job", s.job}, {"merge_job", s.merge_job}, {"tasks", s.tasks}, {"partition", s.partition},
+                    {"submitted_at", s.submitted_at}});
+  write_atomically(c.path, nlohmann::json{{"format", 1}, {"name", c.name}, {"tasks", tasks}, {"submissions", subs}}.dump(2) + "\n");
+}
+
+void record_task_exit(const Campaign& c, int index, int exit_code) {
+  fs::create_directories(fs::path(c.status_file(index)).parent_path());
+  write_atomically(c.status_file(index), std::to_string(exit_code) + "\n");
+}
+
+}  // namespace mgpu::harness

@@ -1,0 +1,55 @@
+// A tuning campaign: the (template, arch, problem, strategy, budget) tasks a team runs across
+// many GPUs, in one JSON file next to its shared working folder. Contract: the folder beside
+// CAMPAIGN.json holds NAME-shards/task-I.db (each task's own SQLite shard: no two tasks ever
+// write one file), NAME-shards/task-I.status (written by the task when it ends: its exit
+// code), NAME-logs/, NAME-slurm/ (the generated sbatch scripts) and NAME.db (the merge of the
+// shards). load_campaign() throws Error{InvalidInput} naming the file and what is wrong;
+// save_campaign() replaces the file atomically.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/matmul_problem.h"
+
+namespace mgpu::harness {
+
+struct CampaignTask {
+  int index = 0;
+  std::string arch;  // canonical, e.g. "sm_90a"
+  kernels::MatmulProblem problem;
+  std::string strategy = "tpe";
+  int trials = 100;
+  double time_budget_s = 0;
+  std::string device = "auto";
+  std::uint64_t seed = 0;
+};
+
+struct CampaignSubmission {
+  std::string job, merge_job;  // Slurm job ids
+  std::vector<int> tasks;      // the array indices submitted
+  std::string partition, submitted_at;
+};
+
+struct Campaign {
+  std::string path;  // CAMPAIGN.json
+  std::string name;
+  std::vector<CampaignTask> tasks;
+  std::vector<CampaignSubmission> submissions;
+
+  std::string dir() const;  // the shared working folder (the campaign file's)
+  std::string shard(int index) const;
+  std::string status_file(int index) const;
+  std::string merged_db() const;
+  std::string logs_dir() const;
+  std::string scripts_dir() const;
+  // The task's recorded exit code, if it ended.
+  std::optional<int> exit_code(int index) const;
+};
+
+Campaign load_campaign(const std::string& path);
+void save_campaign(const Campaign& c);
+void record_task_exit(const Campaign& c, int index, int exit_code);
+
+}  // namespace mgpu::harness

@@ -1,0 +1,302 @@
+#include "harness/campaign/cmd_campaign.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/arch.h"
+#include "core/error.h"
+#include "harness/campaign/campaign.h"
+#include "harness/campaign/slurm.h"
+#include "harness/cli.h"
+#include "harness/problem_options.h"
+#include "harness/tune/shape_suite.h"
+#include "harness/tune/tuning_loop.h"
+#include "kernels/matmul_template.h"
+#include "results/store.h"
+#include "search/strategy.h"
+
+namespace mgpu::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using core::Error;
+using core::ErrorKind;
+
+std::string now_utc() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string self_executable() { return fs::read_symlink("/proc/self/exe").string(); }
+
+// What became of each task: its status file first (it ended), then Slurm's word.
+struct TaskState {
+  std::string state;  // done | failed | running | pending | not submitted | lost
+  std::string detail;
+};
+
+std::vector<TaskState> task_states_of(const Campaign& c, std::string* source) {
+  std::vector<TaskState> out(c.tasks.size(), {"not submitted", ""});
+  // The latest submission of each task, and what Slurm says of it.
+  std::map<std::string, std::map<int, std::string>> by_job;
+  for (const CampaignSubmission& s : c.submissions) {
+    std::map<int, std::string>& states = by_job[s.job];
+    if (states.empty()) states = task_states(s.job, source);
+    for (int i : s.tasks)
+      if (i >= 0 && i < static_cast<int>(out.size())) {
+        auto it = states.find(i);
+        std::string st = it == states.end() ? "" : it->second;
+        if (st == "PENDING" || st == "CONFIGURING" || st == "REQUEUED") out[i] = {"pending", "job " + s.job};
+        else if (st == "RUNNING" || st == "COMPLETING") out[i] = {"running", "job " + s.job};
+        else if (!st.empty() && st != "COMPLETED") out[i] = {"failed", fmt::format("job {}: {}", s.job, st)};
+        else out[i] = {"lost", fmt::format("job {}: ended without recording an exit code", s.job)};
+      }
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    if (auto code = c.exit_code(static_cast<int>(i))) {
+      if (*code == 0) out[i] = {"done", c.shard(static_cast<int>(i))};
+      else if (out[i].state != "running" && out[i].state != "pending")
+        out[i] = {"failed", fmt::format("exit code {} (see {}/task-{}.out)", *code, c.logs_dir(), i)};
+    }
+  return out;
+}
+
+void add_submit_options(CLI::App* cmd, SubmitOptions& o, bool& dry_run) {
+  cmd->add_option("--partition", o.partition, "Slurm partition to run on")->required();
+  cmd->add_option("--gpus-per-task", o.gpus_per_task, "GPUs each array task asks for (0: none, e.g. model runs)")
+      ->capture_default_str();
+  cmd->add_option("--max-parallel", o.max_parallel, "At most this many tasks at once (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--time", o.time_limit, "Slurm time limit per task (sbatch --time), e.g. 02:00:00");
+  cmd->add_flag("--dry-run", dry_run, "Write and print the sbatch scripts and commands; submit nothing");
+}
+
+// Writes the scripts for `tasks`, submits (unless dry_run) and records the submission.
+void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, bool dry_run) {
+  if (o.gpus_per_task < 0 || o.max_parallel < 0)
+    throw Error(ErrorKind::InvalidInput, "--gpus-per-task and --max-parallel must not be negative");
+  o.mgpu_tune = self_executable();
+  fs::create_directories(c.scripts_dir());
+  fs::create_directories(c.logs_dir());
+  fs::create_directories(fs::path(c.shard(0)).parent_path());
+  std::string array = c.scripts_dir() + "/array.sbatch", merge = c.scripts_dir() + "/merge.sbatch";
+  std::ofstream(array) << array_script(c, tasks, o);
+  std::ofstream(merge) << merge_script(c, o);
+  if (dry_run) {
+    fmt::print("# {}\n{}\n# {}\n{}\n", array, array_script(c, tasks, o), merge, merge_script(c, o));
+    fmt::print("# would run:\n#   sbatch --parsable {}\n#   sbatch --parsable --dependency=afterany:<array job> {}\n", array,
+               merge);
+    return;
+  }
+  std::string job = submit(array);
+  std::string merge_job = submit(merge, {"--dependency=afterany:" + job});
+  c.submissions.push_back({job, merge_job, tasks, o.partition, now_utc()});
+  save_campaign(c);
+  fmt::print("submitted {} tasks as array job {} ({}), merge job {} -> {}\n", tasks.size(), job,
+             array_spec(tasks, o.max_parallel), merge_job, c.merged_db());
+}
+
+void add_plan(CLI::App& parent) {
+  struct O {
+    std::vector<std::string> archs;
+    MatmulProblemOptions problem;
+    std::string shapes, output, name, strategy = "tpe", device = "auto";
+    int trials = 100;
+    double time_budget_s = 0;
+    std::uint64_t seed = 0;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = parent.add_subcommand("plan", "Write a campaign file: one tuning task per (arch, shape)");
+  cmd->add_option("--arch", o->archs, "Target(s): sm_90a, sm_100a (repeat for several)")->required();
+  o->problem.add(*cmd);
+  cmd->add_option("--shapes", o->shapes, "A shape suite (file or name, as for 'matmul --shapes') instead of --m/--n/--k");
+  cmd->add_option("--strategy", o->strategy, "Search strategy of every task")->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Trials per task")->capture_default_str();
+  cmd->add_option("--time-budget", o->time_budget_s, "Search seconds per task (0: no limit)")->capture_default_str();
+  cmd->add_option("--device", o->device, "auto, cuda or model, for every task")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of every task's strategy")->capture_default_str();
+  cmd->add_option("--name", o->name, "Campaign name (default: the file's stem)");
+  cmd->add_option("-o,--output", o->output, "The campaign file to write (CAMPAIGN.json)")->required();
+  cmd->callback([o, cmd] {
+    auto names = search::strategy_names();
+    if (std::find(names.begin(), names.end(), o->strategy) == names.end())
+      throw Error(ErrorKind::InvalidInput, fmt::format("unknown strategy '{}'", o->strategy));
+    if (o->device != "auto" && o->device != "cuda" && o->device != "model")
+      throw Error(ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose auto, cuda or model", o->device));
+    if (o->trials < 1) throw Error(ErrorKind::InvalidInput, "--trials must be at least 1");
+    kernels::MatmulProblem base = o->problem.resolve();
+    std::vector<kernels::MatmulProblem> shapes = {base};
+    if (!o->shapes.empty()) {
+      for (const char* flag : {"--m", "--n", "--k"})
+        if (cmd->count(flag)) throw Error(ErrorKind::InvalidInput, fmt::format("--shapes gives the shapes: drop {}", flag));
+      shapes = load_shape_suite(o->shapes, base).shapes;
+    }
+    Campaign c;
+    c.path = o->output;
+    c.name = o->name.empty() ? fs::path(o->output).stem().string() : o->name;
+    if (c.name.empty() || c.name.find_first_of("/ '\"") != std::string::npos)
+      throw Error(ErrorKind::InvalidInput, fmt::format("'{}' is no campaign name (letters, digits, - and _)", c.name));
+    for (const std::string& a : o->archs) {
+      const core::ArchSpec& arch = core::parse_arch(a);
+      const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+      for (const kernels::MatmulProblem& p : shapes) {
+        t.check_problem(p);
+        c.tasks.push_back({static_cast<int>(c.tasks.size()), std::string(arch.name), p, o->strategy, o->trials,
+                           o->time_budget_s, o->device, o->seed});
+      }
+    }
+    if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));
+    save_campaign(c);
+    fmt::print("wrote {}: {} tasks; shards will be {}/{}-shards/task-N.db, merged into {}\n", c.path, c.tasks.size(),
+               c.dir(), c.name, c.merged_db());
+  });
+}
+
+void add_submit(CLI::App& parent) {
+  struct O {
+    std::string campaign;
+    SubmitOptions submit;
+    bool dry_run = false;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = parent.add_subcommand("submit", "Submit every task as a Slurm job array, then a dependent merge job");
+  cmd->add_option("campaign", o->campaign, "The campaign file")->required();
+  add_submit_options(cmd, o->submit, o->dry_run);
+  cmd->callback([o] {
+    Campaign c = load_campaign(o->campaign);
+    if (!c.submissions.empty() && !o->dry_run)
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} was submitted already (job {}): use 'campaign resume' for what is missing",
+                              c.path, c.submissions.back().job));
+    std::vector<int> all;
+    for (const CampaignTask& t : c.tasks) all.push_back(t.index);
+    submit_tasks(c, all, o->submit, o->dry_run);
+  });
+}
+
+void add_status(CLI::App& parent) {
+  struct O {
+    std::string campaign;
+    bool json = false;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = parent.add_subcommand("status", "Which tasks are done, running, pending or failed");
+  cmd->add_option("campaign", o->campaign, "The campaign file")->required();
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->callback([o] {
+    Campaign c = load_campaign(o->campaign);
+    std::string source = "none (never submitted)";
+    std::vector<TaskState> states = task_states_of(c, &source);
+    std::map<std::string, int> count;
+    for (const TaskState& s : states) ++count[s.state];
+    bool merged = fs::exists(c.merged_db());
+    if (o->json) {
+      nlohmann::json tasks = nlohmann::json::array();
+      for (size_t i = 0; i < states.size(); ++i)
+        tasks.push_back({{"index", i}, {"arch", c.tasks[i].arch}, {"problem", c.tasks[i].problem.key()},
+                         {"state", states[i].state}, {"detail", states[i].detail}});
+      std::cout << nlohmann::json{{"campaign", c.path}, {"slurm_source", source}, {"counts", count}, {"tasks", tasks},
+                                  {"merged_db", merged ? c.merged_db() : ""}}
+                       .dump(2)
+                << "\n";
+      return;
+    }
+    for (size_t i = 0; i < states.size(); ++i)
+      fmt::print("task {:>3}  {:<13} {:<8} {:<36} {}\n", i, states[i].state, c.tasks[i].arch, c.tasks[i].problem.key(),
+                 states[i].detail);
+    std::string summary;
+    for (auto& [state, n] : count) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, state);
+    fmt::print("{}: {} tasks: {}; Slurm states from {}; merged database {}\n", c.name, states.size(), summary, source,
+               merged ? c.merged_db() : "not written yet");
+  });
+}
+
+void add_resume(CLI::App& parent) {
+  struct O {
+    std::string campaign;
+    SubmitOptions submit;
+    bool dry_run = false;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = parent.add_subcommand("resume", "Resubmit only the tasks that are not done and not queued or running");
+  cmd->add_option("campaign", o->campaign, "The campaign file")->required();
+  add_submit_options(cmd, o->submit, o->dry_run);
+  cmd->callback([o] {
+    Campaign c = load_campaign(o->campaign);
+    std::vector<TaskState> states = task_states_of(c, nullptr);
+    std::vector<int> missing;
+    for (size_t i = 0; i < states.size(); ++i)
+      if (states[i].state != "done" && states[i].state != "running" && states[i].state != "pending")
+        missing.push_back(static_cast<int>(i));
+    if (missing.empty()) {
+      fmt::print("{}: nothing to resume: every task is done, queued or running\n", c.name);
+      return;
+    }
+    // A task run again resumes its own shard: trials it committed are not repeated.
+    for (int i : missing) fs::remove(c.status_file(i));
+    submit_tasks(c, missing, o->submit, o->dry_run);
+  });
+}
+
+void add_run_task(CLI::App& parent) {
+  struct O {
+    std::string campaign;
+    int index = -1;
+  };
+  auto o = std::make_shared<O>();
+  auto* cmd = parent.add_subcommand("run-task", "Run one task into its shard (what each array task runs)");
+  cmd->add_option("campaign", o->campaign, "The campaign file")->required();
+  cmd->add_option("index", o->index, "The task index ($SLURM_ARRAY_TASK_ID)")->required();
+  cmd->callback([o] {
+    Campaign c = load_campaign(o->campaign);
+    if (o->index < 0 || o->index >= static_cast<int>(c.tasks.size()))
+      throw Error(ErrorKind::InvalidInput, fmt::format("{} has no task {} (0..{})", c.path, o->index, c.tasks.size() - 1));
+    const CampaignTask& task = c.tasks[o->index];
+    TuneOptions t;
+    t.arch = task.arch;
+    t.problem = task.problem;
+    t.strategy = task.strategy;
+    t.trials = task.trials;
+    t.time_budget_s = task.time_budget_s;
+    t.device = task.device;
+    t.seed = task.seed;
+    t.db = c.shard(o->index);
+    t.arguments = fmt::format("campaign run-task {} {}", c.path, o->index);
+    t.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
+    fs::create_directories(fs::path(t.db).parent_path());
+    int code = 0;
+    try {
+      TuneReport r = tune(t, std::atomic<bool>{false});
+      fmt::print("task {} {}: {} new trials ({} resumed, {} failed) into {}\n", o->index, task.problem.key(),
+                 r.trials_this_run, r.trials_resumed, r.failed, t.db);
+    } catch (const Error& e) {
+      code = core::exit_code_for(e.kind());
+      record_task_exit(c, o->index, code);
+      throw;
+    }
+    record_task_exit(c, o->index, code);
+  });
+}
+
+}  // namespace
+
+void add_campaign_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("campaign", "Tuning campaigns across many GPUs and machines, through Slurm");
+  cmd->require_subcommand(1);
+  add_plan(*cmd);
+  add_submit(*cmd);
+  add_status(*cmd);
+  add_resume(*cmd);
+  add_run_task(*cmd);
+}
+
+}  // namespace mgpu::harness
