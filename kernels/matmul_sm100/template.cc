@@ -1,7 +1,6 @@
 #include "kernels/matmul_sm100/template.h"
 
-#include <set>
-
+#include "kernels/matmul_common/typed_template.h"
 #include "kernels/matmul_sm100/config.h"
 #include "kernels/matmul_sm100/cost_model.h"
 #include "kernels/matmul_sm100/kernel.h"
@@ -10,47 +9,30 @@
 namespace mgpu::kernels::sm100 {
 namespace {
 
-class BlackwellMatmul final : public MatmulTemplate {
- public:
-  std::string_view name() const override { return "matmul_sm100"; }
-  std::string_view source_hash() const override { return MGPU_MATMUL_SM100_SOURCE_HASH; }
-  const core::ArchSpec& arch() const override { return core::parse_arch("sm_100a"); }
-  core::ParamSpace space() const override { return default_space(); }
-  core::TuningConfig default_config() const override { return MatmulConfig{}.to_tuning_config(); }
-  std::vector<std::string> run_time_params() const override { return {"grid_minor_dim", "grid_tile_width"}; }
-  void check_problem(const MatmulProblem& p) const override { sm100::check_problem(p); }
-  void check_config(const core::TuningConfig& c) const override { MatmulConfig::from_tuning_config(c); }
-  std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const override {
-    return sm100::why_invalid(p, MatmulConfig::from_tuning_config(c), arch());
+struct Ops {
+  using Config = MatmulConfig;
+  static constexpr std::string_view name = "matmul_sm100", arch = "sm_100a";
+  static std::string_view source_hash() { return MGPU_MATMUL_SM100_SOURCE_HASH; }
+  static core::ParamSpace space() { return default_space(); }
+  static void check_problem(const MatmulProblem& p) { sm100::check_problem(p); }
+  static std::optional<Rejection> why_invalid(const MatmulProblem& p, const Config& c, const core::ArchSpec& a) {
+    return sm100::why_invalid(p, c, a);
   }
-  core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const override {
-    return build_matmul(p, MatmulConfig::from_tuning_config(c), arch());
+  static core::BuiltKernel build(const MatmulProblem& p, const Config& c, const core::ArchSpec& a) {
+    return build_matmul(p, c, a);
   }
-  unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const override {
-    return persistent_grid(p, MatmulConfig::from_tuning_config(c), sm_count);
-  }
-  std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& t) const override {
-    MatmulConfig c = MatmulConfig::from_tuning_config(t);
-    return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
-            c.grid_minor_dim == Dim::N ? 1 : 0, c.grid_tile_width};
-  }
-  std::vector<std::array<int, 3>> grid_units() const override {
-    std::set<std::array<int, 3>> units;
-    default_space().enumerate([&](const core::TuningConfig& t) {
-      MatmulConfig c = MatmulConfig::from_tuning_config(t);
-      units.insert({c.tile_m * c.cluster_size(), c.mma_n(), c.tile_k});
-    });
-    return {units.begin(), units.end()};
-  }
-  double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
-    return predict(p, MatmulConfig::from_tuning_config(c), d).ms;
+  static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
+  // A collective pair walks tiles two CTA tiles tall.
+  static std::array<int, 3> grid_unit(const Config& c) { return {c.tile_m * c.cluster_size(), c.mma_n(), c.tile_k}; }
+  static double predict_ms(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d) {
+    return predict(p, c, d).ms;
   }
 };
 
 }  // namespace
 
 const MatmulTemplate& blackwell_matmul() {
-  static const BlackwellMatmul t;
+  static const TypedMatmulTemplate<Ops> t;
   return t;
 }
 

@@ -1,7 +1,6 @@
 #include "kernels/matmul_sm90/template.h"
 
-#include <set>
-
+#include "kernels/matmul_common/typed_template.h"
 #include "kernels/matmul_sm90/config.h"
 #include "kernels/matmul_sm90/cost_model.h"
 #include "kernels/matmul_sm90/kernel.h"
@@ -10,48 +9,33 @@
 namespace mgpu::kernels::sm90 {
 namespace {
 
-class HopperMatmul final : public MatmulTemplate {
- public:
-  std::string_view name() const override { return "matmul_sm90"; }
-  std::string_view source_hash() const override { return MGPU_MATMUL_SM90_SOURCE_HASH; }
-  const core::ArchSpec& arch() const override { return core::parse_arch("sm_90a"); }
-  core::ParamSpace space() const override { return default_space(); }
-  core::TuningConfig default_config() const override { return MatmulConfig{}.to_tuning_config(); }
-  std::vector<std::string> run_time_params() const override { return {"grid_minor_dim", "grid_tile_width"}; }
-  void check_problem(const MatmulProblem& p) const override { sm90::check_problem(p); }
-  void check_config(const core::TuningConfig& c) const override { MatmulConfig::from_tuning_config(c); }
-  std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const override {
-    return sm90::why_invalid(p, MatmulConfig::from_tuning_config(c), arch());
+struct Ops {
+  using Config = MatmulConfig;
+  static constexpr std::string_view name = "matmul_sm90", arch = "sm_90a";
+  static std::string_view source_hash() { return MGPU_MATMUL_SM90_SOURCE_HASH; }
+  static core::ParamSpace space() { return default_space(); }
+  static void check_problem(const MatmulProblem& p) { sm90::check_problem(p); }
+  static std::optional<Rejection> why_invalid(const MatmulProblem& p, const Config& c, const core::ArchSpec& a) {
+    return sm90::why_invalid(p, c, a);
   }
-  core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const override {
-    return build_matmul(p, MatmulConfig::from_tuning_config(c), arch());
+  static core::BuiltKernel build(const MatmulProblem& p, const Config& c, const core::ArchSpec& a) {
+    return build_matmul(p, c, a);
   }
-  unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const override {
-    return persistent_grid(p, MatmulConfig::from_tuning_config(c), sm_count);
+  static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
+  // A cluster walks tiles two CTA tiles long along its dimension.
+  static std::array<int, 3> grid_unit(const Config& c) {
+    return {c.cta_tile_m() * (c.cluster_dimension == ClusterDim::M ? 2 : 1),
+            c.cta_tile_n() * (c.cluster_dimension == ClusterDim::N ? 2 : 1), c.tile_k};
   }
-  std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& t) const override {
-    MatmulConfig c = MatmulConfig::from_tuning_config(t);
-    return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
-            c.grid_minor_dim == Dim::N ? 1 : 0, c.grid_tile_width};
-  }
-  std::vector<std::array<int, 3>> grid_units() const override {
-    std::set<std::array<int, 3>> units;
-    default_space().enumerate([&](const core::TuningConfig& t) {
-      MatmulConfig c = MatmulConfig::from_tuning_config(t);
-      units.insert({c.cta_tile_m() * (c.cluster_dimension == ClusterDim::M ? 2 : 1),
-                    c.cta_tile_n() * (c.cluster_dimension == ClusterDim::N ? 2 : 1), c.tile_k});
-    });
-    return {units.begin(), units.end()};
-  }
-  double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
-    return predict(p, MatmulConfig::from_tuning_config(c), d).ms;
+  static double predict_ms(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d) {
+    return predict(p, c, d).ms;
   }
 };
 
 }  // namespace
 
 const MatmulTemplate& hopper_matmul() {
-  static const HopperMatmul t;
+  static const TypedMatmulTemplate<Ops> t;
   return t;
 }
 

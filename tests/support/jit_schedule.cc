@@ -1,21 +1,14 @@
 #include "tests/support/jit_schedule.h"
 
-#include <stdexcept>
-
 #include "core/ir/emitter.h"
 #include "core/mlir_context.h"
 #include "kernels/matmul_common/tile_walk.h"
-#include "llvm/Support/TargetSelect.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassManager.h"
+#include "tests/support/jit_host.h"
 
 namespace mgpu::testing {
 
@@ -25,8 +18,6 @@ struct JitSchedule::Impl {
 };
 
 JitSchedule::JitSchedule() : impl_(std::make_unique<Impl>()) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   impl_->ctx = core::make_mlir_context();
   mlir::MLIRContext& ctx = *impl_->ctx;
   mlir::OpBuilder b(&ctx);
@@ -45,15 +36,7 @@ JitSchedule::JitSchedule() : impl_(std::make_unique<Impl>()) {
       b, loc, mlir::arith::ShLIOp::create(b, loc, e.zext64(tc.m), e.c64(32)), e.zext64(tc.n));
   mlir::func::ReturnOp::create(b, loc, packed);
 
-  mlir::PassManager pm(&ctx);
-  pm.addPass(mlir::createArithToLLVMConversionPass());
-  pm.addPass(mlir::createConvertFuncToLLVMPass());
-  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
-  if (mlir::failed(pm.run(module))) throw std::runtime_error("lowering the schedule to LLVM failed");
-  auto engine = mlir::ExecutionEngine::create(module);
-  if (!engine) throw std::runtime_error("JIT of the schedule failed: " + llvm::toString(engine.takeError()));
-  impl_->engine = std::move(*engine);
-  module->erase();
+  impl_->engine = jit_host_module(module, "the schedule");
 }
 
 JitSchedule::~JitSchedule() = default;

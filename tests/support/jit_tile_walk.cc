@@ -1,20 +1,13 @@
 #include "tests/support/jit_tile_walk.h"
 
-#include <stdexcept>
-
 #include "core/ir/emitter.h"
 #include "core/mlir_context.h"
-#include "llvm/Support/TargetSelect.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassManager.h"
+#include "tests/support/jit_host.h"
 
 namespace mgpu::testing {
 
@@ -24,8 +17,6 @@ struct JitTileWalk::Impl {
 };
 
 JitTileWalk::JitTileWalk(const kernels::TileWalkShape& shape) : impl_(std::make_unique<Impl>()) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   impl_->ctx = core::make_mlir_context();
   mlir::MLIRContext& ctx = *impl_->ctx;
   mlir::OpBuilder b(&ctx);
@@ -48,15 +39,7 @@ JitTileWalk::JitTileWalk(const kernels::TileWalkShape& shape) : impl_(std::make_
   mlir::Value wants_count = mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::slt, a[7], e.c32(0));
   mlir::func::ReturnOp::create(b, loc, e.select(wants_count, e.zext64(walk.count()), packed));
 
-  mlir::PassManager pm(&ctx);
-  pm.addPass(mlir::createArithToLLVMConversionPass());
-  pm.addPass(mlir::createConvertFuncToLLVMPass());
-  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
-  if (mlir::failed(pm.run(module))) throw std::runtime_error("lowering the tile walk to LLVM failed");
-  auto engine = mlir::ExecutionEngine::create(module);
-  if (!engine) throw std::runtime_error("JIT of the tile walk failed: " + llvm::toString(engine.takeError()));
-  impl_->engine = std::move(*engine);
-  module->erase();
+  impl_->engine = jit_host_module(module, "the tile walk");
 }
 
 JitTileWalk::~JitTileWalk() = default;

@@ -1,0 +1,62 @@
+// The MatmulTemplate face over one template's typed pieces, written once for every matmul
+// template: TuningConfigs are parsed into the template's own Config, and the persistent
+// kernels' shared contract (scalar arguments M, N, K, minor_is_n, band_width; grid order
+// parameters decided at run time) is implemented here. A template supplies `Ops`:
+//   using Config;                                        // with from/to_tuning_config
+//   static constexpr std::string_view name, arch;        // e.g. "matmul_sm90", "sm_90a"
+//   static std::string_view source_hash();
+//   static core::ParamSpace space();
+//   static void check_problem(const MatmulProblem&);
+//   static std::optional<Rejection> why_invalid(const MatmulProblem&, const Config&, const core::ArchSpec&);
+//   static core::BuiltKernel build(const MatmulProblem&, const Config&, const core::ArchSpec&);
+//   static unsigned grid(const MatmulProblem&, const Config&, int sm_count);
+//   static std::array<int, 3> grid_unit(const Config&);  // (M, N, K) a grid counts in
+//   static double predict_ms(const MatmulProblem&, const Config&, const core::DeviceSpec&);
+#pragma once
+
+#include <set>
+
+#include "kernels/matmul_common/config_params.h"
+#include "kernels/matmul_template.h"
+
+namespace mgpu::kernels {
+
+template <class Ops>
+class TypedMatmulTemplate final : public MatmulTemplate {
+  using Config = typename Ops::Config;
+  static Config parse(const core::TuningConfig& c) { return Config::from_tuning_config(c); }
+
+ public:
+  std::string_view name() const override { return Ops::name; }
+  std::string_view source_hash() const override { return Ops::source_hash(); }
+  const core::ArchSpec& arch() const override { return core::parse_arch(Ops::arch); }
+  core::ParamSpace space() const override { return Ops::space(); }
+  core::TuningConfig default_config() const override { return Config{}.to_tuning_config(); }
+  std::vector<std::string> run_time_params() const override { return {"grid_minor_dim", "grid_tile_width"}; }
+  void check_problem(const MatmulProblem& p) const override { Ops::check_problem(p); }
+  void check_config(const core::TuningConfig& c) const override { parse(c); }
+  std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const override {
+    return Ops::why_invalid(p, parse(c), arch());
+  }
+  core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const override {
+    return Ops::build(p, parse(c), arch());
+  }
+  unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const override {
+    return Ops::grid(p, parse(c), sm_count);
+  }
+  std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& t) const override {
+    Config c = parse(t);
+    return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
+            c.grid_minor_dim == Dim::N ? 1 : 0, c.grid_tile_width};
+  }
+  std::vector<std::array<int, 3>> grid_units() const override {
+    std::set<std::array<int, 3>> units;
+    Ops::space().enumerate([&](const core::TuningConfig& t) { units.insert(Ops::grid_unit(parse(t))); });
+    return {units.begin(), units.end()};
+  }
+  double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
+    return Ops::predict_ms(p, parse(c), d);
+  }
+};
+
+}  // namespace mgpu::kernels
