@@ -63,7 +63,10 @@ fi
 
 if [ -z "$baseline" ]; then
   # The bench run before the candidate.
-  baseline="$(bench_runs | awk -v c="$candidate" '$1 == c || index($2, c) == 1 { print prev; exit } { prev = $1 }')"
+  # A number names a run by id, anything else by uuid prefix (as mgpu-tune does).
+  field=2; [[ "$candidate" =~ ^[0-9]+$ ]] && field=1
+  baseline="$(bench_runs | awk -v c="$candidate" -v f="$field" \
+    '(f == 1 && $1 == c) || (f == 2 && index($2, c) == 1) { print prev; exit } { prev = $1 }')"
   if [ -z "$baseline" ]; then
     printf '# Nightly perf run\n\nRun %s is the first bench run: it becomes the baseline; nothing to compare yet.\n' \
       "$candidate" > "$report"

@@ -192,6 +192,12 @@ TEST_F(Nightly, VerdictsAndExitCodesOnSyntheticRuns) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(report().find(fmt::format("Baseline run {}, candidate run {}", stable, slower)), std::string::npos)
       << report();
+  // A uuid prefix names the same run; a number is an id, never a uuid prefix.
+  std::string uuid = results::Store::open(db_, results::OpenMode::ReadOnly).run(slower).uuid.substr(0, 8);
+  Ran by_uuid = nightly(fmt::format("--candidate {}", uuid));
+  EXPECT_EQ(by_uuid.code, 1) << by_uuid.out;
+  EXPECT_NE(report().find(fmt::format("Baseline run {}, candidate run {}", stable, uuid)), std::string::npos)
+      << report();
 }
 
 TEST_F(Nightly, TheFirstBenchRunBecomesTheBaseline) {
