@@ -12,6 +12,10 @@ import shutil
 import sys
 import sysconfig
 
+# Installed for the HTML report, which runs on workstations, not on the GPU machines; Optuna's
+# strategies work without them (it imports them only when present).
+SKIP_PACKAGES = {"scipy", "sklearn", "matplotlib", "mpl_toolkits", "PIL", "joblib", "threadpoolctl", "kiwisolver",
+                 "fontTools", "cycler", "pyparsing", "contourpy"}
 SKIP_STDLIB = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "pydoc_data",
                "__pycache__", "unittest"}
 
@@ -48,7 +52,7 @@ def main(out_home):
         f = getattr(mod, "__file__", None) or ""
         if f.startswith(dist + "/"):
             tops.add(os.path.relpath(f, dist).split(os.sep)[0])
-    for top in sorted(tops):
+    for top in sorted(tops - SKIP_PACKAGES):
         src = os.path.join(dist, top)
         dst = os.path.join(dst_dist, top)
         if os.path.isdir(src):
@@ -59,7 +63,7 @@ def main(out_home):
             shutil.copy2(src, dst)
     # numpy and others keep their private shared libraries beside the package.
     for name in os.listdir(dist):
-        if name.endswith(".libs") and name.split(".")[0] in tops:
+        if name.endswith(".libs") and name.split(".")[0] in tops - SKIP_PACKAGES:
             shutil.copytree(os.path.join(dist, name), os.path.join(dst_dist, name), dirs_exist_ok=True)
     for root, _, files in os.walk(out_home):
         for f in files:

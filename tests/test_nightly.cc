@@ -121,6 +121,15 @@ TEST_F(Nightly, TheSuiteIsTheDatabasesBestConfigsOneBenchmarkEach) {
   EXPECT_EQ(filtered.code, 0) << filtered.out;
   EXPECT_EQ(filtered.out.find("m1024"), std::string::npos) << filtered.out;
   EXPECT_NE(filtered.out.find("m2048"), std::string::npos) << filtered.out;
+  // mgpu-tune run under the name mgpu-bench is the same program (how the device bundle ships it).
+  fs::create_symlink(fs::path(kBin) / "mgpu-tune", dir_ / "mgpu-bench");
+  Ran linked = run(fmt::format("{}/mgpu-bench --db {} --benchmark_list_tests", dir_.string(), db_));
+  EXPECT_EQ(linked.code, 0) << linked.out;
+  EXPECT_NE(linked.out.find("matmul_sm90/m1024_n1024_k1024_bf16_bf16_kn"), std::string::npos) << linked.out;
+  Ran help = run(fmt::format("{}/mgpu-bench --help", kBin));
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--db"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--benchmark_filter"), std::string::npos) << help.out;
 }
 
 TEST_F(Nightly, WithoutAGpuNothingIsMeasuredAndNothingPasses) {

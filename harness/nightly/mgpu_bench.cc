@@ -1,0 +1,183 @@
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/device_query.h"
+#include "core/error.h"
+#include "harness/nightly/mgpu_bench.h"
+#include "harness/measure/cuda_measurer.h"
+#include "harness/measure/measure_trial.h"
+#include "harness/measure/trial_record.h"
+#include "harness/measure/worker.h"
+#include "harness/nightly/suite.h"
+#include "harness/version.h"
+#include "kernels/matmul_template.h"
+
+namespace mgpu::harness {
+namespace {
+
+constexpr int kExitNoGpu = 3;
+
+struct Options {
+  std::string db, configs, device = "cuda", timer = "auto";
+  bool include_model = false, no_record = false;
+};
+
+std::string tune_executable() {
+  if (const char* e = std::getenv("MGPU_TUNE_EXE"); e && *e) return e;
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "mgpu-tune").string();
+}
+
+bool listing_only(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true" || a == "--benchmark_list_tests=1")
+      return true;
+  }
+  return false;
+}
+
+int run(int argc, char** argv) {
+  const bool listing = listing_only(argc, argv);
+  bool help = false;
+  for (int i = 1; i < argc; ++i) help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
+  CLI::App app{"mgpu-bench: measure the configs production uses (the nightly suite) as Google Benchmark "
+               "benchmarks, one per template/problem. Google Benchmark's flags work as usual: "
+               "--benchmark_filter=REGEX, --benchmark_repetitions=N, --benchmark_out=FILE "
+               "--benchmark_out_format=json, --benchmark_list_tests. Exit: 0 all measured and verified, 1 some "
+               "failed, 2 bad input, 3 no GPU for the suite (nothing measured)."};
+  Options o;
+  app.add_option("--db", o.db, "Results database: the suite's source (its best verified configs) and where "
+                               "tonight's measurements are recorded as a 'bench' run");
+  app.add_option("--configs", o.configs, "Take the suite from a JSON export (file or folder from "
+                                         "'mgpu-tune export --format json') instead of --db");
+  app.add_option("--device", o.device, "cuda (measure on this GPU) or model (predictions, labelled so)")
+      ->capture_default_str();
+  app.add_option("--timer", o.timer, "cupti, events or auto (CUPTI when it loads)")->capture_default_str();
+  app.add_flag("--include-model", o.include_model, "With --db: also take configs that were only predicted");
+  app.add_flag("--no-record", o.no_record, "Do not record the measurements in --db");
+  app.name("mgpu-bench");
+  if (help) {  // Google Benchmark's --help prints only its own flags and exits: ours first, then its
+    std::fputs(app.help().c_str(), stdout);
+    std::puts("\nGoogle Benchmark's flags:");
+    benchmark::PrintDefaultHelp();
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : core::kExitBadInput;
+  }
+  if (o.db.empty() && o.configs.empty())
+    throw core::Error(core::ErrorKind::InvalidInput, "give --db FILE (or --configs EXPORT) to say what to benchmark");
+  if (o.device != "cuda" && o.device != "model")
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose cuda or model", o.device));
+  check_timer_choice(o.timer);
+  std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model)
+                                                    : suite_from_export(o.configs);
+  if (suite.empty())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("nothing to benchmark: {} holds no verified, measured config of the current "
+                                  "templates (tune first, or pass --include-model)", o.configs.empty() ? o.db : o.configs));
+
+  // Which entries this machine can measure: those of the GPU's arch (or all, predicted).
+  core::DeviceReport report;
+  const core::GpuInfo* gpu = nullptr;
+  if (o.device == "cuda" && !listing) {
+    report = core::query_devices();
+    std::vector<SuiteEntry> runnable;
+    for (const core::GpuInfo& g : report.gpus)
+      for (const SuiteEntry& e : suite)
+        if (g.arch && g.arch->name == core::parse_arch(e.arch).name) {
+          gpu = &g;
+          runnable.push_back(e);
+        }
+    if (!gpu) {
+      std::string why = report.gpus.empty() ? report.unavailable.value_or("no GPU")
+                                            : fmt::format("no GPU of the suite's arch among the {} found", report.gpus.size());
+      fmt::print(stderr, "mgpu-bench: no GPU to run the suite on ({}): nothing was measured\n", why);
+      return kExitNoGpu;
+    }
+    if (runnable.size() < suite.size())
+      fmt::print(stderr, "mgpu-bench: {} of {} entries are for another arch than this {}: skipped\n",
+                 suite.size() - runnable.size(), suite.size(), gpu->name);
+    suite = std::move(runnable);
+  }
+
+  std::optional<results::Store> store;
+  std::int64_t run_id = 0;
+  if (!o.db.empty() && !o.no_record && !listing) {
+    store.emplace(results::Store::open(o.db, results::OpenMode::ReadWrite));
+    std::string args = "mgpu-bench";
+    for (int i = 1; i < argc; ++i) args += std::string(" ") + argv[i];
+    run_id = store->begin_run("bench", args, version_string());
+  }
+  std::shared_ptr<WorkerProcess> worker;
+  if (o.device == "cuda" && !listing)
+    worker = std::make_shared<WorkerProcess>(std::vector<std::string>{tune_executable(), "worker"}, 120.0);
+
+  int failed = 0;
+  for (const SuiteEntry& entry : suite) {
+    benchmark::RegisterBenchmark(entry.name.c_str(), [&, entry](benchmark::State& state) {
+      const core::ArchSpec& arch = core::parse_arch(entry.arch);
+      const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+      for (auto _ : state) {
+        TrialRequest req;
+        req.arch = std::string(arch.name);
+        req.problem = entry.problem;
+        req.config = entry.config;
+        req.measurer = o.device;
+        req.rule = StoppingRule::strict();
+        req.timer = o.timer;
+        Measurement m = worker ? worker->run(req) : measure_trial(req);
+        if (store) {
+          results::Environment env = gpu ? gpu_environment(*gpu, report, arch) : model_environment(arch);
+          store->record_trial(trial_record(run_id, template_id(t, arch), entry.problem, entry.config, env, m));
+        }
+        if (m.status != TrialStatus::Ok) {
+          ++failed;
+          state.SkipWithError(fmt::format("{}: {}", to_string(m.status), m.message).c_str());
+          break;
+        }
+        state.SetIterationTime(m.median_ms * 1e-3);
+        state.SetLabel(m.source == "model" ? "model (predicted, not measured)" : fmt::format("cuda {}", m.timer));
+        state.counters["TFLOP/s"] = entry.problem.flops() / (m.median_ms * 1e-3) / 1e12;
+        state.counters["noise_pct"] = 100 * m.noise;
+        state.counters["samples"] = static_cast<double>(m.samples_ms.size());
+        if (m.verification_error) state.counters["verify_err"] = *m.verification_error;
+      }
+    })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (store) {
+    store->end_run(run_id);
+    fmt::print(stderr, "mgpu-bench: recorded run {} in {}\n", store->run(std::to_string(run_id)).uuid, o.db);
+  }
+  return failed ? core::kExitFailure : core::kExitOk;
+}
+
+}  // namespace
+}  // namespace mgpu::harness
+
+namespace mgpu::harness {
+
+int mgpu_bench_main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const core::Error& e) {
+    std::fprintf(stderr, "mgpu-bench: error: %s\n", e.what());
+    return core::exit_code_for(e.kind());
+  }
+}
+
+}  // namespace mgpu::harness

@@ -1,0 +1,19 @@
+// mgpu-bench: the nightly suite as a Google Benchmark executable. One benchmark per entry of
+// the suite (a results database's current best configs, or a JSON export), each measured
+// through the harness -- in a crash-contained worker, strict stopping rule, verified against
+// cuBLASLt -- with the kernel's median time as Google Benchmark's manual time. Google
+// Benchmark's own flags (--benchmark_filter, --benchmark_repetitions, --benchmark_out, ...)
+// work as usual. Each measurement is also recorded as a trial of one "bench" run in the
+// database, so `mgpu-tune regress` can compare tonight with a baseline.
+// Exit codes: 0 every benchmark measured and verified; 1 some failed (fault, wrong result,
+// ...: Google Benchmark's output marks them); 2 bad input; 3 no GPU for the suite -- nothing
+// was measured, and nothing is reported as passing.
+#pragma once
+
+namespace mgpu::harness {
+
+// The whole program; mgpu-tune runs it too when invoked under the name mgpu-bench (the device
+// bundle ships mgpu-bench as a link to mgpu-tune instead of a second 50 MB binary).
+int mgpu_bench_main(int argc, char** argv);
+
+}  // namespace mgpu::harness
