@@ -1,5 +1,7 @@
 #include "harness/version.h"
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 namespace mgpu::harness {
@@ -8,5 +10,7 @@ std::string version_string() {
   return fmt::format("mgpu-tune {} (MLIR {}, CUDA toolkit {})", MGPU_VERSION, MGPU_MLIR_VERSION,
                      MGPU_CUDA_TOOLKIT_VERSION);
 }
+
+std::string executable_path() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
 
 }  // namespace mgpu::harness

@@ -6,5 +6,7 @@
 namespace mgpu::harness {
 
 std::string version_string();  // "mgpu-tune X.Y.Z (MLIR A.B.C, CUDA toolkit D.E)"
+// This running binary's absolute path (what worker processes and Slurm scripts run again).
+std::string executable_path();
 
 }  // namespace mgpu::harness

@@ -61,10 +61,12 @@ std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<Trial
 int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current,
                 const SuiteShapes& suite) {
   std::filesystem::create_directories(folder);
-  std::map<std::string, nlohmann::json> files;  // file name -> document
+  std::map<std::string, nlohmann::json> files;         // file name -> document
+  std::map<std::string, std::vector<TrialRow>> rows_of;  // file name -> its entries
   int n = 0;
   for (const TrialRow& t : store.best(include_model, current)) {
     std::string name = fmt::format("{}__{}.json", slug(t.env.device_name), t.tmpl.name);
+    rows_of[name].push_back(t);
     nlohmann::json& doc = files[name];
     if (doc.is_null())
       doc = {{"template", t.tmpl.name}, {"source_hash", t.tmpl.source_hash}, {"backend_hash", t.tmpl.backend_hash},
@@ -84,9 +86,6 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
     ++n;
   }
   if (!suite.shapes.empty()) {
-    std::map<std::string, std::vector<TrialRow>> rows_of;  // file -> its entries
-    for (TrialRow& t : store.best(include_model, current))
-      rows_of[fmt::format("{}__{}.json", slug(t.env.device_name), t.tmpl.name)].push_back(std::move(t));
     for (auto& [name, doc] : files) {
       nlohmann::json shapes = nlohmann::json::object();
       for (const Coverage& c : coverage(suite, rows_of[name]))

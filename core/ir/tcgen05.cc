@@ -86,11 +86,7 @@ std::uint64_t tcgen05_descriptor_bits(Swizzle swizzle, std::int64_t lbo, std::in
 }
 
 Value tcgen05_smem_descriptor(Emitter& e, Value smem_ptr, Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
-  Value addr = e.zext64(e.smem_address32(smem_ptr));
-  Value addr_field = mlir::arith::AndIOp::create(
-      e.b, e.loc, mlir::arith::ShRUIOp::create(e.b, e.loc, addr, e.c64(4)), e.c64(0x3FFF));
-  return mlir::arith::OrIOp::create(e.b, e.loc, addr_field,
-                                    e.c64(static_cast<std::int64_t>(tcgen05_descriptor_bits(swizzle, lbo, sbo))));
+  return descriptor_with_address(e, smem_ptr, tcgen05_descriptor_bits(swizzle, lbo, sbo));
 }
 
 }  // namespace mgpu::core::ir

@@ -19,12 +19,15 @@ std::uint64_t wgmma_descriptor_bits(Swizzle swizzle, std::int64_t lbo, std::int6
   return ((std::uint64_t(lbo) >> 4) & 0x3FFF) << 16 | ((std::uint64_t(sbo) >> 4) & 0x3FFF) << 32 | mode << 62;
 }
 
-Value smem_descriptor(Emitter& e, Value smem_ptr, Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
+Value descriptor_with_address(Emitter& e, Value smem_ptr, std::uint64_t constant_bits) {
   Value addr = e.zext64(e.smem_address32(smem_ptr));
   Value addr_field = mlir::arith::AndIOp::create(
       e.b, e.loc, mlir::arith::ShRUIOp::create(e.b, e.loc, addr, e.c64(4)), e.c64(0x3FFF));
-  return mlir::arith::OrIOp::create(e.b, e.loc, addr_field,
-                                    e.c64(static_cast<std::int64_t>(wgmma_descriptor_bits(swizzle, lbo, sbo))));
+  return mlir::arith::OrIOp::create(e.b, e.loc, addr_field, e.c64(static_cast<std::int64_t>(constant_bits)));
+}
+
+Value smem_descriptor(Emitter& e, Value smem_ptr, Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
+  return descriptor_with_address(e, smem_ptr, wgmma_descriptor_bits(swizzle, lbo, sbo));
 }
 
 mlir::Type wgmma_accumulator_type(Emitter& e, int n) {

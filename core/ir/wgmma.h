@@ -18,6 +18,8 @@ namespace mgpu::core::ir {
 std::uint64_t wgmma_descriptor_bits(Swizzle swizzle, std::int64_t leading_byte_offset, std::int64_t stride_byte_offset);
 mlir::Value smem_descriptor(Emitter& e, mlir::Value smem_ptr, Swizzle swizzle, std::int64_t leading_byte_offset,
                             std::int64_t stride_byte_offset);
+// The descriptor of `smem_ptr` with the given constant part (the address field filled in).
+mlir::Value descriptor_with_address(Emitter& e, mlir::Value smem_ptr, std::uint64_t constant_bits);
 
 mlir::Type wgmma_accumulator_type(Emitter& e, int n);
 mlir::Value wgmma_zero_accumulator(Emitter& e, int n);

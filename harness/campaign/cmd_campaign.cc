@@ -1,7 +1,5 @@
 #include "harness/campaign/cmd_campaign.h"
 
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,6 +16,7 @@
 #include "harness/problem_options.h"
 #include "harness/tune/shape_suite.h"
 #include "harness/tune/tuning_loop.h"
+#include "harness/version.h"
 #include "kernels/matmul_template.h"
 #include "results/store.h"
 #include "search/strategy.h"
@@ -28,15 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using core::Error;
 using core::ErrorKind;
-
-std::string now_utc() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-std::string self_executable() { return fs::read_symlink("/proc/self/exe").string(); }
 
 // What became of each task: its status file first (it ended), then Slurm's word.
 struct TaskState {
@@ -84,7 +74,7 @@ void add_submit_options(CLI::App* cmd, SubmitOptions& o, bool& dry_run) {
 void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, bool dry_run) {
   if (o.gpus_per_task < 0 || o.max_parallel < 0)
     throw Error(ErrorKind::InvalidInput, "--gpus-per-task and --max-parallel must not be negative");
-  o.mgpu_tune = self_executable();
+  o.mgpu_tune = executable_path();
   fs::create_directories(c.scripts_dir());
   fs::create_directories(c.logs_dir());
   fs::create_directories(fs::path(c.shard(0)).parent_path());
@@ -99,7 +89,7 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
   }
   std::string job = submit(array);
   std::string merge_job = submit(merge, {"--dependency=afterany:" + job});
-  c.submissions.push_back({job, merge_job, tasks, o.partition, now_utc()});
+  c.submissions.push_back({job, merge_job, tasks, o.partition, results::now_utc()});
   save_campaign(c);
   fmt::print("submitted {} tasks as array job {} ({}), merge job {} -> {}\n", tasks.size(), job,
              array_spec(tasks, o.max_parallel), merge_job, c.merged_db());

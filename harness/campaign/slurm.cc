@@ -40,6 +40,20 @@ Output run(const std::string& command) {
 
 bool have(const char* exe) { return run(fmt::format("command -v {}", exe)).code == 0; }
 
+// Array indices as Slurm prints them ("5", "5-7", "1,4-6", optionally "%2") -> `state` each.
+void set_states(const std::string& indices, const std::string& state, std::map<int, std::string>& states) {
+  std::istringstream parts(indices.substr(0, indices.find('%')));
+  for (std::string part; std::getline(parts, part, ',');) {
+    size_t dash = part.find('-');
+    try {
+      int lo = std::stoi(part.substr(0, dash)), hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+      for (int i = lo; i <= hi; ++i) states[i] = state;
+    } catch (const std::exception&) {
+      // not an index list: nothing to record
+    }
+  }
+}
+
 }  // namespace
 
 std::string array_spec(const std::vector<int>& tasks, int max_parallel) {
@@ -120,17 +134,7 @@ std::map<int, std::string> task_states(const std::string& job, std::string* sour
       if (us == std::string::npos || bar == std::string::npos) continue;
       std::string idx = line.substr(us + 1, bar - us - 1), state = line.substr(bar + 1);
       state = state.substr(0, state.find(' '));  // "CANCELLED by 0"
-      if (idx.front() == '[') {
-        std::string body = idx.substr(1, idx.find_first_of("]%") - 1);
-        std::istringstream parts(body);
-        for (std::string part; std::getline(parts, part, ',');) {
-          size_t dash = part.find('-');
-          int lo = std::stoi(part.substr(0, dash)), hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-          for (int i = lo; i <= hi; ++i) states[i] = state;
-        }
-      } else if (idx.find_first_not_of("0123456789") == std::string::npos) {
-        states[std::stoi(idx)] = state;
-      }
+      set_states(idx.front() == '[' ? idx.substr(1, idx.find(']') - 1) : idx, state, states);
     }
     if (source) *source = "sacct";
     return states;
@@ -148,17 +152,7 @@ std::map<int, std::string> task_states(const std::string& job, std::string* sour
       return line.substr(at, line.find(' ', at) - at);
     };
     std::string idx = field("ArrayTaskId"), state = field("JobState");
-    if (idx.empty() || state.empty()) continue;
-    std::string body = idx.substr(0, idx.find('%'));
-    std::istringstream parts(body);
-    for (std::string part; std::getline(parts, part, ',');) {
-      size_t dash = part.find('-');
-      try {
-        int lo = std::stoi(part.substr(0, dash)), hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-        for (int i = lo; i <= hi; ++i) states[i] = state;
-      } catch (const std::exception&) {
-      }
-    }
+    if (!idx.empty() && !state.empty()) set_states(idx, state, states);
   }
   return states;
 }

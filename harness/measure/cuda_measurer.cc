@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -77,15 +78,20 @@ void check_timer_choice(std::string_view choice) {
 Timer choose_timer(std::string_view choice) {
   check_timer_choice(choice);
   if (choice == "events") return Timer::Events;
-  try {
-    core::KernelTrace& trace = core::KernelTrace::get();
-    trace.begin();  // CUPTI can load yet refuse to trace (no driver, a profiler attached): try it
-    trace.end();
-    return Timer::Cupti;
-  } catch (const core::Error&) {
-    if (choice == "cupti") throw;  // asked for by name: say why it cannot be had
-    return Timer::Events;
-  }
+  // CUPTI can load yet refuse to trace (no driver, a profiler attached): try it, once per process.
+  static const std::optional<core::Error> refused = []() -> std::optional<core::Error> {
+    try {
+      core::KernelTrace& trace = core::KernelTrace::get();
+      trace.begin();
+      trace.end();
+      return std::nullopt;
+    } catch (const core::Error& e) {
+      return e;
+    }
+  }();
+  if (!refused) return Timer::Cupti;
+  if (choice == "cupti") throw *refused;  // asked for by name: say why it cannot be had
+  return Timer::Events;
 }
 
 SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush,

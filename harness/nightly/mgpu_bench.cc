@@ -33,7 +33,7 @@ struct Options {
 
 std::string tune_executable() {
   if (const char* e = std::getenv("MGPU_TUNE_EXE"); e && *e) return e;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "mgpu-tune").string();
+  return (std::filesystem::path(executable_path()).parent_path() / "mgpu-tune").string();
 }
 
 bool listing_only(int argc, char** argv) {

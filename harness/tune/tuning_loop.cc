@@ -28,8 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string self_executable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
-
 // Where trials run: the device kind, its environment row, and how to measure one config.
 struct Device {
   std::string source;  // cuda | model | replay
@@ -95,7 +93,7 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   d.peak_tflops = (spec ? *spec : model_device).peak_tflops_bf16;
   // Trials run in a worker process (this same executable), which a faulting or hanging kernel
   // can take down without taking the tuner with it.
-  auto worker = std::make_shared<WorkerProcess>(std::vector<std::string>{self_executable(), "worker"}, 120.0);
+  auto worker = std::make_shared<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 120.0);
   d.measure = [worker](const TrialRequest& r) { return worker->run(r); };
   return d;
 }
