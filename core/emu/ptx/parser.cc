@@ -1,0 +1,566 @@
+#include "core/emu/ptx/parser.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+
+namespace mgpu::emu::ptx {
+
+ParseError::ParseError(int line, const std::string& what)
+    : std::runtime_error("PTX line " + std::to_string(line) + ": " + what), line(line) {}
+
+namespace {
+
+struct Token {
+  enum Kind { Ident, Number, Punct, String, End } kind = End;
+  std::string text;
+  int line = 0;
+};
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
+
+std::vector<Token> tokenize(const std::string& s) {
+  std::vector<Token> out;
+  int line = 1;
+  std::size_t i = 0, n = s.size();
+  while (i < n) {
+    char c = s[i];
+    if (c == '\n') { ++line; ++i; continue; }
+    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+      while (i < n && s[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+      i += 2;
+      while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) { if (s[i] == '\n') ++line; ++i; }
+      i += 2;
+      continue;
+    }
+    Token t;
+    t.line = line;
+    if (c == '"') {
+      std::size_t j = i + 1;
+      while (j < n && s[j] != '"') j += (s[j] == '\\') ? 2 : 1;
+      t.kind = Token::String;
+      t.text = s.substr(i + 1, j - i - 1);
+      i = j + 1;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      std::size_t j = i;
+      while (j < n && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
+      t.kind = Token::Number;
+      t.text = s.substr(i, j - i);
+      i = j;
+    } else if (ident_start(c)) {
+      std::size_t j = i + 1;
+      for (;;) {
+        if (j < n && ident_char(s[j])) { ++j; continue; }
+        // "::" inside an opcode or state space (shared::cta, mbarrier::complete_tx::bytes)
+        if (j + 2 < n && s[j] == ':' && s[j + 1] == ':' && ident_char(s[j + 2])) { j += 2; continue; }
+        break;
+      }
+      t.kind = Token::Ident;
+      t.text = s.substr(i, j - i);
+      i = j;
+    } else {
+      t.kind = Token::Punct;
+      t.text = std::string(1, c);
+      ++i;
+    }
+    out.push_back(std::move(t));
+  }
+  Token end;
+  end.line = line;
+  out.push_back(end);
+  return out;
+}
+
+std::vector<std::string> split_dots(const std::string& s) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == '.') {
+      if (i > start) parts.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return parts;
+}
+
+bool parse_number(const std::string& t, Operand& op) {
+  op.kind = Operand::Kind::Imm;
+  const char* p = t.c_str();
+  char* end = nullptr;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'f' || t[1] == 'F') && t.size() == 10) {
+    op.imm = static_cast<std::int64_t>(std::strtoull(p + 2, &end, 16));
+    op.imm_is_f32 = true;
+  } else if (t.size() > 2 && t[0] == '0' && (t[1] == 'd' || t[1] == 'D') && t.size() == 18) {
+    op.imm = static_cast<std::int64_t>(std::strtoull(p + 2, &end, 16));
+    op.imm_is_f64 = true;
+  } else if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    op.imm = static_cast<std::int64_t>(std::strtoull(p + 2, &end, 16));
+  } else if (t.find('.') != std::string::npos || t.find('e') != std::string::npos) {
+    double d = std::strtod(p, &end);
+    std::memcpy(&op.imm, &d, 8);
+    op.imm_is_f64 = true;
+  } else {
+    op.imm = static_cast<std::int64_t>(std::strtoull(p, &end, 10));
+  }
+  if (end && (*end == 'U' || *end == 'u')) ++end;
+  return end && *end == '\0';
+}
+
+const std::unordered_map<std::string, Special>& specials() {
+  static const std::unordered_map<std::string, Special> m = {
+      {"%tid.x", Special::TidX}, {"%tid.y", Special::TidY}, {"%tid.z", Special::TidZ},
+      {"%ntid.x", Special::NtidX}, {"%ntid.y", Special::NtidY}, {"%ntid.z", Special::NtidZ},
+      {"%ctaid.x", Special::CtaidX}, {"%ctaid.y", Special::CtaidY}, {"%ctaid.z", Special::CtaidZ},
+      {"%nctaid.x", Special::NctaidX}, {"%nctaid.y", Special::NctaidY}, {"%nctaid.z", Special::NctaidZ},
+      {"%laneid", Special::LaneId}, {"%warpid", Special::WarpId}, {"%nwarpid", Special::NWarpId},
+      {"%smid", Special::SmId}, {"%nsmid", Special::NSmId}, {"%gridid", Special::GridId},
+      {"%cluster_ctarank", Special::ClusterCtaRank}, {"%cluster_nctarank", Special::ClusterNCtaRank},
+      {"%clusterid.x", Special::ClusterIdX}, {"%clusterid.y", Special::ClusterIdY}, {"%clusterid.z", Special::ClusterIdZ},
+      {"%nclusterid.x", Special::NClusterIdX}, {"%nclusterid.y", Special::NClusterIdY}, {"%nclusterid.z", Special::NClusterIdZ},
+      {"%cluster_ctaid.x", Special::ClusterCtaIdX}, {"%cluster_ctaid.y", Special::ClusterCtaIdY},
+      {"%cluster_ctaid.z", Special::ClusterCtaIdZ}, {"%cluster_nctaid.x", Special::ClusterNCtaIdX},
+      {"%cluster_nctaid.y", Special::ClusterNCtaIdY}, {"%cluster_nctaid.z", Special::ClusterNCtaIdZ},
+      {"%is_explicit_cluster", Special::IsExplicitCluster}, {"%dynamic_smem_size", Special::DynamicSmemSize},
+      {"%total_smem_size", Special::TotalSmemSize}, {"%clock", Special::Clock}, {"%clock64", Special::Clock64},
+      {"%globaltimer", Special::GlobalTimer}, {"%lanemask_lt", Special::LaneMaskLt}, {"%lanemask_eq", Special::LaneMaskEq},
+  };
+  return m;
+}
+
+std::uint32_t type_bytes(const std::string& t) {
+  if (t == ".b8" || t == ".u8" || t == ".s8") return 1;
+  if (t == ".b16" || t == ".u16" || t == ".s16" || t == ".f16" || t == ".bf16") return 2;
+  if (t == ".b32" || t == ".u32" || t == ".s32" || t == ".f32" || t == ".f16x2" || t == ".bf16x2") return 4;
+  if (t == ".b64" || t == ".u64" || t == ".s64" || t == ".f64") return 8;
+  if (t == ".pred") return 1;
+  return 0;
+}
+
+RegType reg_type(const std::string& t, int line) {
+  if (t == ".pred") return RegType::Pred;
+  if (t == ".f32") return RegType::F32;
+  if (t == ".f64") return RegType::F64;
+  if (t == ".f16" || t == ".bf16") return RegType::F16;
+  if (t == ".f16x2" || t == ".bf16x2") return RegType::F16x2;
+  switch (type_bytes(t)) {
+    case 1: return RegType::B8;
+    case 2: return RegType::B16;
+    case 4: return RegType::B32;
+    case 8: return RegType::B64;
+  }
+  throw ParseError(line, "unknown register type '" + t + "'");
+}
+
+// A pending name reference, resolved when the kernel body is complete.
+struct NameRef {
+  std::size_t insn;
+  std::vector<std::size_t> path;  // operand index, then element index for vectors/addresses
+  std::string name;
+  int scope;
+  int line;
+};
+
+class Parser {
+ public:
+  explicit Parser(const std::string& text) : toks_(tokenize(text)) {}
+
+  Module run() {
+    while (peek().kind != Token::End) top_level();
+    return std::move(mod_);
+  }
+
+ private:
+  std::vector<Token> toks_;
+  std::size_t pos_ = 0;
+  Module mod_;
+
+  // Per-kernel state.
+  Kernel* k_ = nullptr;
+  std::vector<int> scope_parent_;
+  std::vector<std::unordered_map<std::string, int>> scope_regs_, scope_labels_;
+  std::vector<std::unordered_map<std::string, int>> scope_vars_;  // body-local variables
+  std::vector<NameRef> refs_;
+  std::vector<Variable> local_vars_;  // .local / call .param variables of this kernel
+
+  const Token& peek(std::size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
+  const Token& next() { const Token& t = toks_[pos_]; if (pos_ + 1 < toks_.size()) ++pos_; return t; }
+  bool accept(const std::string& p) {
+    if (peek().kind != Token::End && peek().kind != Token::String && peek().text == p) { next(); return true; }
+    return false;
+  }
+  void expect(const std::string& p) {
+    if (!accept(p)) throw ParseError(peek().line, "expected '" + p + "', found '" + peek().text + "'");
+  }
+  std::string ident() {
+    if (peek().kind != Token::Ident) throw ParseError(peek().line, "expected a name, found '" + peek().text + "'");
+    return next().text;
+  }
+  std::uint64_t number() {
+    Operand op;
+    bool neg = accept("-");
+    if (peek().kind != Token::Number || !parse_number(peek().text, op))
+      throw ParseError(peek().line, "expected a number, found '" + peek().text + "'");
+    next();
+    return static_cast<std::uint64_t>(neg ? -op.imm : op.imm);
+  }
+  void skip_statement() {
+    while (peek().kind != Token::End && !accept(";")) next();
+  }
+
+  void top_level() {
+    const Token& t = peek();
+    if (t.kind != Token::Ident) throw ParseError(t.line, "unexpected '" + t.text + "' at module scope");
+    if (t.text == ".version") { next(); mod_.version = next().text; return; }
+    if (t.text == ".target") {
+      next();
+      mod_.target = ident();
+      while (accept(",")) ident();
+      return;
+    }
+    if (t.text == ".address_size") { next(); number(); return; }
+    if (t.text == ".file" || t.text == ".section") { skip_statement(); return; }
+    // Linkage, then an entry, a function or a variable.
+    bool is_extern = false;
+    while (peek().text == ".visible" || peek().text == ".extern" || peek().text == ".weak" || peek().text == ".common") {
+      if (peek().text == ".extern") is_extern = true;
+      next();
+    }
+    if (peek().text == ".entry") { next(); entry(); return; }
+    if (peek().text == ".func") { next(); function(); return; }
+    if (peek().text == ".shared" || peek().text == ".global" || peek().text == ".const") {
+      mod_.variables.push_back(variable(is_extern));
+      return;
+    }
+    throw ParseError(t.line, "unsupported module-scope directive '" + peek().text + "'");
+  }
+
+  // .shared .align 16 .b8 name[N] (= {...})? ;
+  Variable variable(bool is_extern) {
+    Variable v;
+    v.is_extern = is_extern;
+    int line = peek().line;
+    std::string space = next().text;
+    v.space = space == ".shared" ? VarSpace::Shared : space == ".global" ? VarSpace::Global
+            : space == ".const" ? VarSpace::Const : space == ".param" ? VarSpace::Param : VarSpace::Local;
+    if (accept(".ptr")) {}
+    std::uint32_t elem = 0;
+    while (peek().kind == Token::Ident && peek().text[0] == '.') {
+      std::string d = next().text;
+      if (d == ".align") v.align = static_cast<std::uint32_t>(number());
+      else if (type_bytes(d)) elem = type_bytes(d);
+      else if (d == ".v2" || d == ".v4") throw ParseError(line, "vector variables are not supported");
+    }
+    if (!elem) throw ParseError(line, "variable without a type");
+    v.name = ident();
+    std::uint64_t count = 1;
+    bool unsized = false;
+    if (accept("[")) {
+      if (accept("]")) unsized = true;
+      else { count = number(); expect("]"); }
+    }
+    v.size = unsized ? 0 : count * elem;
+    if (v.align < elem) v.align = elem;
+    if (accept("=")) {
+      std::vector<std::uint64_t> vals;
+      if (accept("{")) {
+        if (!accept("}")) {
+          do { vals.push_back(number()); } while (accept(","));
+          expect("}");
+        }
+      } else {
+        vals.push_back(number());
+      }
+      for (auto val : vals)
+        for (std::uint32_t b = 0; b < elem; ++b) v.init.push_back(static_cast<std::uint8_t>(val >> (8 * b)));
+    }
+    expect(";");
+    return v;
+  }
+
+  // .func (ret) name (params) [;|{ body }] -- declarations (vprintf) are kept as names only.
+  void function() {
+    if (accept("(")) { while (!accept(")")) next(); }
+    std::string name = ident();
+    if (accept("(")) { while (!accept(")")) next(); }
+    while (peek().kind == Token::Ident && peek().text[0] == '.') skip_statement_directive();
+    if (accept(";")) return;
+    // A function body: skipped; a call to it is reported by the decoder.
+    int depth = 0;
+    do {
+      if (peek().text == "{") ++depth;
+      if (peek().text == "}") --depth;
+      next();
+    } while (depth > 0 && peek().kind != Token::End);
+  }
+  void skip_statement_directive() {
+    next();
+    while (peek().kind == Token::Number || peek().text == ",") next();
+  }
+
+  void entry() {
+    mod_.kernels.emplace_back();
+    k_ = &mod_.kernels.back();
+    k_->name = ident();
+    scope_parent_.assign(1, -1);
+    scope_regs_.assign(1, {});
+    scope_labels_.assign(1, {});
+    scope_vars_.assign(1, {});
+    refs_.clear();
+    local_vars_.clear();
+    expect("(");
+    if (!accept(")")) {
+      do { param(); } while (accept(","));
+      expect(")");
+    }
+    // Performance directives.
+    while (peek().kind == Token::Ident && peek().text[0] == '.') {
+      std::string d = next().text;
+      auto three = [&](std::uint32_t* out) {
+        out[0] = static_cast<std::uint32_t>(number());
+        out[1] = out[2] = 1;
+        if (accept(",")) out[1] = static_cast<std::uint32_t>(number());
+        if (accept(",")) out[2] = static_cast<std::uint32_t>(number());
+      };
+      if (d == ".reqntid") three(k_->reqntid);
+      else if (d == ".maxntid") three(k_->maxntid);
+      else if (d == ".reqnctapercluster") { three(k_->reqnctapercluster); k_->explicit_cluster = true; }
+      else if (d == ".explicitcluster") k_->explicit_cluster = true;
+      else if (d == ".maxnreg") k_->maxnreg = static_cast<std::int32_t>(number());
+      else if (d == ".minnctapersm" || d == ".maxnctapersm" || d == ".maxclusterrank") number();
+      else if (d == ".noreturn" || d == ".pragma") { if (peek().kind == Token::String) next(); accept(";"); }
+      else throw ParseError(peek().line, "unsupported kernel directive '" + d + "'");
+    }
+    expect("{");
+    body(0);
+    resolve();
+    for (const auto& [name, idx] : scope_labels_[0]) k_->labels[name] = idx;
+    // Body-local variables become module variables (shared) or stay per thread (local/param).
+    k_ = nullptr;
+  }
+
+  void param() {
+    int line = peek().line;
+    expect(".param");
+    Param p;
+    std::uint32_t elem = 0;
+    while (peek().kind == Token::Ident && peek().text[0] == '.') {
+      std::string d = next().text;
+      if (d == ".align") p.align = static_cast<std::uint32_t>(number());
+      else if (d == ".ptr" || d == ".global" || d == ".shared" || d == ".const" || d == ".local") {}
+      else if (type_bytes(d)) elem = type_bytes(d);
+      else throw ParseError(line, "unsupported parameter attribute '" + d + "'");
+    }
+    if (!elem) throw ParseError(line, "parameter without a type");
+    p.name = ident();
+    std::uint64_t count = 1;
+    if (accept("[")) { count = number(); expect("]"); }
+    p.size = static_cast<std::uint32_t>(count * elem);
+    if (p.align < elem) p.align = elem;
+    p.offset = (k_->param_bytes + p.align - 1) / p.align * p.align;
+    k_->param_bytes = p.offset + p.size;
+    k_->params.push_back(p);
+  }
+
+  int new_scope(int parent) {
+    scope_parent_.push_back(parent);
+    scope_regs_.emplace_back();
+    scope_labels_.emplace_back();
+    scope_vars_.emplace_back();
+    return static_cast<int>(scope_parent_.size()) - 1;
+  }
+
+  void declare_reg(int scope, const std::string& name, RegType type) {
+    scope_regs_[scope][name] = static_cast<int>(k_->reg_types.size());
+    k_->reg_types.push_back(type);
+    k_->reg_names.push_back(name);
+  }
+
+  int find_reg(int scope, const std::string& name) const {
+    for (int s = scope; s >= 0; s = scope_parent_[s]) {
+      auto it = scope_regs_[s].find(name);
+      if (it != scope_regs_[s].end()) return it->second;
+    }
+    return -1;
+  }
+
+  void body(int scope) {
+    for (;;) {
+      const Token& t = peek();
+      if (t.kind == Token::End) throw ParseError(t.line, "unexpected end of text inside a kernel body");
+      if (accept("}")) return;
+      if (accept("{")) { body(new_scope(scope)); continue; }
+      if (t.kind == Token::Ident && peek(1).text == ":" && peek(1).kind == Token::Punct) {
+        std::string name = next().text;
+        next();
+        scope_labels_[scope][name] = static_cast<int>(k_->code.size());
+        continue;
+      }
+      if (t.text == ".reg") { reg_decl(scope); continue; }
+      if (t.text == ".pragma") { skip_statement(); continue; }
+      if (t.text == ".shared" || t.text == ".local" || t.text == ".param" || t.text == ".global") {
+        Variable v = variable(false);
+        if (v.space == VarSpace::Shared || v.space == VarSpace::Global) {
+          scope_vars_[scope][v.name] = static_cast<int>(mod_.variables.size());
+          mod_.variables.push_back(v);
+        } else {
+          // Per-thread memory: .local arrays and the .param buffers of a call sequence.
+          v.space = VarSpace::Local;
+          scope_vars_[scope][v.name] = static_cast<int>(mod_.variables.size());
+          mod_.variables.push_back(v);
+        }
+        continue;
+      }
+      instruction(scope);
+    }
+  }
+
+  void reg_decl(int scope) {
+    int line = next().line;
+    if (accept(".v2") || accept(".v4")) throw ParseError(line, "vector registers are not supported");
+    RegType type = reg_type(next().text, line);
+    do {
+      std::string name = ident();
+      if (accept("<")) {
+        std::uint64_t count = number();
+        expect(">");
+        for (std::uint64_t i = 0; i < count; ++i) declare_reg(scope, name + std::to_string(i), type);
+      } else {
+        declare_reg(scope, name, type);
+      }
+    } while (accept(","));
+    expect(";");
+  }
+
+  void instruction(int scope) {
+    Instruction insn;
+    insn.line = peek().line;
+    if (accept("@")) {
+      insn.guard_negated = accept("!");
+      std::string p = ident();
+      insn.guard = find_reg(scope, p);
+      if (insn.guard < 0) throw ParseError(insn.line, "unknown predicate '" + p + "'");
+    }
+    if (peek().kind != Token::Ident) throw ParseError(insn.line, "expected an instruction, found '" + peek().text + "'");
+    insn.opcode = next().text;
+    insn.parts = split_dots(insn.opcode);
+    std::size_t index = k_->code.size();
+    if (!accept(";")) {
+      do {
+        insn.operands.push_back(operand(scope, index, {insn.operands.size()}));
+      } while (accept(","));
+      expect(";");
+    }
+    k_->code.push_back(std::move(insn));
+  }
+
+  Operand operand(int scope, std::size_t insn, std::vector<std::size_t> path) {
+    Operand op;
+    int line = peek().line;
+    if (accept("!")) { op = operand(scope, insn, path); op.negate = true; return op; }
+    if (accept("-")) {
+      if (peek().kind != Token::Number) throw ParseError(line, "expected a number after '-'");
+      if (!parse_number(next().text, op)) throw ParseError(line, "bad number");
+      if (op.imm_is_f32) op.imm ^= 0x80000000ll;
+      else if (op.imm_is_f64) op.imm ^= static_cast<std::int64_t>(0x8000000000000000ull);
+      else op.imm = -op.imm;
+      return op;
+    }
+    if (peek().kind == Token::Number) {
+      std::string t = next().text;
+      if (!parse_number(t, op)) throw ParseError(line, "bad number '" + t + "'");
+      return op;
+    }
+    if (accept("{")) {
+      op.kind = Operand::Kind::Vector;
+      do {
+        auto p = path;
+        p.push_back(op.elems.size());
+        op.elems.push_back(operand(scope, insn, p));
+      } while (accept(","));
+      expect("}");
+      return op;
+    }
+    if (accept("[")) {
+      op.kind = Operand::Kind::Address;
+      if (peek().kind == Token::Number) {
+        op.imm = static_cast<std::int64_t>(number());
+      } else {
+        std::string base = ident();
+        int r = find_reg(scope, base);
+        if (r >= 0) op.reg = r;
+        else refs_.push_back({insn, path, base, scope, line});
+        if (accept("+")) op.imm = static_cast<std::int64_t>(number());
+        else if (accept("-")) op.imm = -static_cast<std::int64_t>(number());
+      }
+      if (accept(",")) {  // tensor coordinates: [tensorMap, {c0, c1, ...}]
+        Operand coords = operand(scope, insn, path);
+        if (coords.kind != Operand::Kind::Vector) throw ParseError(line, "expected '{' coordinates '}'");
+        op.elems = std::move(coords.elems);
+      }
+      expect("]");
+      return op;
+    }
+    if (peek().kind != Token::Ident) throw ParseError(line, "unexpected '" + peek().text + "' in an operand");
+    std::string name = next().text;
+    if (name == "_") { op.kind = Operand::Kind::Sink; return op; }
+    int r = find_reg(scope, name);
+    if (r >= 0) { op.kind = Operand::Kind::Reg; op.reg = r; return op; }
+    auto sp = specials().find(name);
+    if (sp != specials().end()) { op.kind = Operand::Kind::Special; op.special = sp->second; return op; }
+    if (name[0] == '%') throw ParseError(line, "unknown register '" + name + "'");
+    op.kind = Operand::Kind::Symbol;  // a label, variable, parameter or function: resolved later
+    op.name = name;
+    refs_.push_back({insn, path, name, scope, line});
+    return op;
+  }
+
+  Operand& at(std::size_t insn, const std::vector<std::size_t>& path) {
+    Operand* op = &k_->code[insn].operands[path[0]];
+    for (std::size_t i = 1; i < path.size(); ++i) op = &op->elems[path[i]];
+    return *op;
+  }
+
+  // Names: labels (innermost scope first), body variables, parameters, module variables,
+  // functions (kept as symbols with index -1 for `call`).
+  void resolve() {
+    for (const auto& ref : refs_) {
+      Operand& op = at(ref.insn, ref.path);
+      bool is_addr = op.kind == Operand::Kind::Address;
+      bool found = false;
+      for (int s = ref.scope; s >= 0 && !found; s = scope_parent_[s]) {
+        auto l = scope_labels_[s].find(ref.name);
+        if (l != scope_labels_[s].end() && !is_addr) {
+          op.kind = Operand::Kind::Label;
+          op.target = l->second;
+          found = true;
+          break;
+        }
+        auto v = scope_vars_[s].find(ref.name);
+        if (v != scope_vars_[s].end()) { op.symbol = v->second; found = true; }
+      }
+      if (found) continue;
+      for (std::size_t i = 0; i < k_->params.size(); ++i)
+        if (k_->params[i].name == ref.name) {
+          op.symbol = -2 - static_cast<int>(i);  // parameters: -2, -3, ...
+          found = true;
+        }
+      if (found) continue;
+      for (std::size_t i = 0; i < mod_.variables.size(); ++i)
+        if (mod_.variables[i].name == ref.name) { op.symbol = static_cast<int>(i); found = true; }
+      if (found) continue;
+      if (!is_addr && k_->code[ref.insn].parts[0] == "call") continue;  // function name
+      throw ParseError(ref.line, "unknown name '" + ref.name + "'");
+    }
+  }
+};
+
+}  // namespace
+
+Module parse(const std::string& text) { return Parser(text).run(); }
+
+}  // namespace mgpu::emu::ptx

@@ -1,0 +1,24 @@
+// PTX text -> ptx::Module (PTX ISA 8.x, "Syntax" and "State Spaces, Types, and Variables").
+// Contract: parse() accepts what LLVM's NVPTX backend and MLIR's NVVM inline assembly produce
+// (directives, `.entry` parameters incl. `.align N .b8 name[K]` byte arrays, `.reg` with `<N>`
+// ranges, `{ }` scopes with their own registers and labels, predicated instructions, vector
+// and address operands, `.shared`/`.global` variables incl. `.extern .shared` arrays) and
+// throws ParseError naming the line for anything else. It resolves names only: it does not
+// check that an opcode exists (exec/decode.h does, with the same line numbers).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "core/emu/ptx/module.h"
+
+namespace mgpu::emu::ptx {
+
+struct ParseError : std::runtime_error {
+  int line;
+  ParseError(int line, const std::string& what);
+};
+
+Module parse(const std::string& text);
+
+}  // namespace mgpu::emu::ptx
