@@ -21,6 +21,7 @@ const char* report_kind_name(ReportKind k) {
     case ReportKind::ClusterExit: return "cluster-exit";
     case ReportKind::Trap: return "trap";
     case ReportKind::RegisterFile: return "register-file";
+    case ReportKind::TmaOutOfBounds: return "tma-out-of-bounds";
   }
   return "?";
 }

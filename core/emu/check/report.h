@@ -28,6 +28,7 @@ enum class ReportKind : std::uint8_t {
   ClusterExit,        // a CTA exited while a peer could still access its shared memory
   Trap,               // trap / brkpt / a failed assertion in the kernel
   RegisterFile,       // setmaxnreg beyond the register file
+  TmaOutOfBounds,     // a TMA box entirely outside its tensor (a store writes nothing)
 };
 
 const char* report_kind_name(ReportKind k);

@@ -32,6 +32,7 @@ struct Insn {
   Space space = Space::Generic;
   std::uint8_t op = 0;       // family-specific sub-operation (compare, rounding, ...)
   std::uint8_t vec = 1;      // ld/st vector width
+  bool aligned = false;      // .aligned: the whole warp must execute it together
   std::uint32_t flags = 0;   // family-specific modifier bits
   std::int32_t imm[6] = {0, 0, 0, 0, 0, 0};  // family-specific decoded constants
 

@@ -28,6 +28,7 @@ struct Operand {
   enum class Kind : std::uint8_t { None, Reg, Imm, Special, Symbol, Address, Vector, Label, Sink };
   Kind kind = Kind::None;
   bool negate = false;        // !%p
+  bool pair = false;          // Vector written `a|b` (two destinations)
   std::int32_t reg = -1;      // Reg, Address base (-1: none)
   Special special{};          // Special
   std::int64_t imm = 0;       // Imm (bits; f32/f64 immediates keep their bit pattern), Address offset

@@ -451,7 +451,17 @@ class Parser {
     std::size_t index = k_->code.size();
     if (!accept(";")) {
       do {
-        insn.operands.push_back(operand(scope, index, {insn.operands.size()}));
+        std::size_t i = insn.operands.size();
+        Operand op = operand(scope, index, {i});
+        if (accept("|")) {  // a destination pair: setp p|q, elect.sync d|p
+          Operand pair;
+          pair.kind = Operand::Kind::Vector;
+          pair.pair = true;
+          pair.elems.push_back(std::move(op));
+          pair.elems.push_back(operand(scope, index, {i, 1}));
+          op = std::move(pair);
+        }
+        insn.operands.push_back(std::move(op));
       } while (accept(","));
       expect(";");
     }
@@ -473,6 +483,18 @@ class Parser {
     if (peek().kind == Token::Number) {
       std::string t = next().text;
       if (!parse_number(t, op)) throw ParseError(line, "bad number '" + t + "'");
+      return op;
+    }
+    if (accept("(")) {  // call (ret), name, (args)
+      op.kind = Operand::Kind::Vector;
+      if (!accept(")")) {
+        do {
+          auto p = path;
+          p.push_back(op.elems.size());
+          op.elems.push_back(operand(scope, insn, p));
+        } while (accept(","));
+        expect(")");
+      }
       return op;
     }
     if (accept("{")) {

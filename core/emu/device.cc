@@ -1,0 +1,110 @@
+#include "core/emu/device.h"
+
+#include <cstring>
+
+#include "core/emu/exec/decode.h"
+#include "core/emu/exec/launch.h"
+#include "core/emu/ptx/parser.h"
+
+namespace mgpu::emu {
+
+LoadedModule& Device::load(const std::string& text) {
+  auto m = std::make_unique<LoadedModule>();
+  m->ptx = ptx::parse(text);
+  for (const auto& k : m->ptx.kernels) m->code.push_back(decode(k));
+  m->global_vars.assign(m->ptx.variables.size(), 0);
+  for (std::size_t i = 0; i < m->ptx.variables.size(); ++i) {
+    const auto& v = m->ptx.variables[i];
+    if (v.space != ptx::VarSpace::Global && v.space != ptx::VarSpace::Const) continue;
+    std::uint64_t a = memory_.alloc(std::max<std::uint64_t>(v.size, 1));
+    if (!v.init.empty()) std::memcpy(memory_.find(a, v.init.size()), v.init.data(), v.init.size());
+    m->global_vars[i] = a;
+  }
+  modules_.push_back(std::move(m));
+  return *modules_.back();
+}
+
+std::uint32_t Device::static_shared_bytes(const LoadedModule& m) {
+  std::uint32_t off = 0;
+  for (const auto& v : m.ptx.variables)
+    if (v.space == ptx::VarSpace::Shared && v.size > 0) off = (off + v.align - 1) / v.align * v.align + static_cast<std::uint32_t>(v.size);
+  return off;
+}
+
+LaunchResult Device::launch(const LoadedModule& m, const std::string& kernel, const LaunchConfig& config, void* const* args) {
+  LaunchResult result;
+  Launch L;
+  L.module = &m.ptx;
+  L.global = &memory_;
+  L.config = config;
+  std::size_t ki = 0;
+  for (; ki < m.ptx.kernels.size(); ++ki)
+    if (m.ptx.kernels[ki].name == kernel) break;
+  auto fail = [&](ReportKind k, std::string msg) {
+    result.ok = false;
+    result.reports.push_back(Report{k, {}, std::move(msg)});
+    return result;
+  };
+  if (ki == m.ptx.kernels.size()) return fail(ReportKind::Unsupported, "no kernel named '" + kernel + "' in the module");
+  const ptx::Kernel& k = m.ptx.kernels[ki];
+  L.kernel = &k;
+  L.code = &m.code[ki];
+  // Launch shape (CUDA: cuLaunchKernelEx with the cluster attribute; PTX .reqnctapercluster).
+  if (k.reqnctapercluster[0] && config.cluster[0] * config.cluster[1] * config.cluster[2] == 1)
+    for (int i = 0; i < 3; ++i) L.config.cluster[i] = k.reqnctapercluster[i];
+  const auto& c = L.config;
+  std::uint32_t threads = c.block[0] * c.block[1] * c.block[2];
+  if (threads == 0 || threads > 1024) return fail(ReportKind::Unsupported, "block of " + std::to_string(threads) + " threads (1 to 1024)");
+  for (int i = 0; i < 3; ++i) {
+    if (c.grid[i] == 0 || c.cluster[i] == 0 || c.grid[i] % c.cluster[i])
+      return fail(ReportKind::Unsupported, "grid dimension " + std::to_string(i) + " (" + std::to_string(c.grid[i]) +
+                                               ") is not a positive multiple of the cluster's (" + std::to_string(c.cluster[i]) + ")");
+    if (k.reqntid[i] && k.reqntid[i] != c.block[i])
+      return fail(ReportKind::Unsupported, "the kernel requires " + std::to_string(k.reqntid[i]) + " threads in dimension " + std::to_string(i) +
+                                               " (.reqntid), launched with " + std::to_string(c.block[i]));
+  }
+  if (c.cluster[0] * c.cluster[1] * c.cluster[2] > 16) return fail(ReportKind::Unsupported, "clusters of more than 16 CTAs");
+  // Shared memory: static variables first, dynamic shared memory after them.
+  L.shared_vars.assign(m.ptx.variables.size(), 0);
+  L.local_vars.assign(m.ptx.variables.size(), 0);
+  std::uint32_t off = 0, local = 0;
+  std::uint32_t dyn_align = 16;
+  for (std::size_t i = 0; i < m.ptx.variables.size(); ++i) {
+    const auto& v = m.ptx.variables[i];
+    if (v.space == ptx::VarSpace::Shared && v.size > 0) {
+      off = (off + v.align - 1) / v.align * v.align;
+      L.shared_vars[i] = off;
+      off += static_cast<std::uint32_t>(v.size);
+    } else if (v.space == ptx::VarSpace::Shared) {
+      dyn_align = std::max(dyn_align, v.align);
+    } else if (v.space == ptx::VarSpace::Local) {
+      local = (local + v.align - 1) / v.align * v.align;
+      L.local_vars[i] = local;
+      local += static_cast<std::uint32_t>(v.size);
+    }
+  }
+  off = (off + dyn_align - 1) / dyn_align * dyn_align;
+  for (std::size_t i = 0; i < m.ptx.variables.size(); ++i)
+    if (m.ptx.variables[i].space == ptx::VarSpace::Shared && m.ptx.variables[i].size == 0) L.shared_vars[i] = off;
+  L.static_smem = off;
+  L.smem_bytes = off + c.dynamic_smem;
+  L.local_bytes = local;
+  if (L.smem_bytes > kMaxSharedPerBlock)
+    return fail(ReportKind::Unsupported, std::to_string(L.smem_bytes) + " bytes of shared memory per block (sm_90a allows " +
+                                             std::to_string(kMaxSharedPerBlock) + ")");
+  L.global_vars = m.global_vars;
+  L.params.assign(std::max<std::uint32_t>(k.param_bytes, 1), 0);
+  for (std::size_t i = 0; i < k.params.size(); ++i) std::memcpy(L.params.data() + k.params[i].offset, args[i], k.params[i].size);
+  try {
+    run_launch(L);
+  } catch (const Fault& f) {
+    result.ok = false;
+    result.reports.push_back(f.report);
+  }
+  for (auto& r : L.reports) result.reports.push_back(std::move(r));
+  result.printf_output = std::move(L.printf_output);
+  result.instructions = L.steps;
+  return result;
+}
+
+}  // namespace mgpu::emu

@@ -1,0 +1,46 @@
+// The virtual sm_90a device: load PTX modules, allocate and copy device memory, launch
+// kernels. This is the C++ face the driver library (driver/) and tests use. Contract:
+// load() throws ptx::ParseError or Fault{Unsupported} naming the line; launch() never throws
+// for what the kernel does -- a fault, deadlock or hang ends the launch and comes back as the
+// result's fatal report, and hazards come back as reports while the results are kept.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/emu/check/report.h"
+#include "core/emu/exec/state.h"
+#include "core/emu/ptx/module.h"
+
+namespace mgpu::emu {
+
+struct LoadedModule {
+  ptx::Module ptx;
+  std::vector<std::vector<Insn>> code;     // per kernel
+  std::vector<std::uint64_t> global_vars;  // device addresses of .global/.const variables
+};
+
+struct LaunchResult {
+  bool ok = true;                // no fatal report
+  std::vector<Report> reports;   // the fatal one (if any) first, then hazards in order found
+  std::string printf_output;
+  std::uint64_t instructions = 0;  // warp-instructions executed
+};
+
+class Device {
+ public:
+  GlobalMemory& memory() { return memory_; }
+  LoadedModule& load(const std::string& ptx_text);
+  // args[i] points at the value of kernel parameter i (the cuLaunchKernel convention).
+  LaunchResult launch(const LoadedModule& m, const std::string& kernel, const LaunchConfig& config, void* const* args);
+  // Static shared memory a kernel declares (dynamic shared memory comes on top).
+  static std::uint32_t static_shared_bytes(const LoadedModule& m);
+
+ private:
+  GlobalMemory memory_;
+  std::vector<std::unique_ptr<LoadedModule>> modules_;
+};
+
+}  // namespace mgpu::emu

@@ -1,0 +1,18 @@
+// Performing asynchronous operations (TMA loads and stores, wgmma) at the moment the scheduler
+// chooses, and retiring them when the kernel waits for them. Contract: perform() does the
+// operation's memory effects and signals (complete_tx), checking the hazards of that moment;
+// an op is performed at most once; retire_* remove what a wait has retired.
+#pragma once
+
+#include "core/emu/exec/state.h"
+
+namespace mgpu::emu {
+
+bool performable(const AsyncOp& op);
+void perform(Cluster& c, AsyncOp& op);
+void perform_tma_load(Cluster& c, TmaLoadOp& op);
+void perform_tma_store(Cluster& c, TmaStoreOp& op);
+void perform_wgmma(Cluster& c, WgmmaOp& op);
+void forget(Cluster& c, const AsyncOp* op);  // drop from the in-flight list
+
+}  // namespace mgpu::emu

@@ -1,0 +1,43 @@
+// Operand and memory access for handlers: registers (with the wgmma in-flight check), special
+// registers, immediates, symbols, and loads/stores through the state spaces with bounds,
+// alignment and shadow bookkeeping. Contract: an access the GPU would fault on throws Fault
+// naming the instruction, thread and address; hazards are reported and the access proceeds.
+#pragma once
+
+#include <cstdint>
+
+#include "core/emu/exec/state.h"
+
+namespace mgpu::emu {
+
+#define EMU_FOR_LANES(mask, lane) \
+  for (std::uint32_t _m_##lane = (mask); _m_##lane; _m_##lane &= _m_##lane - 1) \
+    if (const int lane = __builtin_ctz(_m_##lane); true)
+
+std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane);
+void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, std::uint64_t bits, Ty ty);
+inline std::uint64_t src(Warp& w, const Insn& in, std::size_t i, int lane) { return read_operand(w, in, in.operand(i), lane); }
+inline void dst(Warp& w, const Insn& in, std::size_t i, int lane, std::uint64_t bits) { write_operand(w, in, in.operand(i), lane, bits, in.type); }
+
+// The address an address operand names in `space` ([reg+imm], [symbol+imm], [imm]).
+std::uint64_t operand_address(Warp& w, const Insn& in, const ptx::Operand& op, int lane);
+
+// Bytes of memory in `space` at `addr` for this lane; faults when out of bounds. For shared
+// memory, `cta` receives the CTA whose memory it is and `offset` the shared offset.
+struct Resolved {
+  std::uint8_t* ptr = nullptr;
+  Cta* cta = nullptr;         // shared memory only
+  std::uint32_t offset = 0;   // shared memory only
+};
+Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane);
+
+// Shared address (shared::cluster form) -> CTA and offset, or a fault.
+Cta& shared_target(Warp& w, const Insn& in, std::uint32_t cluster_addr, std::uint32_t bytes, int lane, std::uint32_t& offset);
+
+// Shadow bookkeeping of a thread's generic-proxy shared-memory write / read.
+void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane);
+void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane);
+
+Where where(const Warp& w, const Insn& in, int lane);
+
+}  // namespace mgpu::emu

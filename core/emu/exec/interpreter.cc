@@ -1,0 +1,145 @@
+#include "core/emu/exec/interpreter.h"
+
+#include "core/emu/exec/access.h"
+
+namespace mgpu::emu {
+
+bool registers_available(Warp& w, std::int32_t n);  // insns/misc.cc
+
+namespace {
+
+bool wgmma_groups_ready(Warp& w, std::uint64_t keep) {
+  // The groups older than the `keep` most recent must be complete, or completable now (every
+  // warp of the warpgroup has issued their operations).
+  std::size_t n = w.wgmma_groups.size();
+  for (std::size_t i = 0; i + keep < n; ++i)
+    for (const auto& op : w.wgmma_groups[i])
+      if (op->arrived != 0xF) return false;
+  return true;
+}
+
+}  // namespace
+
+bool lane_can_run(Warp& w, int l) {
+  const Wait& wt = w.wait[l];
+  switch (wt.kind) {
+    case Wait::None: return true;
+    case Wait::Converge: {
+      std::uint32_t need = static_cast<std::uint32_t>(wt.value) & w.alive;
+      for (std::uint32_t m = need; m; m &= m - 1) {
+        int o = __builtin_ctz(m);
+        if (w.pc[o] != w.pc[l]) return false;
+      }
+      return true;
+    }
+    case Wait::Bar: return w.cta->bars[wt.object].generation != wt.value;
+    case Wait::Mbar: {
+      std::uint32_t off = 0;
+      Cta* cta = w.cta;
+      int rank = static_cast<int>(wt.object >> 24) - 1;
+      if (rank >= 0) cta = w.cta->cluster->ctas[rank].get();
+      off = wt.object & 0xFFFFFF;
+      auto it = cta->mbarriers.find(off);
+      if (it == cta->mbarriers.end() || !it->second.initialized()) return true;  // re-execution reports it
+      return it->second.phase_complete_parity(static_cast<std::uint32_t>(wt.value));
+    }
+    case Wait::WgmmaGroups: return wgmma_groups_ready(w, wt.value);
+    case Wait::BulkGroups: return true;
+    case Wait::ClusterBar: return w.cta->cluster->barrier.generation != wt.value;
+    case Wait::Registers: return registers_available(w, static_cast<std::int32_t>(wt.value));
+  }
+  return true;
+}
+
+bool warp_can_run(Warp& w) {
+  for (std::uint32_t m = w.alive; m; m &= m - 1)
+    if (lane_can_run(w, __builtin_ctz(m))) return true;
+  return false;
+}
+
+bool gather(Warp& w, std::uint32_t mask, std::uint32_t members) {
+  std::uint32_t need = members & w.alive;
+  if ((need & ~mask) == 0) return true;
+  for (std::uint32_t m = mask; m; m &= m - 1) w.wait[__builtin_ctz(m)] = Wait{Wait::Converge, 0, need};
+  return false;
+}
+
+bool step_warp(Warp& w, int budget) {
+  Launch& L = w.launch();
+  const std::vector<Insn>& code = *L.code;
+  for (int n = 0; n < budget; ++n) {
+    if (!w.alive) return false;
+    std::uint32_t best = UINT32_MAX, mask = 0;
+    for (std::uint32_t m = w.alive; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      if (w.wait[l].kind != Wait::None && !lane_can_run(w, l)) continue;
+      if (w.pc[l] < best) { best = w.pc[l]; mask = 1u << l; }
+      else if (w.pc[l] == best) mask |= 1u << l;
+    }
+    if (!mask) return n > 0;
+    if (best >= code.size())
+      L.fault(ReportKind::Unsupported, w.cta->where(&w, __builtin_ctz(mask), static_cast<int>(best)), "fell off the end of the kernel without ret/exit");
+    const Insn& in = code[best];
+    ++L.steps;
+    std::uint32_t run = mask;
+    if (in.src->guard >= 0) {
+      run = 0;
+      for (std::uint32_t m = mask; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        bool g = w.reg(in.src->guard, l) & 1;
+        if (g != in.src->guard_negated) run |= 1u << l;
+        else { w.pc[l] = best + 1; w.wait[l] = Wait{}; }
+      }
+      if (!run) continue;
+    }
+    if (in.aligned && !gather(w, run, w.alive)) continue;
+    Flow f = in.fn(w, in, run);
+    if (f == Flow::Next) {
+      for (std::uint32_t m = run; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        w.pc[l] = best + 1;
+        w.wait[l] = Wait{};
+      }
+    } else if (f == Flow::Done) {
+      for (std::uint32_t m = run; m; m &= m - 1) w.wait[__builtin_ctz(m)] = Wait{};
+    }
+  }
+  return true;
+}
+
+std::string describe_wait(Warp& w, int l) {
+  const Wait& wt = w.wait[l];
+  const Launch& L = w.launch();
+  std::string at = "pc " + std::to_string(w.pc[l]) + " (PTX line " +
+                   std::to_string(w.pc[l] < L.code->size() ? (*L.code)[w.pc[l]].line() : -1) + ")";
+  switch (wt.kind) {
+    case Wait::None: return "runnable at " + at;
+    case Wait::Converge: return "waits at " + at + " for the rest of its warp to reach this collective";
+    case Wait::Bar: {
+      const NamedBarrier& b = w.cta->bars[wt.object];
+      return "waits at " + at + " on named barrier " + std::to_string(wt.object) + " (" + std::to_string(b.arrived) + " of " +
+             std::to_string(b.expected) + " threads arrived)";
+    }
+    case Wait::Mbar: {
+      int rank = static_cast<int>(wt.object >> 24) - 1;
+      Cta* cta = rank >= 0 ? w.cta->cluster->ctas[rank].get() : w.cta;
+      std::uint32_t off = wt.object & 0xFFFFFF;
+      std::string s = "waits at " + at + " on the mbarrier at shared offset " + std::to_string(off) +
+                      (rank >= 0 ? " of CTA rank " + std::to_string(rank) : "") + " for the phase of parity " + std::to_string(wt.value);
+      auto it = cta->mbarriers.find(off);
+      if (it != cta->mbarriers.end()) {
+        const MBarrier& m = it->second;
+        s += " (current phase " + std::to_string(m.phase()) + ", " + std::to_string(m.pending()) + " of " +
+             std::to_string(m.expected()) + " arrivals pending, tx-count " + std::to_string(m.tx_count()) + " bytes)";
+      }
+      return s;
+    }
+    case Wait::WgmmaGroups: return "waits at " + at + " in wgmma.wait_group " + std::to_string(wt.value) + " for warps of its warpgroup to issue their wgmma";
+    case Wait::BulkGroups: return "waits at " + at + " for bulk async-groups";
+    case Wait::Registers: return "waits at " + at + " in setmaxnreg.inc " + std::to_string(wt.value) + " for registers other warps still hold";
+    case Wait::ClusterBar: return "waits at " + at + " in barrier.cluster.wait (" + std::to_string(w.cta->cluster->barrier.arrived) + " threads arrived)";
+  }
+  return at;
+}
+
+}  // namespace mgpu::emu

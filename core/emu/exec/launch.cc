@@ -1,0 +1,175 @@
+#include "core/emu/exec/launch.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/emu/engines/async_engine.h"
+#include "core/emu/exec/interpreter.h"
+
+namespace mgpu::emu {
+
+void cluster_barrier_on_exit(Cluster& c);  // insns/barrier.cc
+
+void Launch::report(ReportKind kind, Where where, std::string message) {
+  for (const auto& r : reports)
+    if (r.kind == kind && r.where.pc == where.pc && r.where.line == where.line) return;  // once per site
+  reports.push_back(Report{kind, where, std::move(message)});
+}
+
+void Launch::fault(ReportKind kind, Where where, std::string message) { throw Fault(Report{kind, where, std::move(message)}); }
+
+int Warp::thread(int lane) const { return index * 32 + lane; }
+Launch& Warp::launch() const { return *cta->cluster->launch; }
+
+Where Cta::where(const Warp* w, int lane, int pc) const {
+  Where r;
+  r.cta[0] = id[0];
+  r.cta[1] = id[1];
+  r.cta[2] = id[2];
+  if (w) r.warp = w->index;
+  r.lane = lane;
+  r.pc = pc;
+  const Launch& L = *cluster->launch;
+  if (pc >= 0 && static_cast<std::size_t>(pc) < L.code->size()) r.line = (*L.code)[pc].line();
+  return r;
+}
+
+namespace {
+
+std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
+  const LaunchConfig& c = L.config;
+  auto cl = std::make_unique<Cluster>();
+  cl->launch = &L;
+  for (int i = 0; i < 3; ++i) cl->id[i] = static_cast<int>(cid[i]);
+  const std::uint32_t threads = c.block[0] * c.block[1] * c.block[2];
+  const int nwarps = static_cast<int>((threads + 31) / 32);
+  const std::size_t slots = L.kernel->reg_types.size();
+  // The register budget a thread starts with: what the kernel asks for, or the most the
+  // register file allows at this block size (ptxas would not give more).
+  std::int32_t per_thread = L.kernel->maxnreg;
+  if (!per_thread) per_thread = std::min<std::int32_t>(255, static_cast<std::int32_t>(65536 / (nwarps * 32)) / 8 * 8);
+  int rank = 0;
+  for (std::uint32_t z = 0; z < c.cluster[2]; ++z)
+    for (std::uint32_t y = 0; y < c.cluster[1]; ++y)
+      for (std::uint32_t x = 0; x < c.cluster[0]; ++x) {
+        auto cta = std::make_unique<Cta>();
+        cta->cluster = cl.get();
+        cta->rank = rank++;
+        cta->id[0] = static_cast<int>(cid[0] * c.cluster[0] + x);
+        cta->id[1] = static_cast<int>(cid[1] * c.cluster[1] + y);
+        cta->id[2] = static_cast<int>(cid[2] * c.cluster[2] + z);
+        cta->threads = threads;
+        // Uninitialized shared memory reads as NaN in every float format (all ones).
+        cta->smem.assign(L.smem_bytes, 0xFF);
+        cta->shadow.assign(L.smem_bytes, SmemShadow{});
+        cta->warpgroups.resize(static_cast<std::size_t>(nwarps) / 4);
+        for (int wi = 0; wi < nwarps; ++wi) {
+          auto w = std::make_unique<Warp>();
+          w->cta = cta.get();
+          w->index = wi;
+          w->lanes = static_cast<int>(std::min<std::uint32_t>(32, threads - 32 * wi));
+          w->alive = w->lanes == 32 ? 0xFFFFFFFFu : (1u << w->lanes) - 1;
+          w->regs.assign(slots * 32, 0);
+          w->inflight.assign(slots, nullptr);
+          w->local.assign(static_cast<std::size_t>(L.local_bytes) * 32, 0);
+          w->maxnreg = per_thread;
+          cta->registers_in_use += static_cast<std::int64_t>(per_thread) * 32;
+          cta->warps.push_back(std::move(w));
+        }
+        cl->cluster_threads += threads;
+        cl->ctas.push_back(std::move(cta));
+      }
+  return cl;
+}
+
+[[noreturn]] void deadlock(Launch& L, Cluster& cl) {
+  std::string msg = "every live thread of cluster (" + std::to_string(cl.id[0]) + "," + std::to_string(cl.id[1]) + "," +
+                    std::to_string(cl.id[2]) + ") waits and nothing in flight can wake one:";
+  Where first;
+  bool have_first = false;
+  for (auto& cta : cl.ctas)
+    for (auto& w : cta->warps) {
+      if (!w->alive) continue;
+      std::string last;
+      for (std::uint32_t m = w->alive; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        std::string d = describe_wait(*w, l);
+        if (d == last) continue;
+        last = d;
+        msg += "\n  CTA (" + std::to_string(cta->id[0]) + "," + std::to_string(cta->id[1]) + "," + std::to_string(cta->id[2]) +
+               ") warp " + std::to_string(w->index) + " lane " + std::to_string(l) + ": " + d;
+        if (!have_first) { first = cta->where(w.get(), l, static_cast<int>(w->pc[l])); have_first = true; }
+      }
+    }
+  std::size_t pending = 0;
+  for (auto& op : cl.inflight) pending += !op->performed;
+  msg += "\n  async operations in flight: " + std::to_string(pending);
+  L.fault(ReportKind::Deadlock, first, msg);
+}
+
+void run_cluster(Launch& L, Cluster& cl) {
+  L.current = &cl;
+  std::vector<Warp*> warps;
+  for (auto& cta : cl.ctas)
+    for (auto& w : cta->warps) warps.push_back(w.get());
+  std::vector<Warp*> runnable;
+  std::vector<AsyncOp*> ready;
+  for (;;) {
+    runnable.clear();
+    for (Warp* w : warps)
+      if (w->alive && warp_can_run(*w)) runnable.push_back(w);
+    ready.clear();
+    for (auto& op : cl.inflight)
+      if (performable(*op)) ready.push_back(op.get());
+    // An async operation lands at a moment of the scheduler's choosing.
+    if (!ready.empty() && (runnable.empty() || L.rng() % 4 == 0)) {
+      perform(cl, *ready[L.rng() % ready.size()]);
+      continue;
+    }
+    if (runnable.empty()) {
+      bool any_alive = false;
+      for (Warp* w : warps) any_alive |= w->alive != 0;
+      if (!any_alive) break;
+      deadlock(L, cl);
+    }
+    Warp* w = runnable[L.rng() % runnable.size()];
+    step_warp(*w, 1 + static_cast<int>(L.rng() % 48));
+    if (!w->alive) {
+      Cta& cta = *w->cta;
+      bool all = true;
+      for (auto& o : cta.warps) all &= o->alive == 0;
+      if (all) cta.exited = true;
+      cluster_barrier_on_exit(cl);
+    }
+    if (L.steps > L.config.step_limit)
+      L.fault(ReportKind::StepLimit, Where{}, "no end after " + std::to_string(L.steps) + " instructions (an endless loop, or a spin on a wait that never completes)");
+  }
+  // Bulk stores nobody waited for still complete when the grid ends.
+  while (!cl.inflight.empty()) {
+    auto op = cl.inflight.front();
+    if (!op->performed && performable(*op)) perform(cl, *op);
+    forget(cl, op.get());
+  }
+  L.current = nullptr;
+}
+
+}  // namespace
+
+void run_launch(Launch& L) {
+  const LaunchConfig& c = L.config;
+  L.rng.seed(c.seed);
+  std::uint32_t nclusters[3];
+  for (int i = 0; i < 3; ++i) nclusters[i] = c.grid[i] / c.cluster[i];
+  std::vector<std::array<std::uint32_t, 3>> order;
+  for (std::uint32_t z = 0; z < nclusters[2]; ++z)
+    for (std::uint32_t y = 0; y < nclusters[1]; ++y)
+      for (std::uint32_t x = 0; x < nclusters[0]; ++x) order.push_back({x, y, z});
+  std::shuffle(order.begin(), order.end(), L.rng);
+  for (const auto& id : order) {
+    auto cl = make_cluster(L, id.data());
+    run_cluster(L, *cl);
+  }
+}
+
+}  // namespace mgpu::emu

@@ -1,0 +1,213 @@
+// The virtual device's run-time state for one launch: global memory, clusters, CTAs with their
+// shared memory (plus a shadow per byte for the checkers), warps with a register file laid out
+// slot-major so converged lanes run as one loop, and the asynchronous operations in flight.
+// Contract: lower layers (insns/, engines/) reach everything through a Warp; only
+// exec/launch.cc creates and schedules these objects.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/emu/check/report.h"
+#include "core/emu/engines/mbarrier.h"
+#include "core/emu/engines/tensor_map.h"
+#include "core/emu/exec/insn.h"
+#include "core/emu/ptx/module.h"
+
+namespace mgpu::emu {
+
+struct Cta;
+struct Cluster;
+struct Launch;
+
+// Device allocations (cuMemAlloc): bounds-checked, never reused while the device lives.
+class GlobalMemory {
+ public:
+  std::uint64_t alloc(std::uint64_t bytes);
+  bool free(std::uint64_t addr);
+  // Pointer to [addr, addr + bytes) inside one allocation, or nullptr.
+  std::uint8_t* find(std::uint64_t addr, std::uint64_t bytes);
+  std::uint64_t allocated_bytes() const { return live_bytes_; }
+
+ private:
+  struct Block { std::uint64_t size; std::unique_ptr<std::uint8_t[]> data; };
+  std::map<std::uint64_t, Block> blocks_;
+  std::uint64_t next_ = 0;
+  std::uint64_t live_bytes_ = 0;
+  std::uint64_t last_base_ = 0, last_size_ = 0;
+  std::uint8_t* last_data_ = nullptr;
+};
+
+// Per shared-memory byte: who wrote it last, for the proxy-fence and uninitialized checkers.
+struct SmemShadow {
+  static constexpr std::uint8_t kInit = 1, kGeneric = 2;
+  std::uint8_t flags = 0;
+  std::uint16_t writer = 0;   // thread index in the CTA (generic writes)
+  std::uint32_t epoch = 0;    // the writer's proxy-fence count at the time of the write
+};
+
+// Why a lane waits (it re-executes its instruction when the condition may hold).
+struct Wait {
+  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers };
+  Kind kind = None;
+  std::uint32_t object = 0;  // barrier id, or mbarrier shared::cluster address
+  std::uint64_t value = 0;   // generation / parity / group count
+};
+
+// An asynchronous operation in flight (TMA, bulk store, wgmma).
+struct AsyncOp {
+  enum Kind : std::uint8_t { TmaLoad, TmaStore, Wgmma };
+  Kind kind;
+  bool performed = false;
+  Where issued;          // for reports
+  virtual ~AsyncOp() = default;
+  explicit AsyncOp(Kind k) : kind(k) {}
+};
+
+struct TmaLoadOp : AsyncOp {
+  TmaLoadOp() : AsyncOp(TmaLoad) {}
+  Cta* issuer = nullptr;
+  TensorMap map;
+  std::int32_t coords[5] = {0, 0, 0, 0, 0};
+  std::uint32_t dst = 0;       // shared offset in each destination CTA
+  std::uint32_t mbar = 0;      // shared offset of the mbarrier in each destination CTA
+  std::uint32_t cta_mask = 0;  // destination CTA ranks
+};
+
+struct BulkGroup;
+struct TmaStoreOp : AsyncOp {
+  TmaStoreOp() : AsyncOp(TmaStore) {}
+  TensorMap map;
+  std::int32_t coords[5] = {0, 0, 0, 0, 0};
+  std::uint32_t src = 0;  // shared offset
+  Cta* cta = nullptr;
+  bool read_done = false;
+};
+
+struct WgmmaOp : AsyncOp {
+  WgmmaOp() : AsyncOp(Wgmma) {}
+  const Insn* insn = nullptr;
+  Cta* cta = nullptr;
+  std::uint64_t desc_a = 0, desc_b = 0;
+  bool a_in_regs = false;
+  std::uint32_t arrived = 0, retired = 0;  // warps (bit = warp index in the warpgroup)
+  bool scale_d[4] = {true, true, true, true};
+  std::vector<float> d_in[4];    // accumulator values at issue, per warp, [reg][lane]
+  std::vector<float> a_regs[4];  // A fragment values when A comes from registers
+  std::vector<float> d_out[4];   // results, written to registers at retirement
+  std::vector<std::int32_t> d_slots;  // accumulator register slots (same in every warp)
+  std::shared_ptr<WgmmaOp> chain[4];  // the earlier op whose result is this op's D (same registers)
+  int group = 0;                 // warpgroup index in the CTA
+  std::uint32_t smem_lo = 0, smem_hi = 0;  // shared bytes read (A and B), for overlap checks
+};
+
+struct BulkGroup {
+  std::vector<std::shared_ptr<AsyncOp>> ops;
+};
+
+struct Warp {
+  Cta* cta = nullptr;
+  int index = 0;              // warp index in the CTA
+  int lanes = 32;             // threads present (the last warp of a CTA may be partial)
+  std::uint32_t alive = 0;    // lanes not exited
+  std::uint32_t pc[32] = {};
+  Wait wait[32];
+  std::vector<std::uint64_t> regs;   // [slot * 32 + lane]
+  std::vector<WgmmaOp*> inflight;      // per slot: the unretired wgmma whose accumulator it is
+  std::vector<std::uint8_t> local;     // per-thread local memory, [lane * local_bytes + offset]
+  // wgmma bookkeeping (PTX ISA 9.7.15.6/7: groups are per warp)
+  std::uint64_t wgmma_issued = 0;
+  std::vector<std::shared_ptr<WgmmaOp>> wgmma_open;
+  std::deque<std::vector<std::shared_ptr<WgmmaOp>>> wgmma_groups;
+  // bulk async-groups of the lanes that issue TMA stores (per thread in the ISA)
+  std::vector<std::shared_ptr<AsyncOp>> bulk_open[32];
+  std::deque<BulkGroup> bulk_groups[32];
+  std::uint32_t proxy_fences[32] = {};  // fence.proxy.async count per lane
+  std::uint64_t cluster_arrival[32] = {};  // barrier.cluster: generation the lane arrived in, + 1 (0: not arrived)
+  std::int32_t maxnreg = 0;
+
+  std::uint64_t& reg(int slot, int lane) { return regs[static_cast<std::size_t>(slot) * 32 + lane]; }
+  int thread(int lane) const;  // thread index in the CTA
+  Launch& launch() const;
+};
+
+struct NamedBarrier {
+  std::uint32_t arrived = 0;   // threads arrived in this generation
+  std::uint32_t expected = 0;  // thread count of this generation (0: not started)
+  std::uint64_t generation = 0;
+};
+
+struct WarpGroupQueue {
+  std::deque<std::shared_ptr<WgmmaOp>> ops;  // ops[i] is issue number base + i
+  std::uint64_t base = 0;
+};
+
+struct Cta {
+  Cluster* cluster = nullptr;
+  int rank = 0;               // %cluster_ctarank
+  int id[3] = {0, 0, 0};      // %ctaid
+  std::vector<std::uint8_t> smem;
+  std::vector<SmemShadow> shadow;
+  std::vector<std::unique_ptr<Warp>> warps;
+  std::unordered_map<std::uint32_t, MBarrier> mbarriers;  // by shared offset
+  NamedBarrier bars[16];
+  std::vector<WarpGroupQueue> warpgroups;
+  std::uint32_t threads = 0;
+  bool exited = false;
+  std::int64_t registers_in_use = 0;  // setmaxnreg accounting
+
+  Where where(const Warp* w = nullptr, int lane = -1, int pc = -1) const;
+};
+
+struct Cluster {
+  Launch* launch = nullptr;
+  int id[3] = {0, 0, 0};
+  std::vector<std::unique_ptr<Cta>> ctas;  // by rank
+  // Async operations not yet retired: the scheduler performs those not `performed` at moments
+  // of its choosing; the overlap checker looks at all of them (a performed wgmma or TMA store
+  // may still be reading on a GPU until the wait that retires it).
+  std::vector<std::shared_ptr<AsyncOp>> inflight;
+  NamedBarrier barrier;  // barrier.cluster arrive/wait
+  std::uint32_t cluster_threads = 0;
+};
+
+struct LaunchConfig {
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::uint32_t cluster[3] = {1, 1, 1};
+  std::uint32_t dynamic_smem = 0;
+  std::uint64_t seed = 1;
+  std::uint64_t step_limit = 2'000'000'000;  // instructions per cluster before StepLimit
+};
+
+// Everything one launch needs; lives while the launch runs.
+struct Launch {
+  const ptx::Module* module = nullptr;
+  const ptx::Kernel* kernel = nullptr;
+  const std::vector<Insn>* code = nullptr;
+  GlobalMemory* global = nullptr;
+  std::vector<std::uint8_t> params;                     // the kernel parameter buffer
+  std::vector<std::uint64_t> global_vars;               // device addresses of .global variables
+  std::vector<std::uint32_t> shared_vars;               // shared offsets of .shared variables
+  std::vector<std::uint32_t> local_vars;                // local offsets of per-thread variables
+  std::uint32_t local_bytes = 0;
+  std::uint32_t static_smem = 0;                        // dynamic shared memory starts here
+  std::uint32_t smem_bytes = 0;                         // static + dynamic
+  LaunchConfig config;
+  std::mt19937_64 rng;
+  std::vector<Report> reports;                          // non-fatal findings
+  std::string printf_output;
+  std::uint64_t steps = 0;
+  Cluster* current = nullptr;
+
+  void report(ReportKind kind, Where where, std::string message);  // non-fatal: recorded once per pc
+  [[noreturn]] void fault(ReportKind kind, Where where, std::string message);
+};
+
+}  // namespace mgpu::emu

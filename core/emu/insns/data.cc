@@ -1,0 +1,197 @@
+// Data movement (PTX ISA 9.7.9: mov, ld, ldu, st, mapa, prefetch; 9.7.12.x atom, red). The
+// virtual device is sequentially consistent at instruction granularity: memory-order and
+// cache qualifiers (.relaxed, .acquire, .nc, .L2::...) are accepted and have no further effect.
+#include <cstring>
+
+#include "core/emu/exec/access.h"
+#include "core/emu/exec/address.h"
+#include "core/emu/exec/decode.h"
+
+namespace mgpu::emu {
+namespace {
+
+int width_of(const ptx::Instruction& p) {
+  if (has_part(p, "v2")) return 2;
+  if (has_part(p, "v4")) return 4;
+  if (has_part(p, "v8")) return 8;
+  return 1;
+}
+
+Flow mov(Warp& w, const Insn& in, std::uint32_t mask) {
+  const ptx::Operand& d = in.operand(0);
+  const ptx::Operand& a = in.operand(1);
+  using K = ptx::Operand::Kind;
+  EMU_FOR_LANES(mask, l) {
+    if (a.kind == K::Vector) {  // pack: element 0 in the low bits
+      int n = static_cast<int>(a.elems.size()), eb = type_bits(in.type) / n;
+      std::uint64_t r = 0;
+      for (int i = 0; i < n; ++i) r |= mask_bits(read_operand(w, in, a.elems[i], l), eb) << (i * eb);
+      dst(w, in, 0, l, r);
+    } else if (d.kind == K::Vector) {  // unpack
+      int n = static_cast<int>(d.elems.size()), eb = type_bits(in.type) / n;
+      std::uint64_t v = src(w, in, 1, l);
+      for (int i = 0; i < n; ++i) write_operand(w, in, d.elems[i], l, mask_bits(v >> (i * eb), eb), in.type);
+    } else {
+      dst(w, in, 0, l, mask_bits(src(w, in, 1, l), type_bits(in.type)));
+    }
+  }
+  return Flow::Next;
+}
+
+std::string decode_mov(const ptx::Instruction& p, Insn& out) {
+  out.type = last_type(p);
+  if (out.type == Ty::None) return "no type";
+  out.fn = &mov;
+  return "";
+}
+
+std::uint64_t load_bytes(const std::uint8_t* p, int bytes) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, bytes);
+  return v;
+}
+
+Flow ld(Warp& w, const Insn& in, std::uint32_t mask) {
+  const int eb = type_bits(in.type) / 8;
+  const int bits = type_bits(in.type);
+  const ptx::Operand& d = in.operand(0);
+  EMU_FOR_LANES(mask, l) {
+    std::uint64_t addr = operand_address(w, in, in.operand(1), l);
+    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb * in.vec), false, l);
+    for (int i = 0; i < in.vec; ++i) {
+      std::uint64_t v = load_bytes(r.ptr + i * eb, eb);
+      if (is_signed(in.type)) v = static_cast<std::uint64_t>(sext(v, bits));
+      const ptx::Operand& target = in.vec == 1 ? d : d.elems[i];
+      write_operand(w, in, target, l, v, in.type);
+    }
+  }
+  return Flow::Next;
+}
+
+Flow st(Warp& w, const Insn& in, std::uint32_t mask) {
+  const int eb = type_bits(in.type) / 8;
+  const ptx::Operand& s = in.operand(1);
+  EMU_FOR_LANES(mask, l) {
+    std::uint64_t addr = operand_address(w, in, in.operand(0), l);
+    std::uint64_t vals[8];
+    for (int i = 0; i < in.vec; ++i) vals[i] = read_operand(w, in, in.vec == 1 ? s : s.elems[i], l);
+    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb * in.vec), true, l);
+    for (int i = 0; i < in.vec; ++i) std::memcpy(r.ptr + i * eb, &vals[i], eb);
+  }
+  return Flow::Next;
+}
+
+std::string decode_ldst(const ptx::Instruction& p, Insn& out) {
+  out.type = last_type(p);
+  if (out.type == Ty::None || out.type == Ty::Pred) return "no data type";
+  out.space = space_of(p);
+  out.vec = static_cast<std::uint8_t>(width_of(p));
+  const bool is_ld = p.parts[0] == "ld" || p.parts[0] == "ldu";
+  const auto& data = p.operands.at(is_ld ? 0 : 1);
+  if (out.vec > 1 && (data.kind != ptx::Operand::Kind::Vector || static_cast<int>(data.elems.size()) != out.vec))
+    return "vector width and operand disagree";
+  out.fn = is_ld ? &ld : &st;
+  return "";
+}
+
+// mapa: PTX ISA 9.7.9.19 -- the address of the same variable in another CTA of the cluster.
+Flow mapa(Warp& w, const Insn& in, std::uint32_t mask) {
+  EMU_FOR_LANES(mask, l) {
+    std::uint64_t a = src(w, in, 1, l);
+    std::uint64_t rank = src(w, in, 2, l);
+    if (rank >= w.cta->cluster->ctas.size())
+      w.launch().fault(ReportKind::OutOfBounds, where(w, in, l),
+                       "mapa to CTA rank " + std::to_string(rank) + " of a " + std::to_string(w.cta->cluster->ctas.size()) + "-CTA cluster");
+    std::uint64_t r;
+    if (in.space == Space::Generic) {
+      std::uint32_t off = static_cast<std::uint32_t>(a - kSharedWindow) & kSharedOffsetMask;
+      r = kSharedWindow + cluster_address(static_cast<int>(rank), off);
+    } else {
+      r = cluster_address(static_cast<int>(rank), static_cast<std::uint32_t>(a) & kSharedOffsetMask);
+    }
+    dst(w, in, 0, l, mask_bits(r, type_bits(in.type)));
+  }
+  return Flow::Next;
+}
+
+std::string decode_mapa(const ptx::Instruction& p, Insn& out) {
+  out.space = space_of(p);
+  out.type = last_type(p);
+  out.fn = &mapa;
+  return "";
+}
+
+// atom / red: PTX ISA 9.7.13.5 / 9.7.13.6.
+enum AtomOp : std::uint8_t { AAdd, AMin, AMax, AExch, ACas, AAnd, AOr, AXor, AInc, ADec };
+
+Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
+  const bool is_red = in.flags & 1;
+  const int eb = type_bits(in.type) / 8, bits = type_bits(in.type);
+  const std::size_t a0 = is_red ? 0 : 1;
+  EMU_FOR_LANES(mask, l) {
+    std::uint64_t addr = operand_address(w, in, in.operand(a0), l);
+    std::uint64_t b = src(w, in, a0 + 1, l);
+    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb), true, l);
+    std::uint64_t old = load_bytes(r.ptr, eb), v = old;
+    switch (in.op) {
+      case AAdd:
+        if (in.type == Ty::F32) v = f32_bits(as_f32(old) + as_f32(b));
+        else if (in.type == Ty::F64) v = f64_bits(as_f64(old) + as_f64(b));
+        else v = old + b;
+        break;
+      case AMin: v = is_signed(in.type) ? (sext(b, bits) < sext(old, bits) ? b : old) : std::min(mask_bits(old, bits), mask_bits(b, bits)); break;
+      case AMax: v = is_signed(in.type) ? (sext(b, bits) > sext(old, bits) ? b : old) : std::max(mask_bits(old, bits), mask_bits(b, bits)); break;
+      case AExch: v = b; break;
+      case ACas: v = mask_bits(old, bits) == mask_bits(b, bits) ? src(w, in, a0 + 2, l) : old; break;
+      case AAnd: v = old & b; break;
+      case AOr: v = old | b; break;
+      case AXor: v = old ^ b; break;
+      case AInc: v = mask_bits(old, bits) >= mask_bits(b, bits) ? 0 : old + 1; break;
+      case ADec: v = (mask_bits(old, bits) == 0 || mask_bits(old, bits) > mask_bits(b, bits)) ? b : old - 1; break;
+    }
+    std::memcpy(r.ptr, &v, eb);
+    if (!is_red) dst(w, in, 0, l, mask_bits(old, bits));
+  }
+  return Flow::Next;
+}
+
+std::string decode_atom(const ptx::Instruction& p, Insn& out) {
+  static const char* ops[] = {"add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"};
+  int op = -1;
+  for (std::size_t i = 1; i < p.parts.size(); ++i)
+    for (int j = 0; j < 10; ++j)
+      if (p.parts[i] == ops[j]) op = j;
+  if (op < 0) return "unknown atomic operation";
+  if (has_part(p, "v2") || has_part(p, "v4")) return "vector atomics are not implemented";
+  out.op = static_cast<std::uint8_t>(op);
+  out.type = last_type(p);
+  out.space = space_of(p);
+  out.flags = p.parts[0] == "red" ? 1 : 0;
+  if (type_bits(out.type) < 32) return "sub-word atomics are not implemented";
+  out.fn = &atom;
+  return "";
+}
+
+Flow nop(Warp&, const Insn&, std::uint32_t) { return Flow::Next; }
+
+std::string decode_prefetch(const ptx::Instruction& p, Insn& out) {
+  (void)p;
+  out.fn = &nop;  // a cache hint (incl. prefetch.tensormap): no effect on results
+  return "";
+}
+
+}  // namespace
+
+void register_data() {
+  register_decoder("mov", &decode_mov);
+  register_decoder("ld", &decode_ldst);
+  register_decoder("ldu", &decode_ldst);
+  register_decoder("st", &decode_ldst);
+  register_decoder("mapa", &decode_mapa);
+  register_decoder("atom", &decode_atom);
+  register_decoder("red", &decode_atom);
+  register_decoder("prefetch", &decode_prefetch);
+  register_decoder("prefetchu", &decode_prefetch);
+}
+
+}  // namespace mgpu::emu

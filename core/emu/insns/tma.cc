@@ -1,0 +1,142 @@
+// Bulk tensor copies (PTX ISA 9.7.9.25 cp.async.bulk.tensor; 9.7.9.26 cp.async.bulk.commit_group
+// / wait_group). Issue records the operation; its bytes move when the scheduler performs it
+// (engines/async_engine.cc): a load completes its bytes on the mbarrier of every destination
+// CTA, a store reads shared memory at some moment before the wait_group(.read) that retires it.
+#include <cstring>
+
+#include "core/emu/engines/async_engine.h"
+#include "core/emu/exec/access.h"
+#include "core/emu/exec/address.h"
+#include "core/emu/exec/decode.h"
+
+namespace mgpu::emu {
+namespace {
+
+enum Op : std::uint8_t { Load, Store, Commit, WaitGroup };
+enum Flag : std::uint32_t { Multicast = 1, Read = 2, CtaGroup2 = 4 };
+
+TensorMap tensor_map_at(Warp& w, const Insn& in, const ptx::Operand& op, int l) {
+  std::uint64_t a = operand_address(w, in, op, l);
+  Space sp = op.symbol <= -2 && op.reg < 0 ? Space::Param : Space::Generic;
+  Resolved r = resolve(w, in, sp, a, 128, false, l);
+  TensorMap m;
+  if (!decode_tensor_map(r.ptr, m))
+    w.launch().fault(ReportKind::Unsupported, where(w, in, l), "the tensor map operand does not hold a tensor map encoded by cuTensorMapEncodeTiled");
+  if (m.rank != static_cast<std::uint32_t>(in.imm[0]))
+    w.launch().fault(ReportKind::Unsupported, where(w, in, l),
+                     "a " + std::to_string(in.imm[0]) + "d copy with a rank-" + std::to_string(m.rank) + " tensor map");
+  return m;
+}
+
+std::uint32_t shared_address(Warp& w, const Insn& in, const ptx::Operand& op, int l) {
+  std::uint64_t a = operand_address(w, in, op, l);
+  if (a >= kSharedWindow && a < kSharedWindow + kWindowSize) a -= kSharedWindow;  // a generic address
+  return static_cast<std::uint32_t>(a);
+}
+
+Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
+  Cluster& c = *w.cta->cluster;
+  EMU_FOR_LANES(mask, l) {
+    switch (in.op) {
+      case Load: {
+        auto op = std::make_shared<TmaLoadOp>();
+        op->issued = where(w, in, l);
+        op->issuer = w.cta;
+        const ptx::Operand& tm = in.operand(1);
+        op->map = tensor_map_at(w, in, tm, l);
+        for (std::size_t i = 0; i < tm.elems.size(); ++i) op->coords[i] = static_cast<std::int32_t>(read_operand(w, in, tm.elems[i], l));
+        std::uint32_t dst = shared_address(w, in, in.operand(0), l);
+        std::uint32_t bar = shared_address(w, in, in.operand(2), l);
+        std::uint32_t off;
+        Cta& dst_cta = shared_target(w, in, dst, static_cast<std::uint32_t>(op->map.box_bytes()), l, off);
+        op->dst = off;
+        std::uint32_t boff;
+        Cta& bar_cta = shared_target(w, in, bar, 8, l, boff);
+        op->mbar = boff;
+        if (in.flags & Multicast) {
+          op->cta_mask = static_cast<std::uint32_t>(src(w, in, 3, l)) & ((1u << c.ctas.size()) - 1);
+        } else {
+          if (&bar_cta != &dst_cta)
+            w.launch().fault(ReportKind::Unsupported, where(w, in, l), "a TMA load whose mbarrier is in another CTA than its destination");
+          op->cta_mask = 1u << dst_cta.rank;
+        }
+        if (op->dst % 128)
+          w.launch().fault(ReportKind::Misaligned, where(w, in, l), "TMA destination at shared offset " + std::to_string(op->dst) + " is not 128-byte aligned");
+        c.inflight.push_back(op);
+        break;
+      }
+      case Store: {
+        auto op = std::make_shared<TmaStoreOp>();
+        op->issued = where(w, in, l);
+        const ptx::Operand& tm = in.operand(0);
+        op->map = tensor_map_at(w, in, tm, l);
+        for (std::size_t i = 0; i < tm.elems.size(); ++i) op->coords[i] = static_cast<std::int32_t>(read_operand(w, in, tm.elems[i], l));
+        std::uint32_t srca = shared_address(w, in, in.operand(1), l);
+        op->cta = &shared_target(w, in, srca, static_cast<std::uint32_t>(op->map.box_bytes()), l, op->src);
+        if (op->src % 128)
+          w.launch().fault(ReportKind::Misaligned, where(w, in, l), "TMA source at shared offset " + std::to_string(op->src) + " is not 128-byte aligned");
+        c.inflight.push_back(op);
+        w.bulk_open[l].push_back(op);
+        break;
+      }
+      case Commit:
+        w.bulk_groups[l].push_back(BulkGroup{std::move(w.bulk_open[l])});
+        w.bulk_open[l].clear();
+        break;
+      case WaitGroup: {
+        std::size_t keep = static_cast<std::size_t>(src(w, in, 0, l));
+        while (w.bulk_groups[l].size() > keep) {
+          for (auto& op : w.bulk_groups[l].front().ops) {
+            if (!op->performed) perform(c, *op);
+            forget(c, op.get());
+          }
+          w.bulk_groups[l].pop_front();
+        }
+        break;
+      }
+    }
+  }
+  return Flow::Next;
+}
+
+std::string decode(const ptx::Instruction& p, Insn& out) {
+  // cp.async.bulk.tensor.Nd.dst.src...  |  cp.async.bulk.commit_group  |  cp.async.bulk.wait_group
+  if (p.parts.size() < 3 || p.parts[1] != "async" || p.parts[2] != "bulk") return "only cp.async.bulk forms are implemented";
+  if (p.parts.size() > 3 && p.parts[3] == "commit_group") { out.op = Commit; out.fn = &tma; return ""; }
+  if (p.parts.size() > 3 && p.parts[3] == "wait_group") {
+    out.op = WaitGroup;
+    if (has_part(p, "read")) out.flags |= Read;
+    out.fn = &tma;
+    return "";
+  }
+  if (p.parts.size() < 6 || p.parts[3] != "tensor") return "non-tensor bulk copies are not implemented";
+  out.imm[0] = p.parts[4][0] - '0';  // "2d"
+  if (out.imm[0] < 1 || out.imm[0] > 5 || p.parts[4].size() != 2 || p.parts[4][1] != 'd') return "bad tensor rank";
+  if (has_part(p, "im2col") || has_part(p, "tile::gather4") || has_part(p, "tile::scatter4")) return "only the tile mode is implemented";
+  if (p.parts[5] == "shared::cluster" || p.parts[5] == "shared::cta") {
+    out.op = Load;
+    if (!has_part(p, "mbarrier::complete_tx::bytes")) return "a tensor load without mbarrier::complete_tx::bytes";
+    if (has_part(p, "multicast::cluster")) out.flags |= Multicast;
+    if (has_part(p, "cta_group::2")) return "cta_group::2 loads are not implemented yet (Blackwell)";
+    if (has_part(p, "L2::cache_hint")) return "";  // the cache policy operand is accepted below
+  } else if (p.parts[5] == "global") {
+    out.op = Store;
+    if (!has_part(p, "bulk_group")) return "a tensor store without .bulk_group";
+  } else {
+    return "unknown direction";
+  }
+  out.fn = &tma;
+  return "";
+}
+
+std::string decode_checked(const ptx::Instruction& p, Insn& out) {
+  std::string err = decode(p, out);
+  if (err.empty() && !out.fn) out.fn = &tma;
+  return err;
+}
+
+}  // namespace
+
+void register_tma() { register_decoder("cp", &decode_checked); }
+
+}  // namespace mgpu::emu
