@@ -378,7 +378,9 @@ TEST(EmuOperandAddress, MnMajorInterleaveBf16) {
 // ---------------------------------------------------------------------------------------------
 // Register fragments (PTX ISA 9.7.15.5.1.1.1 "Matrix Fragments for wgmma.mma_async.m64nNk16",
 // figures "WGMMA .m64nNk16 register fragment layout for accumulator matrix D" and "... for
-// matrix A"; CuTe CLayout_64xN / ALayout_64x16 in mma_traits_sm90_gmma.hpp)
+// matrix A"; CuTe CLayout_64xN / ALayout_64x16 in mma_traits_sm90_gmma.hpp; Mosaic GPU
+// fragmented_array.py WGMMA_LAYOUT: 64x8 tiles split over 4 warps into 16x8, then 8x8
+// submatrices where lane l holds row l/4, columns 2*(l%4) and 2*(l%4)+1)
 // ---------------------------------------------------------------------------------------------
 
 // CuTe TV layout Shape<<4,8,4>,<2,2,N/8>>, Stride<<128,1,16>,<64,8,512>> -> column-major index
