@@ -28,6 +28,11 @@ bool MBarrier::expect_tx(std::uint32_t bytes, std::string& error) {
 
 bool MBarrier::complete_tx(std::uint32_t bytes, std::string& error) {
   tx_ -= bytes;
+  // PTX ISA 9.7.13.15.2: tx-count is in [-(2^20 - 1), 2^20 - 1] at both ends.
+  if (tx_ < -((1 << 20) - 1)) {
+    error = "tx-count " + std::to_string(tx_) + " is below -(2^20-1)";
+    return false;
+  }
   // A negative tx-count is legal while arrivals are pending (bytes may land before the
   // expect-tx that announces them); once every arrival is in, nothing can balance it.
   if (tx_ < 0 && pending_ == 0) {

@@ -45,6 +45,12 @@ std::string encode_tensor_map(void* out128, std::uint32_t dtype, std::uint32_t r
   if (base % 16) return "global address is not 16-byte aligned";
   if (interleave != 0) return "interleaved layouts are not supported by the virtual device";
   if (swizzle > 3) return "unknown swizzle mode " + std::to_string(swizzle);
+  // cuda.h: oobFill is CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE (0) or _NAN_REQUEST_ZERO_FMA (1), and
+  // "NAN_REQUEST_ZERO_FMA can only be used when tensorDataType represents a floating-point data
+  // type" (FLOAT16 6 .. TFLOAT32_FTZ 12).
+  if (oob_fill > 1) return "unknown oobFill mode " + std::to_string(oob_fill);
+  if (oob_fill == 1 && dtype < 6)
+    return "oobFill NAN_REQUEST_ZERO_FMA needs a floating-point data type, not type " + std::to_string(dtype);
   for (std::uint32_t i = 0; i < rank; ++i) {
     if (dims[i] == 0 || dims[i] > (1ull << 32)) return "globalDim[" + std::to_string(i) + "] is not in [1, 2^32]";
     if (box[i] == 0 || box[i] > 256) return "boxDim[" + std::to_string(i) + "] is not in [1, 256]";
@@ -71,7 +77,10 @@ std::string encode_tensor_map(void* out128, std::uint32_t dtype, std::uint32_t r
   p.base = base;
   for (std::uint32_t i = 0; i < rank; ++i) {
     p.box[i] = box[i];
-    p.elem_strides[i] = static_cast<std::uint8_t>(elem_strides[i]);
+    // cuda.h: "when interleave is CU_TENSOR_MAP_INTERLEAVE_NONE, the first element of this array
+    // is ignored since TMA doesn't support the stride for dimension zero"; PTX ISA 5.5.3.2: "For
+    // non-interleaved layout, the traversal stride in dimension 0 must always be 1."
+    p.elem_strides[i] = static_cast<std::uint8_t>(i == 0 ? 1 : elem_strides[i]);
     p.dims[i] = dims[i];
     if (i + 1 < rank) p.strides[i] = strides[i];
   }

@@ -2,7 +2,8 @@
 // (CUDA Driver API "cuTensorMapEncodeTiled"; PTX ISA 5.5 "Tensors"). Contract: encode()
 // checks what the driver documents (rank 1-5, 16-byte aligned address and strides, strides a
 // multiple of 16 and < 2^40, box sides 1-256, element strides 1-8, inner box bytes a multiple
-// of 16 and no wider than the swizzle span, interleave none) and returns an error text
+// of 16 and no wider than the swizzle span, interleave none, NaN OOB fill only for float
+// types; elementStrides[0] is ignored as the driver ignores it) and returns an error text
 // instead of encoding a map the hardware would reject. for_each_box_element() walks a box in
 // shared-memory order, which is how loads and stores move bytes.
 #pragma once
