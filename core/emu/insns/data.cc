@@ -51,13 +51,19 @@ std::uint64_t load_bytes(const std::uint8_t* p, int bytes) {
   return v;
 }
 
+// ld.param/st.param on a call sequence's .param variable (declared in the body) is per-thread
+// memory; on a kernel parameter it is the parameter buffer.
+Space param_or_local(const Insn& in, const ptx::Operand& addr) {
+  return in.space == Space::Param && addr.symbol >= 0 ? Space::Local : in.space;
+}
+
 Flow ld(Warp& w, const Insn& in, std::uint32_t mask) {
   const int eb = type_bits(in.type) / 8;
   const int bits = type_bits(in.type);
   const ptx::Operand& d = in.operand(0);
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(1), l);
-    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb * in.vec), false, l);
+    Resolved r = resolve(w, in, param_or_local(in, in.operand(1)), addr, static_cast<std::uint32_t>(eb * in.vec), false, l);
     for (int i = 0; i < in.vec; ++i) {
       std::uint64_t v = load_bytes(r.ptr + i * eb, eb);
       if (is_signed(in.type)) v = static_cast<std::uint64_t>(sext(v, bits));
@@ -75,7 +81,7 @@ Flow st(Warp& w, const Insn& in, std::uint32_t mask) {
     std::uint64_t addr = operand_address(w, in, in.operand(0), l);
     std::uint64_t vals[8];
     for (int i = 0; i < in.vec; ++i) vals[i] = read_operand(w, in, in.vec == 1 ? s : s.elems[i], l);
-    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb * in.vec), true, l);
+    Resolved r = resolve(w, in, param_or_local(in, in.operand(0)), addr, static_cast<std::uint32_t>(eb * in.vec), true, l);
     for (int i = 0; i < in.vec; ++i) std::memcpy(r.ptr + i * eb, &vals[i], eb);
   }
   return Flow::Next;
