@@ -1,5 +1,6 @@
 #include "core/cuda_driver.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <optional>
 
@@ -33,6 +34,16 @@ CudaDriver::CudaDriver(DynamicLibrary lib) : lib_(std::move(lib)) {
                 fmt::format("the CUDA driver found no usable GPU (cuInit: {})", name ? name : "?"));
   }
   check(api_.cuDriverGetVersion(&version_), "cuDriverGetVersion", ErrorKind::Unavailable);
+  // The virtual device answers for its own extension; a GPU's driver does not know it.
+  CUdriverProcAddressQueryResult status{};
+  get_proc("mgpuEmuLastLaunch", reinterpret_cast<void**>(&emu_last_launch_), CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+  if (status != CU_GET_PROC_ADDRESS_SUCCESS) emu_last_launch_ = nullptr;
+}
+
+std::string CudaDriver::last_emulated_launch() const {
+  const char* json = nullptr;
+  if (!emu_last_launch_ || emu_last_launch_(&json) != CUDA_SUCCESS || !json) return "";
+  return json;
 }
 
 const CudaDriver& CudaDriver::get() {
@@ -45,8 +56,10 @@ const CudaDriver& CudaDriver::get() {
     try {
       lib.emplace(load_runtime_library(RuntimeLibrary::CudaDriver));
     } catch (const Error&) {
+      const char* chosen = std::getenv("MGPU_CUDA_DRIVER");
       failure.emplace(ErrorKind::Unavailable,
-                      "libcuda.so.1 not found (no NVIDIA driver on this machine)");
+                      chosen && *chosen ? fmt::format("MGPU_CUDA_DRIVER={} could not be loaded", chosen)
+                                        : std::string("libcuda.so.1 not found (no NVIDIA driver on this machine)"));
       return;
     }
     try {

@@ -9,6 +9,7 @@
 
 #include <cuda.h>
 
+#include <string>
 #include <string_view>
 
 #include "core/dynlib.h"
@@ -72,6 +73,10 @@ class CudaDriver {
 
   const CudaDriverApi& api() const { return api_; }
   int version() const { return version_; }  // e.g. 13000 for a driver that supports CUDA 13.0
+  // The virtual device (core/emu) instead of a GPU: it runs PTX, has no clock, and reports
+  // what its checkers found in the last launch (JSON, empty on a GPU).
+  bool emulated() const { return emu_last_launch_ != nullptr; }
+  std::string last_emulated_launch() const;
   void check(CUresult result, std::string_view call, ErrorKind kind = ErrorKind::Launch) const;
 
  private:
@@ -79,6 +84,7 @@ class CudaDriver {
   DynamicLibrary lib_;
   CudaDriverApi api_;
   int version_ = 0;
+  CUresult (*emu_last_launch_)(const char**) = nullptr;
 };
 
 }  // namespace mgpu::core

@@ -57,4 +57,8 @@ void launch(CUfunction fn, const LaunchSpec& spec, void** args, CUstream stream)
                         spec.grid[2], spec.block[0], cluster_size, spec.dynamic_smem_bytes));
 }
 
+const std::string& loadable_image(const std::string& ptx, const std::string& cubin) {
+  return CudaDriver::get().emulated() ? ptx : cubin;
+}
+
 }  // namespace mgpu::core

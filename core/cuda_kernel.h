@@ -33,4 +33,8 @@ class LoadedModule {
 
 void launch(CUfunction fn, const LaunchSpec& spec, void** args, CUstream stream = nullptr);
 
+// What to hand cuModuleLoadData for a compiled unit: the cubin on a GPU, the PTX on the
+// virtual device (it runs the exact PTX ptxas assembled).
+const std::string& loadable_image(const std::string& ptx, const std::string& cubin);
+
 }  // namespace mgpu::core

@@ -37,7 +37,8 @@ int cuda_toolkit_major_version() { return MGPU_CUDA_MAJOR; }
 
 std::vector<std::string> runtime_library_candidates(RuntimeLibrary lib) {
   // The driver and NVML come with the driver, never with the toolkit: only their sonames.
-  if (lib == RuntimeLibrary::CudaDriver) return {"libcuda.so.1"};
+  // MGPU_CUDA_DRIVER names another driver library, e.g. the virtual device (libmgpu_vcuda.so).
+  if (lib == RuntimeLibrary::CudaDriver) return {env_or("MGPU_CUDA_DRIVER", "libcuda.so.1")};
   if (lib == RuntimeLibrary::Nvml) return {"libnvidia-ml.so.1"};
 
   std::string base = lib == RuntimeLibrary::NvJitLink ? "libnvJitLink"

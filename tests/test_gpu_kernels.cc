@@ -47,7 +47,8 @@ std::string build(const std::function<void(KernelModule&, KernelBody&)>& emit, i
   mlir::Type ptr = Emitter{probe, probe.getUnknownLoc()}.global_ptr_type();
   KernelBody kb = km.add_kernel("k", {ptr, ptr, ptr}, threads);
   emit(km, kb);
-  return compile_module(km.to_text(), parse_arch("sm_90a")).units.at(0).cubin.image;
+  CompileResult r = compile_module(km.to_text(), parse_arch("sm_90a"));
+  return loadable_image(r.units.at(0).ptx, r.units.at(0).cubin.image);
 }
 
 TEST_F(GpuKernels, TmaRoundTripCopiesARaggedTensorExactly) {

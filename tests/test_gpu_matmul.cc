@@ -42,7 +42,7 @@ double run_case(const Case& tc, int sm_count, unsigned seed) {
   dc.fill_bytes(0xFF);  // NaN poison: an unwritten element fails
   std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
   core::PreparedLaunch launch(k, bases, t.scalar_args(p, cfg), t.grid(p, cfg, sm_count));
-  core::LoadedModule mod(r.units.at(0).cubin.image);
+  core::LoadedModule mod(core::loadable_image(r.units.at(0).ptx, r.units.at(0).cubin.image));
   launch.launch(mod.function(k.kernel_name));
   ctx.synchronize();
   std::vector<std::uint16_t> c(p.m * p.n);

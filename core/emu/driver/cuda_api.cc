@@ -1,0 +1,435 @@
+// The CUDA driver API of the virtual device (libmgpu_vcuda.so): the entry points mgpu-tune,
+// its tests and the mgpu* runtime wrappers use, with the real ABI names (cuda.h's _v2 macros
+// apply), plus cuGetProcAddress for callers that resolve them. Kernels run synchronously at
+// launch; streams and events exist for ordering only -- the device has no clock, so
+// cuEventElapsedTime answers CUDA_ERROR_NOT_SUPPORTED and nothing run here is ever a time.
+// Extensions (through cuGetProcAddress): mgpuEmuLastLaunch (JSON of the last launch: ok,
+// reports, printf output), mgpuEmuLastError. Environment: MGPU_EMU_SEED (scheduler seed,
+// default 1), MGPU_EMU_REPORTS=stderr|off (where findings are printed; default stderr).
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "core/emu/driver/driver_state.h"
+#include "core/emu/engines/tensor_map.h"
+#include "core/emu/ptx/parser.h"
+
+using mgpu::emu::DriverState;
+
+namespace {
+
+constexpr int kDevices = 1;
+const char* kDeviceName = "mgpu-tune virtual sm_90a (emulated)";
+
+#define EMU_LOCK                                   \
+  DriverState& S = DriverState::get();             \
+  std::lock_guard<std::mutex> lock_(S.mu);         \
+  if (!S.initialized) return CUDA_ERROR_NOT_INITIALIZED
+
+#define EMU_LOCK_STICKY \
+  EMU_LOCK;             \
+  if (S.sticky != CUDA_SUCCESS) return S.sticky
+
+std::uint64_t seed() {
+  const char* s = std::getenv("MGPU_EMU_SEED");
+  return s && *s ? std::strtoull(s, nullptr, 10) : 1;
+}
+
+bool print_reports() {
+  const char* s = std::getenv("MGPU_EMU_REPORTS");
+  return !(s && std::strcmp(s, "off") == 0);
+}
+
+CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const std::uint32_t block[3], const std::uint32_t cluster[3],
+                unsigned smem, void** params) {
+  auto it = S.functions.find(f);
+  if (it == S.functions.end()) return S.fail(CUDA_ERROR_INVALID_HANDLE, "unknown function handle");
+  mgpu::emu::EmuFunction& fn = *it->second;
+  if (static_cast<int>(smem) > std::max(fn.max_dynamic_smem, 48 * 1024))
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "dynamic shared memory " + std::to_string(smem) + " above the function's limit " +
+                                                std::to_string(fn.max_dynamic_smem) + " (cuFuncSetAttribute)");
+  mgpu::emu::LaunchConfig c;
+  for (int i = 0; i < 3; ++i) {
+    c.grid[i] = grid[i];
+    c.block[i] = block[i];
+    c.cluster[i] = cluster[i];
+  }
+  c.dynamic_smem = smem;
+  c.seed = seed();
+  mgpu::emu::LaunchResult r = S.device->launch(*fn.module, fn.name, c, params);
+  S.last_launch_json = mgpu::emu::launch_json(r);
+  if (!r.printf_output.empty()) {
+    std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
+    std::fflush(stdout);
+  }
+  if (print_reports())
+    for (const auto& rep : r.reports) std::fprintf(stderr, "mgpu-emu: %s: %s\n", fn.name.c_str(), rep.format().c_str());
+  if (!r.ok) {
+    const auto& first = r.reports.front();
+    // A launch that the configuration makes impossible is an invalid value; a kernel that
+    // faults, hangs or hits an unsupported instruction loses the context, as on a GPU.
+    if (first.where.line < 0 && first.kind == mgpu::emu::ReportKind::Unsupported)
+      return S.fail(CUDA_ERROR_INVALID_VALUE, first.message);
+    S.sticky = mgpu::emu::fault_code(first.kind);
+    return S.fail(S.sticky, first.format());
+  }
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult CUDAAPI cuInit(unsigned int) {
+  DriverState& S = DriverState::get();
+  std::lock_guard<std::mutex> lock(S.mu);
+  S.initialized = true;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int* v) {
+  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  *v = CUDA_VERSION;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetErrorName(CUresult e, const char** s) {
+  static const std::unordered_map<int, const char*> names = {
+      {CUDA_SUCCESS, "CUDA_SUCCESS"}, {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE"},
+      {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY"}, {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
+      {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"}, {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX"},
+      {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE"}, {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE"},
+      {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"}, {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+      {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}, {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT"},
+      {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS"}, {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+      {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED"}, {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
+      {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"}, {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"}};
+  auto it = names.find(e);
+  *s = it == names.end() ? nullptr : it->second;
+  return it == names.end() ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetErrorString(CUresult e, const char** s) {
+  switch (e) {
+    case CUDA_ERROR_NOT_SUPPORTED: *s = "operation not supported on the virtual device (see mgpuEmuLastError)"; break;
+    case CUDA_ERROR_LAUNCH_TIMEOUT: *s = "the kernel deadlocked or did not finish on the virtual device"; break;
+    case CUDA_ERROR_ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered"; break;
+    default: return cuGetErrorName(e, s);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int* n) {
+  EMU_LOCK;
+  *n = kDevices;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
+  EMU_LOCK;
+  if (ordinal < 0 || ordinal >= kDevices) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
+  EMU_LOCK;
+  std::snprintf(name, static_cast<std::size_t>(len), "%s", kDeviceName);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice) {
+  EMU_LOCK;
+  *bytes = std::size_t{16} << 30;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  EMU_LOCK;
+  switch (a) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 50 * 1024 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 227 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 48 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: *v = 228 * 1024; break;
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: *v = 0; break;  // no clock
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *v = 1; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *v = 32; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: *v = 65536; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *v = 2048; break;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: *v = 5120; break;
+    default: *v = 0;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice) {
+  EMU_LOCK;
+  ++S.primary_refs;
+  *ctx = reinterpret_cast<CUcontext>(&S);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice) {
+  EMU_LOCK;
+  if (S.primary_refs > 0 && --S.primary_refs == 0) {
+    // The primary context goes away: its memory, modules and any sticky fault with it.
+    S.functions.clear();
+    S.device = std::make_unique<mgpu::emu::Device>();
+    S.sticky = CUDA_SUCCESS;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxCreate(CUcontext* ctx, CUctxCreateParams*, unsigned int, CUdevice d) { return cuDevicePrimaryCtxRetain(ctx, d); }
+CUresult CUDAAPI cuCtxDestroy(CUcontext) { return cuDevicePrimaryCtxRelease(0); }
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { EMU_LOCK; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
+  EMU_LOCK;
+  *ctx = reinterpret_cast<CUcontext>(&S);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext) { EMU_LOCK; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext* ctx) {
+  EMU_LOCK;
+  if (ctx) *ctx = reinterpret_cast<CUcontext>(&S);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxSynchronize() { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+
+// Modules: PTX text only (the virtual device runs PTX, not SASS).
+CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
+  EMU_LOCK_STICKY;
+  const char* text = static_cast<const char*>(image);
+  if (std::memcmp(text, "\x7f" "ELF", 4) == 0)
+    return S.fail(CUDA_ERROR_INVALID_IMAGE, "the virtual device runs PTX, not cubins: load the PTX text instead");
+  try {
+    mgpu::emu::LoadedModule& m = S.device->load(text);
+    *mod = reinterpret_cast<CUmodule>(&m);
+  } catch (const mgpu::emu::ptx::ParseError& e) {
+    return S.fail(CUDA_ERROR_INVALID_PTX, e.what());
+  } catch (const mgpu::emu::Fault& f) {
+    return S.fail(CUDA_ERROR_INVALID_PTX, f.report.format());
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned int, CUjit_option*, void**) { return cuModuleLoadData(mod, image); }
+
+CUresult CUDAAPI cuModuleUnload(CUmodule) { EMU_LOCK; return CUDA_SUCCESS; }  // modules live as long as the context
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* name) {
+  EMU_LOCK_STICKY;
+  auto* m = reinterpret_cast<const mgpu::emu::LoadedModule*>(mod);
+  if (!m->ptx.find(name)) return S.fail(CUDA_ERROR_NOT_FOUND, std::string("no kernel named '") + name + "' in the module");
+  auto fn = std::make_unique<mgpu::emu::EmuFunction>();
+  fn->module = m;
+  fn->name = name;
+  *f = reinterpret_cast<CUfunction>(S.next_handle++);
+  S.functions[*f] = std::move(fn);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUmodule mod, const char* name) {
+  EMU_LOCK_STICKY;
+  auto* m = reinterpret_cast<const mgpu::emu::LoadedModule*>(mod);
+  for (std::size_t i = 0; i < m->ptx.variables.size(); ++i)
+    if (m->ptx.variables[i].name == name && m->global_vars[i]) {
+      if (dptr) *dptr = m->global_vars[i];
+      if (bytes) *bytes = m->ptx.variables[i].size;
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  EMU_LOCK_STICKY;
+  auto it = S.functions.find(f);
+  if (it == S.functions.end()) return CUDA_ERROR_INVALID_HANDLE;
+  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    if (v < 0 || v > 227 * 1024) return S.fail(CUDA_ERROR_INVALID_VALUE, "dynamic shared memory above 227 KiB");
+    it->second->max_dynamic_smem = v;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
+  EMU_LOCK;
+  auto it = S.functions.find(f);
+  if (it == S.functions.end()) return CUDA_ERROR_INVALID_HANDLE;
+  switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = it->second->max_dynamic_smem; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_cast<int>(mgpu::emu::Device::static_shared_bytes(*it->second->module)); break;
+    default: *v = 0;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
+                                CUstream, void** params, void** extra) {
+  EMU_LOCK_STICKY;
+  if (extra) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuLaunchKernel 'extra' parameter buffers are not supported");
+  const std::uint32_t grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz}, cluster[3] = {1, 1, 1};
+  return launch(S, f, grid, block, cluster, smem, params);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
+  EMU_LOCK_STICKY;
+  if (extra) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuLaunchKernelEx 'extra' parameter buffers are not supported");
+  std::uint32_t cluster[3] = {1, 1, 1};
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      cluster[0] = c->attrs[i].value.clusterDim.x;
+      cluster[1] = c->attrs[i].value.clusterDim.y;
+      cluster[2] = c->attrs[i].value.clusterDim.z;
+    }
+  const std::uint32_t grid[3] = {c->gridDimX, c->gridDimY, c->gridDimZ}, block[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
+  return launch(S, f, grid, block, cluster, c->sharedMemBytes, params);
+}
+
+// Memory.
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
+  EMU_LOCK_STICKY;
+  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  *p = S.device->memory().alloc(bytes);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
+  EMU_LOCK;
+  return p == 0 || S.device->memory().free(p) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n) {
+  EMU_LOCK_STICKY;
+  std::uint8_t* p = S.device->memory().find(dst, n);
+  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoD outside an allocation");
+  std::memcpy(p, src, n);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t n) {
+  EMU_LOCK_STICKY;
+  std::uint8_t* p = S.device->memory().find(src, n);
+  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoH outside an allocation");
+  std::memcpy(dst, p, n);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  EMU_LOCK_STICKY;
+  std::uint8_t* d = S.device->memory().find(dst, n);
+  std::uint8_t* s = S.device->memory().find(src, n);
+  if (!d || !s) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoD outside an allocation");
+  std::memmove(d, s, n);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) {
+  EMU_LOCK_STICKY;
+  std::uint8_t* p = S.device->memory().find(dst, n);
+  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD8 outside an allocation");
+  std::memset(p, v, n);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) {
+  EMU_LOCK_STICKY;
+  std::uint8_t* p = S.device->memory().find(dst, n * 4);
+  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD32 outside an allocation");
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 4 * i, &v, 4);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t n, CUstream) { return cuMemcpyHtoD(dst, src, n); }
+CUresult CUDAAPI cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoH(dst, src, n); }
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoD(dst, src, n); }
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoD(dst, src, n); }
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream) { return cuMemsetD8(dst, v, n); }
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream) { return cuMemsetD32(dst, v, n); }
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream) { return cuMemAlloc(p, n); }
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream) { return cuMemFree(p); }
+
+// Streams and events: launches complete before they return, so ordering holds trivially.
+CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
+  EMU_LOCK;
+  *s = reinterpret_cast<CUstream>(S.next_handle++);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamDestroy(CUstream) { EMU_LOCK; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamSynchronize(CUstream) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
+  EMU_LOCK;
+  *e = reinterpret_cast<CUevent>(S.next_handle++);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventDestroy(CUevent) { EMU_LOCK; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventRecord(CUevent, CUstream) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventSynchronize(CUevent) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventElapsedTime(float*, CUevent, CUevent) {
+  DriverState& S = DriverState::get();
+  std::lock_guard<std::mutex> lock(S.mu);
+  return S.fail(CUDA_ERROR_NOT_SUPPORTED, "the virtual device has no clock: it never reports kernel times");
+}
+
+CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType dtype, cuuint32_t rank, void* base,
+                                        const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
+                                        const cuuint32_t* es, CUtensorMapInterleave il, CUtensorMapSwizzle sw,
+                                        CUtensorMapL2promotion, CUtensorMapFloatOOBfill oob) {
+  DriverState& S = DriverState::get();
+  std::lock_guard<std::mutex> lock(S.mu);
+  std::string err = mgpu::emu::encode_tensor_map(map, dtype, rank, reinterpret_cast<std::uint64_t>(base), dims, strides, box, es, il, sw, oob);
+  return err.empty() ? CUDA_SUCCESS : S.fail(CUDA_ERROR_INVALID_VALUE, "cuTensorMapEncodeTiled: " + err);
+}
+
+// Extensions.
+CUresult mgpuEmuLastLaunch(const char** json) {
+  DriverState& S = DriverState::get();
+  std::lock_guard<std::mutex> lock(S.mu);
+  *json = S.last_launch_json.c_str();
+  return CUDA_SUCCESS;
+}
+CUresult mgpuEmuLastError(const char** text) {
+  DriverState& S = DriverState::get();
+  std::lock_guard<std::mutex> lock(S.mu);
+  *text = S.last_error.c_str();
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int, cuuint64_t, CUdriverProcAddressQueryResult* status) {
+#define EMU_ENTRY(fn) {#fn, reinterpret_cast<void*>(&fn)}
+  static const std::unordered_map<std::string, void*> table = {
+      EMU_ENTRY(cuInit), EMU_ENTRY(cuDriverGetVersion), EMU_ENTRY(cuGetErrorName), EMU_ENTRY(cuGetErrorString),
+      EMU_ENTRY(cuDeviceGetCount), EMU_ENTRY(cuDeviceGet), EMU_ENTRY(cuDeviceGetName), EMU_ENTRY(cuDeviceTotalMem),
+      EMU_ENTRY(cuDeviceGetAttribute), EMU_ENTRY(cuDevicePrimaryCtxRetain), EMU_ENTRY(cuDevicePrimaryCtxRelease),
+      EMU_ENTRY(cuCtxCreate), EMU_ENTRY(cuCtxDestroy), EMU_ENTRY(cuCtxSetCurrent), EMU_ENTRY(cuCtxGetCurrent),
+      EMU_ENTRY(cuCtxPushCurrent), EMU_ENTRY(cuCtxPopCurrent), EMU_ENTRY(cuCtxSynchronize), EMU_ENTRY(cuModuleLoadData),
+      EMU_ENTRY(cuModuleLoadDataEx), EMU_ENTRY(cuModuleUnload), EMU_ENTRY(cuModuleGetFunction), EMU_ENTRY(cuModuleGetGlobal),
+      EMU_ENTRY(cuFuncSetAttribute), EMU_ENTRY(cuFuncGetAttribute), EMU_ENTRY(cuLaunchKernel), EMU_ENTRY(cuLaunchKernelEx),
+      EMU_ENTRY(cuMemAlloc), EMU_ENTRY(cuMemFree), EMU_ENTRY(cuMemcpyHtoD), EMU_ENTRY(cuMemcpyDtoH), EMU_ENTRY(cuMemcpyDtoD),
+      EMU_ENTRY(cuMemsetD8), EMU_ENTRY(cuMemsetD32), EMU_ENTRY(cuMemcpyHtoDAsync), EMU_ENTRY(cuMemcpyDtoHAsync),
+      EMU_ENTRY(cuMemcpyDtoDAsync), EMU_ENTRY(cuMemcpyAsync), EMU_ENTRY(cuMemsetD8Async), EMU_ENTRY(cuMemsetD32Async),
+      EMU_ENTRY(cuMemAllocAsync), EMU_ENTRY(cuMemFreeAsync), EMU_ENTRY(cuStreamCreate), EMU_ENTRY(cuStreamDestroy),
+      EMU_ENTRY(cuStreamSynchronize), EMU_ENTRY(cuStreamWaitEvent), EMU_ENTRY(cuEventCreate), EMU_ENTRY(cuEventDestroy),
+      EMU_ENTRY(cuEventRecord), EMU_ENTRY(cuEventSynchronize), EMU_ENTRY(cuEventElapsedTime), EMU_ENTRY(cuTensorMapEncodeTiled),
+      EMU_ENTRY(cuGetProcAddress), EMU_ENTRY(mgpuEmuLastLaunch), EMU_ENTRY(mgpuEmuLastError)};
+#undef EMU_ENTRY
+  auto it = table.find(symbol);
+  if (it == table.end()) {
+    *pfn = nullptr;
+    if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  *pfn = it->second;
+  if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,45 @@
+// The state behind the virtual device's CUDA driver ABI: one Device, the handles the driver
+// API hands out (modules, functions, streams, events) and the last launch's result. Contract:
+// one process-wide instance, guarded by a mutex (the driver API is thread-safe); a fault
+// makes the context unusable as on a GPU: every later call returns the same error until the
+// primary context is released.
+#pragma once
+
+#include <cuda.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/emu/device.h"
+
+namespace mgpu::emu {
+
+struct EmuFunction {
+  const LoadedModule* module = nullptr;
+  std::string name;
+  int max_dynamic_smem = 48 * 1024;
+};
+
+struct DriverState {
+  std::mutex mu;
+  bool initialized = false;
+  int primary_refs = 0;
+  CUresult sticky = CUDA_SUCCESS;
+  std::unique_ptr<Device> device = std::make_unique<Device>();
+  std::map<CUfunction, std::unique_ptr<EmuFunction>> functions;
+  std::string last_launch_json = "{}";
+  std::string last_error;  // a load or launch failure, in words
+  std::uint64_t next_handle = 0x1000;
+
+  static DriverState& get();
+  CUresult fail(CUresult code, std::string why);  // records the reason, returns code
+};
+
+// CUresult for a fatal report (what a GPU's driver would return).
+CUresult fault_code(ReportKind k);
+// The reports of a launch as JSON (for mgpuEmuLastLaunch and mgpu-tune emulate).
+std::string launch_json(const LaunchResult& r);
+
+}  // namespace mgpu::emu
