@@ -13,66 +13,22 @@
 #include "kernels/matmul_template.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/matmul_cases.h"
+#include "tests/support/matmul_on_device.h"
 
 namespace mgpu::kernels {
 namespace {
 
-using ::mgpu::testing::from_bf16;
-using ::mgpu::testing::random_bf16;
 
 using ::mgpu::testing::MatmulCase;
+using ::mgpu::testing::matmul_error_on_device;
 using Case = MatmulCase;
 
 class GpuMatmul : public ::mgpu::testing::HopperGpuTest, public ::testing::WithParamInterface<Case> {};
 
-// Relative Frobenius error of C (bf16) against a float64 reference, over every element.
-double run_case(const Case& tc, int sm_count, unsigned seed) {
-  const core::ArchSpec& arch = core::parse_arch("sm_90a");
-  const MatmulTemplate& t = matmul_template(arch);
-  const MatmulProblem& p = tc.problem;
-  core::TuningConfig cfg = core::TuningConfig::from_json(tc.config);
-  core::BuiltKernel k = t.build(p, cfg);
-  core::CompileResult r = core::compile_module(k.mlir, arch);
-  core::CudaContext& ctx = core::CudaContext::primary();
-
-  std::vector<std::uint16_t> a = random_bf16(p.m * p.k, seed), b = random_bf16(p.k * p.n, seed + 1);
-  core::DeviceBuffer da(a.size() * 2), db(b.size() * 2), dc(p.m * p.n * 2);
-  da.upload(std::as_bytes(std::span(a)));
-  db.upload(std::as_bytes(std::span(b)));
-  dc.fill_bytes(0xFF);  // NaN poison: an unwritten element fails
-  std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
-  core::PreparedLaunch launch(k, bases, t.scalar_args(p, cfg), t.grid(p, cfg, sm_count));
-  core::LoadedModule mod(core::loadable_image(r.units.at(0).ptx, r.units.at(0).cubin.image));
-  launch.launch(mod.function(k.kernel_name));
-  ctx.synchronize();
-  std::vector<std::uint16_t> c(p.m * p.n);
-  dc.download(std::as_writable_bytes(std::span(c)));
-
-  double err = 0, norm = 0;
-  std::vector<double> row(p.n);
-  for (std::int64_t m = 0; m < p.m; ++m) {
-    std::fill(row.begin(), row.end(), 0.0);
-    for (std::int64_t kk = 0; kk < p.k; ++kk) {
-      double av = from_bf16(a[m * p.k + kk]);
-      for (std::int64_t n = 0; n < p.n; ++n) {
-        double bv = p.b_layout == BLayout::KN ? from_bf16(b[kk * p.n + n]) : from_bf16(b[n * p.k + kk]);
-        row[n] += av * bv;
-      }
-    }
-    for (std::int64_t n = 0; n < p.n; ++n) {
-      double got = from_bf16(c[m * p.n + n]);
-      if (std::isnan(got)) return INFINITY;
-      err += (got - row[n]) * (got - row[n]);
-      norm += row[n] * row[n];
-    }
-  }
-  return std::sqrt(err / norm);
-}
-
 TEST_P(GpuMatmul, MatchesAFloat64Reference) {
-  double rel = run_case(GetParam(), sm_count_, 17);
+  double rel = matmul_error_on_device(GetParam().problem, GetParam().config, sm_count_, 17);
   EXPECT_LT(rel, 1e-2) << GetParam().config;
-  rel = run_case(GetParam(), sm_count_, 99);  // fresh inputs: the same function on other data
+  rel = matmul_error_on_device(GetParam().problem, GetParam().config, sm_count_, 99);  // fresh inputs: the same function on other data
   EXPECT_LT(rel, 1e-2) << GetParam().config;
 }
 

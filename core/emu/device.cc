@@ -104,6 +104,7 @@ LaunchResult Device::launch(const LoadedModule& m, const std::string& kernel, co
   for (auto& r : L.reports) result.reports.push_back(std::move(r));
   result.printf_output = std::move(L.printf_output);
   result.instructions = L.steps;
+  result.thread_instructions = L.thread_steps;
   return result;
 }
 

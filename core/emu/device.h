@@ -26,7 +26,8 @@ struct LaunchResult {
   bool ok = true;                // no fatal report
   std::vector<Report> reports;   // the fatal one (if any) first, then hazards in order found
   std::string printf_output;
-  std::uint64_t instructions = 0;  // warp-instructions executed
+  std::uint64_t instructions = 0;         // warp-instructions executed
+  std::uint64_t thread_instructions = 0;  // the same counted per active thread
 };
 
 class Device {

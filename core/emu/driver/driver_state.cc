@@ -49,7 +49,7 @@ std::string escape(const std::string& s) {
 
 std::string launch_json(const LaunchResult& r) {
   std::ostringstream o;
-  o << "{\"ok\":" << (r.ok ? "true" : "false") << ",\"instructions\":" << r.instructions << ",\"printf\":\""
+  o << "{\"ok\":" << (r.ok ? "true" : "false") << ",\"instructions\":" << r.instructions << ",\"thread_instructions\":" << r.thread_instructions << ",\"printf\":\""
     << escape(r.printf_output) << "\",\"reports\":[";
   for (std::size_t i = 0; i < r.reports.size(); ++i) {
     const Report& p = r.reports[i];

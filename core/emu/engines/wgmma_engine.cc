@@ -2,7 +2,6 @@
 // Accumulate"): D = A x B + (scale-d ? D : 0) for one m64nNk16 tile, A and B read from shared
 // memory through their descriptors (A possibly from registers), accumulated in f32. The
 // operation is performed once all four warps of the warpgroup issued it, in issue order.
-#include <cmath>
 
 #include "core/emu/engines/async_engine.h"
 #include "core/emu/engines/smem_layout.h"
@@ -65,16 +64,28 @@ void perform_wgmma(Cluster& c, WgmmaOp& op) {
   }
   for (int j = 0; j < n; ++j)
     for (int k = 0; k < 16; ++k) B[j * 16 + k] = read_elem(c, op, cta, wgmma_operand_address(db, trans_b, 2, j, k), t, reported);
+  // The 64 x N product first (products and sums in f32, k in order), then each warp's
+  // fragment of it added to that warp's accumulator input.
+  for (float& x : A) x *= sa;
+  for (float& x : B) x *= sb;
+  std::vector<float> D(static_cast<std::size_t>(64) * n);
+  for (int m = 0; m < 64; ++m)
+    for (int j = 0; j < n; ++j) {
+      const float* a = &A[m * 16];
+      const float* b = &B[j * 16];
+      float acc = 0.0f;
+      for (int k = 0; k < 16; ++k) acc += a[k] * b[k];
+      D[static_cast<std::size_t>(m) * n + j] = acc;
+    }
   const int regs = n / 2;
   for (int w = 0; w < 4; ++w) {
     const std::vector<float>& d_in = op.chain[w] ? op.chain[w]->d_out[w] : op.d_in[w];
     op.d_out[w].assign(static_cast<std::size_t>(regs) * 32, 0.0f);
-    for (int lane = 0; lane < 32; ++lane)
-      for (int r = 0; r < regs; ++r) {
+    for (int r = 0; r < regs; ++r)
+      for (int lane = 0; lane < 32; ++lane) {
         auto [m, j] = wgmma_accumulator_coord(32 * w + lane, r);
-        float acc = op.scale_d[w] ? d_in[static_cast<std::size_t>(r) * 32 + lane] : 0.0f;
-        for (int k = 0; k < 16; ++k) acc = std::fma(sa * A[m * 16 + k], sb * B[j * 16 + k], acc);
-        op.d_out[w][static_cast<std::size_t>(r) * 32 + lane] = acc;
+        const std::size_t i = static_cast<std::size_t>(r) * 32 + lane;
+        op.d_out[w][i] = (op.scale_d[w] ? d_in[i] : 0.0f) + D[static_cast<std::size_t>(m) * n + j];
       }
   }
 }

@@ -93,6 +93,7 @@ bool step_warp(Warp& w, int budget) {
       if (!run) continue;
     }
     if (in.aligned && !gather(w, run, w.alive)) continue;
+    L.thread_steps += static_cast<std::uint64_t>(__builtin_popcount(run));
     Flow f = in.fn(w, in, run);
     if (f == Flow::Next) {
       for (std::uint32_t m = run; m; m &= m - 1) {

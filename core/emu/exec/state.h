@@ -203,7 +203,8 @@ struct Launch {
   std::mt19937_64 rng;
   std::vector<Report> reports;                          // non-fatal findings
   std::string printf_output;
-  std::uint64_t steps = 0;
+  std::uint64_t steps = 0;          // warp-instructions
+  std::uint64_t thread_steps = 0;   // thread-instructions (active lanes of each)
   Cluster* current = nullptr;
 
   void report(ReportKind kind, Where where, std::string message);  // non-fatal: recorded once per pc

@@ -1,0 +1,63 @@
+#include "tests/support/matmul_on_device.h"
+
+#include <chrono>
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include "core/compiler.h"
+#include "core/cuda_context.h"
+#include "core/cuda_kernel.h"
+#include "core/prepared_launch.h"
+#include "kernels/matmul_template.h"
+#include "tests/support/gpu_test.h"
+
+namespace mgpu::testing {
+
+double matmul_error_on_device(const kernels::MatmulProblem& p, const std::string& config_json, int sm_count, unsigned seed,
+                              double* launch_seconds) {
+  const core::ArchSpec& arch = core::parse_arch("sm_90a");
+  const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+  core::TuningConfig cfg = core::TuningConfig::from_json(config_json);
+  core::BuiltKernel k = t.build(p, cfg);
+  core::CompileResult r = core::compile_module(k.mlir, arch);
+  core::CudaContext& ctx = core::CudaContext::primary();
+
+  std::vector<std::uint16_t> a = random_bf16(p.m * p.k, seed), b = random_bf16(p.k * p.n, seed + 1);
+  core::DeviceBuffer da(a.size() * 2), db(b.size() * 2), dc(p.m * p.n * 2);
+  da.upload(std::as_bytes(std::span(a)));
+  db.upload(std::as_bytes(std::span(b)));
+  dc.fill_bytes(0xFF);  // NaN poison: an unwritten element fails
+  std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
+  core::PreparedLaunch launch(k, bases, t.scalar_args(p, cfg), t.grid(p, cfg, sm_count));
+  core::LoadedModule mod(core::loadable_image(r.units.at(0).ptx, r.units.at(0).cubin.image));
+  CUfunction fn = mod.function(k.kernel_name);
+  auto t0 = std::chrono::steady_clock::now();
+  launch.launch(fn);
+  ctx.synchronize();
+  if (launch_seconds) *launch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<std::uint16_t> c(p.m * p.n);
+  dc.download(std::as_writable_bytes(std::span(c)));
+
+  double err = 0, norm = 0;
+  std::vector<double> row(p.n);
+  for (std::int64_t m = 0; m < p.m; ++m) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (std::int64_t kk = 0; kk < p.k; ++kk) {
+      double av = from_bf16(a[m * p.k + kk]);
+      for (std::int64_t n = 0; n < p.n; ++n) {
+        double bv = p.b_layout == kernels::BLayout::KN ? from_bf16(b[kk * p.n + n]) : from_bf16(b[n * p.k + kk]);
+        row[n] += av * bv;
+      }
+    }
+    for (std::int64_t n = 0; n < p.n; ++n) {
+      double got = from_bf16(c[m * p.n + n]);
+      if (std::isnan(got)) return INFINITY;
+      err += (got - row[n]) * (got - row[n]);
+      norm += row[n] * row[n];
+    }
+  }
+  return std::sqrt(err / norm);
+}
+
+}  // namespace mgpu::testing

@@ -1,0 +1,17 @@
+// One matmul config of the current arch's template run on the CUDA device the driver offers
+// (a GPU, or the virtual device under MGPU_CUDA_DRIVER), with seeded random bf16 inputs and
+// C poisoned with NaN first; the result's relative Frobenius error against float64 (infinity
+// when an element is NaN). Shared by the gpu tests and the emulator benchmark.
+#pragma once
+
+#include <string>
+
+#include "kernels/matmul_problem.h"
+
+namespace mgpu::testing {
+
+// `launch_seconds`, when given, receives the wall time of the launch and its synchronize.
+double matmul_error_on_device(const kernels::MatmulProblem& p, const std::string& config_json, int sm_count, unsigned seed,
+                              double* launch_seconds = nullptr);
+
+}  // namespace mgpu::testing
