@@ -19,36 +19,36 @@ cfg() {
 
 # --- matmul: numeric options (finite, whole, in range), the good database untouched ---
 for v in 0 -3 2.5 1e3 lots "" 99999999999999999999 0x10; do
-  bad "matmul_trials_${v:-empty}" 2 "--trials.*must be a whole number at least 1, got '$v'" --fixture good -- matmul "${M[@]}" --trials "$v" --db '$DB'
+  bad "matmul_trials_${v:-empty}" 2 "error: --trials.*must be a whole number at least 1, got '$v'" --fixture good -- matmul "${M[@]}" --trials "$v" --db '$DB'
 done
 for v in nan inf -inf -1 soon 1e400 0x10 NaN; do
-  bad "matmul_time_budget_$v" 2 "--time-budget.*must be a finite number of at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --time-budget "$v" --db '$DB'
+  bad "matmul_time_budget_$v" 2 "error: --time-budget.*must be a finite number of at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --time-budget "$v" --db '$DB'
 done
 for v in -1 1.5 x 18446744073709551616; do
-  bad "matmul_seed_$v" 2 "--seed.*must be a whole number at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --seed "$v" --db '$DB'
+  bad "matmul_seed_$v" 2 "error: --seed.*must be a whole number at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --seed "$v" --db '$DB'
 done
 for v in 0 -2 1001 nan; do
-  bad "matmul_top_$v" 2 "--top.*must be a whole number between 1 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --top "$v" --db '$DB'
+  bad "matmul_top_$v" 2 "error: --top.*must be a whole number between 1 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --top "$v" --db '$DB'
 done
 for v in -1 nan 2.5; do
-  bad "matmul_warm_start_$v" 2 "--warm-start.*must be a whole number between 0 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --warm-start "$v" --db '$DB'
+  bad "matmul_warm_start_$v" 2 "error: --warm-start.*must be a whole number between 0 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --warm-start "$v" --db '$DB'
 done
 bad matmul_quiet_and_verbose 2 "excludes" --fixture good -- matmul "${M[@]}" --quiet --verbose --db '$DB'
-bad matmul_m_nan 2 "--m" --fixture good -- matmul --arch sm_90a --m nan --db '$DB'
-bad matmul_shapes_with_trials_zero 2 "--trials" --fixture good -- matmul --arch sm_90a --shapes llama3-8b --trials 0 --db '$DB'
+bad matmul_m_nan 2 "convert: --m = nan" --fixture good -- matmul --arch sm_90a --m nan --db '$DB'
+bad matmul_shapes_with_trials_zero 2 "error: --trials" --fixture good -- matmul --arch sm_90a --shapes llama3-8b --trials 0 --db '$DB'
 
 # --- matmul where every trial fails: exit 1 with a summary saying none succeeded ---
 bad matmul_every_trial_failed 1 "none of the trials succeeded" --fixture good --writes -- \
   matmul --arch sm_90a --m 512 --n 512 --k 512 --device 'replay:$DB' --trials 3 --strategy random --db '$W/other.db'
 
 # --- space: numeric problem options ---
-bad space_m_negative 2 "--m" -- space matmul --arch sm_90a --m -5
-bad space_k_text 2 "--k" -- space matmul --arch sm_90a --k big
-bad space_n_float 2 "--n" -- space matmul --arch sm_90a --n 12.5
+bad space_m_negative 2 "error: --m must be between 1" -- space matmul --arch sm_90a --m -5
+bad space_k_text 2 "convert: --k = big" -- space matmul --arch sm_90a --k big
+bad space_n_float 2 "convert: --n = 12.5" -- space matmul --arch sm_90a --n 12.5
 
 # --- compile matmul: -j and hand-written configs ---
 for v in 0 -4 abc 1.5; do
-  bad "compile_jobs_$v" 2 "--jobs.*must be a whole number between 1 and 4096, got '$v'" -- "${C[@]}" -j "$v" --config "$(cfg tile_m 128)"
+  bad "compile_jobs_$v" 2 "error: --jobs.*must be a whole number between 1 and 4096, got '$v'" -- "${C[@]}" -j "$v" --config "$(cfg tile_m 128)"
 done
 bad compile_tile_m_2pow62 2 "tile_m = 4611686018427387904 is out of range" -- "${C[@]}" --config "$(cfg tile_m 4611686018427387904)"
 bad compile_tile_m_2pow63 2 "'tile_m' is out of range" -- "${C[@]}" --config "$(cfg tile_m 9223372036854775808)"
@@ -78,7 +78,7 @@ bad compile_config_and_all 2 "exactly one of --config JSON and --all" -- "${C[@]
 
 # --- bench matmul: --repeat and configs are checked before a GPU is looked for ---
 for v in 0 -1 nan; do
-  bad "bench_repeat_$v" 2 "--repeat.*must be a whole number between 1 and 1000, got '$v'" -- bench matmul --arch sm_90a --repeat "$v"
+  bad "bench_repeat_$v" 2 "error: --repeat.*must be a whole number between 1 and 1000, got '$v'" -- bench matmul --arch sm_90a --repeat "$v"
 done
 bad bench_tile_m_2pow62 2 "tile_m = 4611686018427387904 is out of range" -- bench matmul --arch sm_90a --config "$(cfg tile_m 4611686018427387904)"
 bad bench_unknown_key 2 "unknown matmul config parameter 'tile_q'" -- bench matmul --arch sm_90a --config '{"tile_q":1}'
