@@ -74,7 +74,7 @@ const char* const kMigrations[] = {
     // 3: trials claimed before they are measured, so concurrent runs share a study's budget
     // (results/claims.h). Not results: merge and export ignore it.
     R"sql(
-    CREATE TABLE claims(
+    CREATE TABLE IF NOT EXISTS claims(
       id INTEGER PRIMARY KEY,
       study TEXT NOT NULL,                -- template version, problem, device name, source
       config TEXT NOT NULL,               -- canonical config JSON
