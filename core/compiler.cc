@@ -1,5 +1,7 @@
 #include "core/compiler.h"
 
+#include "core/cache_usability.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -116,7 +118,13 @@ CompileResult compile_module(std::string_view mlir_text, const ArchSpec& arch, c
     u.ptx = std::move(m.ptx);
     r.units.push_back(std::move(u));
   }
-  if (cache) cache->store(r.key, r.units);
+  if (cache) {
+    try {
+      cache->store(r.key, r.units);
+    } catch (const Error& e) {
+      warn_cache_unusable(cache->dir(), e.what());  // the compile itself succeeded
+    }
+  }
   r.times.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   return r;
 }

@@ -1,6 +1,7 @@
 #include "core/tuning_config.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,9 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
   if (!j.is_object()) throw Error(ErrorKind::InvalidInput, "config must be a JSON object of name: value");
   TuningConfig c;
   for (auto& [k, v] : j.items()) {
+    // A number above int64's range is unsigned in nlohmann: refuse it rather than wrap it.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX))
+      throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {}", k, v.dump()));
     if (v.is_number_integer()) c.set(k, v.get<std::int64_t>());
     else if (v.is_string()) c.set(k, v.get<std::string>());
     else throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be an integer or a string", k));

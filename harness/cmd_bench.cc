@@ -14,6 +14,8 @@
 #include "core/error.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
+#include "harness/config_option.h"
+#include "harness/numeric_options.h"
 #include "harness/problem_options.h"
 #include "kernels/matmul_template.h"
 
@@ -55,7 +57,7 @@ void run(const Options& o) {
   t.check_problem(p);
   if (o.repeat < 1) throw core::Error(core::ErrorKind::InvalidInput, "--repeat must be at least 1");
   check_timer_choice(o.timer);
-  core::TuningConfig cfg = o.config_json.empty() ? t.default_config() : core::TuningConfig::from_json(o.config_json);
+  core::TuningConfig cfg = o.config_json.empty() ? t.default_config() : config_from_user(t, o.config_json);
   t.require_valid(p, cfg);
   core::DeviceReport devices = core::query_devices();
   auto gpu = std::find_if(devices.gpus.begin(), devices.gpus.end(), [&](const core::GpuInfo& g) { return g.arch == &arch; });
@@ -123,8 +125,11 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = bench->add_subcommand("matmul", "One matmul config, measured --repeat times, vs cuBLASLt");
   o->arch.add(*cmd);
   o->problem.add(*cmd);
-  cmd->add_option("--config", o->config_json, "Config as JSON (default: the template's default config)");
-  cmd->add_option("--repeat", o->repeat, "Independent strict measurements")->capture_default_str();
+  cmd->add_option("--config", o->config_json,
+                  "Config as JSON (default: the template's default config; fields left out take its values)");
+  cmd->add_option("--repeat", o->repeat, "Independent strict measurements")
+      ->check(whole_number(1, 1000))
+      ->capture_default_str();
   cmd->add_option("--timer", o->timer, "cupti, events or auto (CUPTI when it loads)")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] { run(*o); });

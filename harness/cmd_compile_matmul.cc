@@ -11,8 +11,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/cache_usability.h"
 #include "core/compile_pool.h"
 #include "core/error.h"
+#include "harness/config_option.h"
+#include "harness/numeric_options.h"
 #include "harness/problem_options.h"
 #include "kernels/matmul_template.h"
 
@@ -52,7 +55,7 @@ void run(const Options& o) {
       if (!t.why_invalid(p, c)) configs.push_back(c);
     });
   } else {
-    core::TuningConfig c = core::TuningConfig::from_json(o.config_json);
+    core::TuningConfig c = config_from_user(t, o.config_json);
     t.require_valid(p, c);
     configs.push_back(c);
   }
@@ -74,6 +77,12 @@ void run(const Options& o) {
   }
   core::CompileOptions copts = core::CompileOptions::from_environment();
   copts.cache_dir = o.no_cache ? "" : o.cache_dir;
+  if (!copts.cache_dir.empty()) {
+    if (auto why = core::why_cache_unusable(copts.cache_dir)) {
+      core::warn_cache_unusable(copts.cache_dir, *why);
+      copts.cache_dir.clear();
+    }
+  }
   std::vector<core::CompileOutcome> out = core::compile_all(jobs, copts, o.jobs);
   double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -139,11 +148,13 @@ void add_compile_matmul_subcommand(CLI::App& compile) {
   auto* cmd = compile.add_subcommand("matmul", "Compile matmul template configs in parallel");
   o->arch.add(*cmd);
   o->problem.add(*cmd);
-  cmd->add_option("--config", o->config_json, "One config as JSON (see 'mgpu-tune space matmul' for names)");
+  cmd->add_option("--config", o->config_json,
+                  "One config as JSON (see 'mgpu-tune space matmul' for names); fields left out take the "
+                  "template's defaults, named on stderr");
   cmd->add_flag("--all", o->all, "Every valid config of the default space");
   cmd->add_option("--emit-dir", o->emit_dir, "Write each kernel's MLIR, PTX and cubin here");
   cmd->add_flag("--json", o->json, "Print JSON");
-  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: one per hardware thread)");
+  cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: one per hardware thread)")->check(whole_number(1, 4096));
   cmd->add_option("--cache-dir", o->cache_dir, "Compile cache folder (also $MGPU_CACHE_DIR)")->capture_default_str();
   cmd->add_flag("--no-cache", o->no_cache, "Neither read nor write the compile cache");
   cmd->callback([o] { run(*o); });

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -13,7 +14,9 @@
 
 #include "core/error.h"
 #include "harness/cli.h"
+#include "harness/numeric_options.h"
 #include "harness/problem_options.h"
+#include "harness/tune/progress_printer.h"
 #include "harness/tune/tune_suite.h"
 #include "harness/tune/tuning_loop.h"
 #include "kernels/matmul_suites.h"
@@ -22,23 +25,24 @@
 namespace mgpu::harness {
 namespace {
 
+// Ctrl-C (SIGINT), and what Slurm and CI send at a time limit (SIGTERM) or when the terminal
+// goes (SIGHUP): the trial under way finishes and is committed, the summary is printed, and
+// the run exits 128 + the signal's number (130, 143, 129).
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted = true; }
-
-std::string format_duration(double s) {
-  int total = static_cast<int>(s + 0.5);
-  return fmt::format("{}:{:02d}", total / 60, total % 60);
+std::atomic<int> g_signal{0};
+extern "C" void on_stop_signal(int sig) {
+  g_signal = sig;
+  g_interrupted = true;
 }
 
-void draw_progress(const Progress& p) {
-  constexpr int kWidth = 30;
-  int filled = p.target ? kWidth * p.done / p.target : 0;
-  double eta = p.done ? p.elapsed_s / p.done * (p.target - p.done) : 0;
-  std::string best = p.best ? fmt::format("best {:.1f} TFLOP/s {}", p.best->tflops, p.best->config.to_json()) : "";
-  fmt::print(stderr, "\r{}[{}{}] {}/{} trials  ETA {}  {}\x1b[K", p.context.empty() ? "" : p.context + " ",
-             std::string(filled, '#'), std::string(kWidth - filled, '.'), p.done, p.target, format_duration(eta), best);
-  std::fflush(stderr);
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
+
+int interrupted_exit_code() { return 128 + (g_signal ? g_signal.load() : SIGINT); }
 
 void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   if (json) {
@@ -49,7 +53,8 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
     std::cout << nlohmann::json{{"run", r.run_uuid}, {"problem", o.problem.key()}, {"arch", o.arch},
                                 {"device", r.device_name}, {"source", r.source}, {"note", r.note},
                                 {"strategy", o.strategy}, {"trials_this_run", r.trials_this_run},
-                                {"trials_resumed", r.trials_resumed}, {"failed", r.failed}, {"wall_s", r.wall_s},
+                                {"trials_resumed", r.trials_resumed}, {"failed", r.failed}, {"env_failed", r.env_failed},
+                                {"taken_elsewhere", r.taken_elsewhere}, {"study_trials", r.study_trials}, {"wall_s", r.wall_s},
                                 {"interrupted", r.interrupted}, {"exhausted", r.exhausted}, {"top", top},
                                 {"db", o.db}}
                      .dump(2)
@@ -60,8 +65,15 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   fmt::print("{} on {}: {} new trials ({} resumed, {} failed) in {:.1f} s with {}; results {} in {}\n",
              o.problem.key(), r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
              o.db);
+  if (r.env_failed)
+    fmt::print("{} trials failed for the machine's sake (env_error: see the messages with --verbose); they do not "
+               "count and a resumed run tries them again\n", r.env_failed);
+  if (r.taken_elsewhere)
+    fmt::print("{} configs were left to concurrent runs on {}; the study has {} of {} trials\n", r.taken_elsewhere,
+               o.db, r.study_trials, o.trials);
   if (r.top.empty()) {
-    fmt::print("no config produced a result\n");
+    fmt::print("none of the trials succeeded: no config produced a result\n");
+    if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
     return;
   }
   const double best = r.top.front().median_ms;
@@ -134,6 +146,7 @@ void add_matmul_command(CLI::App& app) {
     bool no_compile = false;
     std::string shapes;
     bool bucket = false;
+    bool quiet = false, verbose = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("matmul", "Tune C = A . B for one target and problem (or a suite of shapes), "
@@ -143,15 +156,21 @@ void add_matmul_command(CLI::App& app) {
   cmd->add_option("--strategy", o->tune.strategy, "exhaustive, random, tpe, cmaes (Optuna) or model")
       ->capture_default_str();
   cmd->add_option("--trials", o->tune.trials, "Stop when this many configs have results for this problem and "
-                                              "device (earlier runs included)")
+                                              "device (earlier and concurrent runs included; warm-start configs count)")
+      ->check(whole_number(1))
       ->capture_default_str();
   cmd->add_option("--time-budget", o->tune.time_budget_s, "Stop after searching this many seconds (0: no limit)")
+      ->check(finite_number(0))
       ->capture_default_str();
   cmd->add_option("--db", o->tune.db, "Results database (created if absent)")->capture_default_str();
   cmd->add_option("--device", o->tune.device, "auto (the GPU, else the cost model), cuda, model, or replay:DB")
       ->capture_default_str();
-  cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies")->capture_default_str();
-  cmd->add_option("--top", o->tune.top, "How many of the best configs to report")->capture_default_str();
+  cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies")
+      ->check(whole_number(0))
+      ->capture_default_str();
+  cmd->add_option("--top", o->tune.top, "How many of the best configs to report")
+      ->check(whole_number(1, 1000))
+      ->capture_default_str();
   cmd->add_flag("--no-compile", o->no_compile,
                 "With the cost model: rank configs without compiling them first (a faster dry run that cannot "
                 "catch configs the compiler refuses)");
@@ -166,9 +185,15 @@ void add_matmul_command(CLI::App& app) {
                   ".csv (m,n,k[,dtype,out_dtype,layout] per line) or .json file, or a named suite" + suites);
   cmd->add_flag("--bucket", o->bucket, "With --shapes: tune once the shapes that run the same padded tile grids");
   cmd->add_option("--warm-start", o->tune.warm_start_shapes,
-                  "Measure first the best configs of this many nearest shapes already tuned in --db (0: off)")
+                  "Measure first the best configs of this many nearest shapes already tuned in --db (0: off); "
+                  "they count towards --trials")
+      ->check(whole_number(0, 1000))
       ->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print the result as JSON (no progress bar)");
+  cmd->add_flag("--json", o->json, "Print the result as JSON (no progress unless --verbose)");
+  auto* quiet = cmd->add_flag("--quiet,-q", o->quiet, "Print only the final summary and errors (no progress)");
+  cmd->add_flag("--verbose,-v", o->verbose,
+                "Also print a line per trial: its config, result or failure message, and its times")
+      ->excludes(quiet);
   cmd->callback([o, &app, cmd] {
     o->tune.compile_predicted = !o->no_compile;
     o->tune.arch = std::string(o->arch.resolve().name);
@@ -184,11 +209,14 @@ void add_matmul_command(CLI::App& app) {
       at = end + 1;
     }
     o->tune.arguments = line;
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, nullptr);
-    bool bar = !o->json && isatty(STDERR_FILENO);
-    o->tune.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
+    install_stop_handlers();
+    Verbosity v = o->verbose ? Verbosity::Verbose : o->quiet || o->json ? Verbosity::Quiet : Verbosity::Normal;
+    auto printer = std::make_shared<ProgressPrinter>(v, isatty(STDERR_FILENO) != 0);
+    auto progress = [printer](const Progress& p) { (*printer)(p); };
+    o->tune.notify = [printer](const std::string& note) {
+      printer->finish();
+      fmt::print(stderr, "note: {}\n", note);
+    };
     if (!o->shapes.empty()) {
       for (const char* flag : {"--m", "--n", "--k"})
         if (cmd->count(flag))
@@ -196,18 +224,24 @@ void add_matmul_command(CLI::App& app) {
                             fmt::format("--shapes gives the shapes: drop {} (--dtype, --out-dtype and --layout still "
                                         "fill what the suite leaves out)", flag));
       ShapeSuite suite = load_shape_suite(o->shapes, o->tune.problem);
-      SuiteReport r = tune_suite(o->tune, suite, o->bucket, g_interrupted,
-                                 bar ? draw_progress : std::function<void(const Progress&)>());
-      if (bar) fmt::print(stderr, "\n");
+      SuiteReport r = tune_suite(o->tune, suite, o->bucket, g_interrupted, progress);
+      printer->finish();
       print_suite_report(o->tune, suite, r, o->json);
-      if (r.interrupted) throw ExitWith{130};
+      if (r.interrupted) throw ExitWith{interrupted_exit_code()};
+      for (const SuiteShapeResult& sr : r.shapes)
+        if (sr.report && sr.report->top.empty()) throw ExitWith{core::kExitFailure};  // a shape with no result
       return;
     }
     if (o->bucket) throw core::Error(core::ErrorKind::InvalidInput, "--bucket groups the shapes of --shapes: give a suite");
-    TuneReport r = tune(o->tune, g_interrupted, bar ? draw_progress : std::function<void(const Progress&)>());
-    if (bar) fmt::print(stderr, "\n");
+    TuneReport r = tune(o->tune, g_interrupted, progress);
+    printer->finish();
     print_report(o->tune, r, o->json);
-    if (r.interrupted) throw ExitWith{130};
+    if (r.interrupted) {
+      fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
+                 sigabbrev_np(interrupted_exit_code() - 128), r.trials_this_run, o->tune.db);
+      throw ExitWith{interrupted_exit_code()};
+    }
+    if (r.top.empty()) throw ExitWith{core::kExitFailure};  // every trial failed: the work failed
   });
 }
 

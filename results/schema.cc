@@ -71,6 +71,19 @@ const char* const kMigrations[] = {
     R"sql(
     ALTER TABLE trials ADD COLUMN timer TEXT NOT NULL DEFAULT '';
     )sql",
+    // 3: trials claimed before they are measured, so concurrent runs share a study's budget
+    // (results/claims.h). Not results: merge and export ignore it.
+    R"sql(
+    CREATE TABLE IF NOT EXISTS claims(
+      id INTEGER PRIMARY KEY,
+      study TEXT NOT NULL,                -- template version, problem, device name, source
+      config TEXT NOT NULL,               -- canonical config JSON
+      host TEXT NOT NULL,
+      pid INTEGER NOT NULL,
+      process_start TEXT NOT NULL,        -- boot id and start ticks: tells a reused pid apart
+      heartbeat_at INTEGER NOT NULL,      -- unix seconds; a claim not renewed for the lease is dead
+      UNIQUE(study, config));
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 

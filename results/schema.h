@@ -8,7 +8,7 @@
 
 namespace mgpu::results {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 int schema_version(SQLite::Database& db);
 void migrate(SQLite::Database& db);

@@ -38,7 +38,9 @@ Measurement measure_trial(const TrialRequest& req) {
       o.cache_dir = core::CompileCache::default_dir().string();  // the tuner compiled ahead: a hit
       cubin = core::compile_module(k.mlir, arch, o).units.at(0).cubin.image;
     } catch (const core::Error& e) {
-      m.status = TrialStatus::CompileError;
+      // A missing tool or an unwritable file says nothing about the config.
+      bool machine = e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable;
+      m.status = machine ? TrialStatus::EnvError : TrialStatus::CompileError;
       m.message = e.what();
       return m;
     }

@@ -12,7 +12,8 @@ constexpr std::pair<TrialStatus, std::string_view> kNames[] = {
     {TrialStatus::Ok, "ok"},           {TrialStatus::CompileError, "compile_error"},
     {TrialStatus::LaunchError, "launch_error"}, {TrialStatus::Fault, "fault"},
     {TrialStatus::Timeout, "timeout"}, {TrialStatus::WrongResult, "wrong_result"},
-    {TrialStatus::InvalidConfig, "invalid_config"}};
+    {TrialStatus::InvalidConfig, "invalid_config"},
+    {TrialStatus::EnvError, "env_error"}};
 }  // namespace
 
 std::string_view to_string(TrialStatus s) {

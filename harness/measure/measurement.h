@@ -13,7 +13,10 @@
 
 namespace mgpu::harness {
 
-enum class TrialStatus { Ok, CompileError, LaunchError, Fault, Timeout, WrongResult, InvalidConfig };
+// EnvError: the machine, not the config, failed (no assembler, an unwritable folder, ...):
+// such a trial is kept for the record but never counts as the config's result, and a resumed
+// run tries the config again.
+enum class TrialStatus { Ok, CompileError, LaunchError, Fault, Timeout, WrongResult, InvalidConfig, EnvError };
 std::string_view to_string(TrialStatus s);
 TrialStatus parse_trial_status(std::string_view s);  // throws core::Error{InvalidInput}
 

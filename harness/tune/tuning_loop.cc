@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cache_usability.h"
 #include "core/compile_pool.h"
 #include "core/device_query.h"
 #include "core/error.h"
@@ -20,6 +21,7 @@
 #include "harness/measure/worker.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
+#include "results/claims.h"
 #include "results/store.h"
 #include "search/strategy.h"
 
@@ -141,26 +143,33 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   rep.note = device.note;
   rep.device_name = device.env.device_name;
   rep.peak_tflops = device.peak_tflops;
+  results::Claims claims(store.db(), {tmpl, o.problem.key(), device.env.device_name, device.source});
 
-  // Resume: what earlier runs measured for this template version, problem and device is
+  // What every run (earlier ones, and concurrent ones as they go) measured for this study is
   // told to the strategy and not measured again.
   std::map<std::string, double> results;  // config -> median ms, ok trials
   std::map<std::string, double> noise_of;
-  std::set<std::string> resumed;
-  for (const results::TrialRow& r : store.trials()) {
-    if (r.tmpl.name != tmpl.name || r.tmpl.source_hash != tmpl.source_hash || r.tmpl.backend_hash != tmpl.backend_hash ||
-        r.problem.key != o.problem.key() || r.env.device_name != device.env.device_name || r.source != device.source)
-      continue;
-    if (!resumed.insert(r.config_json).second) continue;  // a config measured twice counts once
-    core::TuningConfig c = core::TuningConfig::from_json(r.config_json);
+  std::set<std::string> known;  // configs the strategy was told
+  std::int64_t last_seen = 0;
+  auto learn = [&](const results::StudyTrial& r) {
+    last_seen = std::max(last_seen, r.id);
+    if (!known.insert(r.config_json).second) return false;  // a config measured twice counts once
     bool ok = r.status == "ok" && r.median_ms;
-    strategy->tell(c, ok ? r.median_ms : std::nullopt);
+    strategy->tell(core::TuningConfig::from_json(r.config_json), ok ? r.median_ms : std::nullopt);
     if (ok) {
       results[r.config_json] = *r.median_ms;
       noise_of[r.config_json] = r.noise.value_or(0);
     }
-    ++rep.trials_resumed;
-  }
+    return true;
+  };
+  for (const results::StudyTrial& r : claims.trials_after(0))
+    if (learn(r)) ++rep.trials_resumed;
+  int warm = 0;
+  for (const core::TuningConfig& c : ctx.warm_start) warm += !known.count(c.to_json());
+  if (warm > 0 && o.notify && o.trials - rep.trials_resumed <= warm)
+    o.notify(fmt::format("--trials {} leaves room for {} trials, all taken by the {} warm-start configs: the {} "
+                         "strategy searches nothing this time (raise --trials, or --warm-start 0)",
+                         o.trials, std::max(0, o.trials - rep.trials_resumed), warm, o.strategy));
 
   std::int64_t run = store.begin_run("tune", o.arguments, version_string());
   rep.run_uuid = store.run(std::to_string(run)).uuid;
@@ -172,17 +181,26 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
                         flops / (it->second * 1e-3) / 1e12};
   };
 
-  int done = rep.trials_resumed;
+  int done = claims.counted();
   const bool gpu = device.source == "cuda";
   // Kernels are compiled on every core a batch ahead: for the GPU, while it measures; for
-  // the model, so that only configs that build are ranked.
+  // the model, so that only configs that build are ranked. Without a usable cache the
+  // compiles ahead would be thrown away: each trial compiles its own kernel then.
   const bool compiles = gpu || (device.source == "model" && o.compile_predicted);
+  bool ahead = compiles;
+  if (compiles) {
+    std::filesystem::path dir = core::CompileCache::default_dir();
+    if (auto why = core::why_cache_unusable(dir)) {
+      core::warn_cache_unusable(dir, *why);
+      ahead = false;
+    }
+  }
   std::vector<core::TuningConfig> batch;
   std::future<void> compiling;  // the next batch compiles on the CPU while the GPU measures
   auto next_batch = [&](int already_asked) {
-    int room = o.trials - done - already_asked;
+    int room = std::min(o.trials - done, o.trials - rep.trials_this_run) - already_asked;
     std::vector<core::TuningConfig> b = room > 0 ? strategy->ask(std::min(8, room)) : std::vector<core::TuningConfig>{};
-    if (compiles && !b.empty()) compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
+    if (ahead && !b.empty()) compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
     return b;
   };
   // The budget counts the search itself, not the setup before it (enumerating the space,
@@ -191,13 +209,29 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   auto out_of_time = [&] {
     return o.time_budget_s > 0 && std::chrono::duration<double>(Clock::now() - search_start).count() >= o.time_budget_s;
   };
-  batch = next_batch(0);
-  while (!batch.empty() && done < o.trials && !interrupted) {
+  bool budget_reached = done >= o.trials;
+  batch = budget_reached ? std::vector<core::TuningConfig>{} : next_batch(0);
+  while (!batch.empty() && !budget_reached && rep.trials_this_run < o.trials && !interrupted) {
     if (out_of_time()) break;
+    auto wait_start = Clock::now();
     if (compiling.valid()) compiling.get();
+    double compile_wait_ms = std::chrono::duration<double, std::milli>(Clock::now() - wait_start).count();
+    // Concurrent runs' trials since the last batch: the strategy learns from them too.
+    for (const results::StudyTrial& r : claims.trials_after(last_seen)) learn(r);
     std::vector<core::TuningConfig> upcoming = next_batch(static_cast<int>(batch.size()));
     for (const core::TuningConfig& c : batch) {
-      if (interrupted || out_of_time()) break;
+      if (interrupted || out_of_time() || rep.trials_this_run >= o.trials) break;
+      const std::string key = c.to_json();
+      if (known.count(key)) continue;  // measured by a concurrent run meanwhile: told above
+      results::ClaimResult claim = claims.claim(key, o.trials);
+      if (claim == results::ClaimResult::BudgetReached) {
+        budget_reached = true;
+        break;
+      }
+      if (claim == results::ClaimResult::Taken) {  // stays pending: its result arrives with the run measuring it
+        ++rep.taken_elsewhere;
+        continue;
+      }
       TrialRequest req;
       req.arch = o.arch;
       req.problem = o.problem;
@@ -205,26 +239,46 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       req.measurer = gpu ? "cuda" : "model";
       req.compile = compiles;
       req.timer = o.timer;
+      auto measure_start = Clock::now();
       Measurement m = device.measure(req);
-      store.record_trial(trial_record(run, tmpl, o.problem, c, device.env, m));
+      double measure_ms = std::chrono::duration<double, std::milli>(Clock::now() - measure_start).count();
       bool ok = m.status == TrialStatus::Ok;
+      if (interrupted && !ok) {
+        // A signal reaches the worker too: its failure says nothing about the config. Left
+        // unrecorded, the trial is measured again when the run resumes.
+        claims.release(key);
+        break;
+      }
+      std::int64_t id = store.record_trial(trial_record(run, tmpl, o.problem, c, device.env, m));
+      claims.release(key);
+      const bool env_error = m.status == TrialStatus::EnvError;
+      if (!env_error) {
+        known.insert(key);
+        last_seen = std::max(last_seen, id);
+      }
       strategy->tell(c, ok ? std::optional<double>(m.median_ms) : std::nullopt);
       if (ok) {
-        results[c.to_json()] = m.median_ms;
-        noise_of[c.to_json()] = m.noise;
+        results[key] = m.median_ms;
+        noise_of[key] = m.noise;
       } else {
         ++rep.failed;
+        rep.env_failed += env_error;
       }
-      ++done;
       ++rep.trials_this_run;
+      done = claims.counted();
       if (on_progress)
-        on_progress({"", done, o.trials, std::chrono::duration<double>(Clock::now() - t0).count(), best_so_far()});
+        on_progress({"", done, o.trials, std::chrono::duration<double>(Clock::now() - t0).count(), best_so_far(),
+                     TrialEvent{key, std::string(to_string(m.status)), m.message, ok ? m.median_ms : 0, measure_ms,
+                                compile_wait_ms}});
+      compile_wait_ms = 0;
     }
     batch = std::move(upcoming);
     if (out_of_time()) break;
   }
   if (compiling.valid()) compiling.wait();
-  rep.exhausted = batch.empty() && done < o.trials && !interrupted;
+  for (const results::StudyTrial& r : claims.trials_after(last_seen)) learn(r);
+  rep.study_trials = done = claims.counted();
+  rep.exhausted = batch.empty() && !budget_reached && done < o.trials && rep.trials_this_run < o.trials && !interrupted;
   rep.interrupted = interrupted;
 
   // The winners, best first. GPU results of the top few are re-measured with the strict

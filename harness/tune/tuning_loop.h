@@ -9,7 +9,13 @@
 // answers from an existing results database; "cuda" requires a GPU (bad input without one).
 // Warm start: the winners of the `warm_start_shapes` nearest shapes this database already
 // tuned (same template version, device, dtypes, layout) are measured before the strategy's
-// own picks (harness/tune/warm_start.h).
+// own picks (harness/tune/warm_start.h); they count towards `trials`, and notify() says so
+// when they leave the strategy nothing.
+// Concurrency: `trials` is the study's budget (template version, problem, device, source), shared
+// by every run on the database: each trial is claimed in the database before it is measured
+// (results/claims.h), so concurrent runs never exceed it nor measure a config twice. A run
+// makes at most `trials` attempts itself. Trials that failed for the machine's sake
+// (env_error) do not count and are tried again by a resumed run.
 #pragma once
 
 #include <atomic>
@@ -54,6 +60,9 @@ struct TuneReport {
   std::string source;       // cuda | model | replay
   std::string note;         // why the device was chosen, when not the GPU
   int trials_this_run = 0, trials_resumed = 0, failed = 0;
+  int env_failed = 0;       // of `failed`: the machine's fault (not counted; retried on resume)
+  int taken_elsewhere = 0;  // configs the strategy picked that another run had claimed or measured
+  int study_trials = 0;     // the study's counted trials at the end, every run's
   double wall_s = 0;
   bool interrupted = false, exhausted = false;
   double peak_tflops = 0;
@@ -61,11 +70,20 @@ struct TuneReport {
   std::vector<std::string> warm_started_from;  // problem keys whose winners were measured first
 };
 
+// The trial that just finished, for a verbose log.
+struct TrialEvent {
+  std::string config_json, status, message;
+  double median_ms = 0;       // when ok
+  double measure_ms = 0;      // wall time of measuring it (compiling too, when not done ahead)
+  double compile_wait_ms = 0; // time its batch's compile-ahead kept the loop waiting
+};
+
 struct Progress {
   std::string context;  // e.g. "llama3-8b 3/16 m512_n6144_k4096_bf16_bf16_nk" in a suite
-  int done = 0, target = 0;
+  int done = 0, target = 0;  // the study's counted trials (every run's) and its budget
   double elapsed_s = 0;
   std::optional<RankedConfig> best;
+  std::optional<TrialEvent> trial;
 };
 
 TuneReport tune(const TuneOptions& options, const std::atomic<bool>& interrupted,

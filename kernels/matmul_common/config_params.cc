@@ -1,6 +1,7 @@
 #include "kernels/matmul_common/config_params.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -33,6 +34,12 @@ Dim get_dim(const core::TuningConfig& t, const char* name) {
   throw Error(ErrorKind::InvalidInput, fmt::format("{} must be \"M\" or \"N\", got \"{}\"", name, s));
 }
 
-int get_int(const core::TuningConfig& t, const char* name) { return static_cast<int>(t.get_int(name)); }
+int get_int(const core::TuningConfig& t, const char* name) {
+  // The configs' fields are ints: a larger value must not wrap into a small (even valid) one.
+  std::int64_t v = t.get_int(name);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} = {} is out of range", name, v));
+  return static_cast<int>(v);
+}
 
 }  // namespace mgpu::kernels

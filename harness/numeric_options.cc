@@ -1,0 +1,53 @@
+#include "harness/numeric_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace mgpu::harness {
+namespace {
+
+std::string range_text(std::int64_t min, std::int64_t max) {
+  if (max == std::numeric_limits<std::int64_t>::max()) return fmt::format("at least {}", min);
+  return fmt::format("between {} and {}", min, max);
+}
+
+}  // namespace
+
+CLI::Validator whole_number(std::int64_t min, std::int64_t max) {
+  std::string want = fmt::format("a whole number {}", range_text(min, max));
+  return CLI::Validator(
+      [min, max, want](std::string& text) -> std::string {
+        const char* s = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        long long v = std::strtoll(s, &end, 10);
+        bool digits = !text.empty() && text.find_first_not_of("+-0123456789") == std::string::npos;
+        if (!digits || end == s || *end != '\0' || errno == ERANGE || v < min || v > max)
+          return fmt::format("must be {}, got '{}'", want, text);
+        return "";
+      },
+      want);
+}
+
+CLI::Validator finite_number(double min, double max) {
+  std::string want = max == std::numeric_limits<double>::max() ? fmt::format("a finite number of at least {}", min)
+                                                               : fmt::format("a finite number between {} and {}", min, max);
+  return CLI::Validator(
+      [min, max, want](std::string& text) -> std::string {
+        const char* s = text.c_str();
+        char* end = nullptr;
+        errno = 0;
+        double v = std::strtod(s, &end);
+        // strtod reads "nan", "inf" and hex floats: only plain decimal text is a number here.
+        bool plain = !text.empty() && text.find_first_not_of("+-0123456789.eE") == std::string::npos;
+        if (!plain || end == s || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < min || v > max)
+          return fmt::format("must be {}, got '{}'", want, text);
+        return "";
+      },
+      want);
+}
+
+}  // namespace mgpu::harness

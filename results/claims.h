@@ -1,0 +1,62 @@
+// Trials claimed before they are measured, so that concurrent runs on one database share a
+// study's budget and never measure a config twice. A study is what a resumed run counts: one
+// template version, problem, device name and source. Contract:
+//   claim() is one BEGIN IMMEDIATE transaction: it drops the study's claims whose holder is
+//   dead (same host: its pid is gone or belongs to a newer process; any host: not renewed for
+//   kLeaseSeconds), then answers Taken when the config has a counted trial or a live claim,
+//   BudgetReached when counted configs plus live claims reach the budget, else records the
+//   claim (holder: host, pid, process start) and answers Claimed.
+//   A counted trial is any status but env_error (the machine failed, not the config).
+//   release() drops this process's claim once its trial is committed (or abandoned); claims
+//   of a process that dies are reclaimed by the next claim() of anyone.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+
+#include "results/store.h"
+
+namespace mgpu::results {
+
+struct StudyKey {
+  TemplateId tmpl;
+  std::string problem_key;
+  std::string device_name;
+  std::string source;  // cuda | model | replay
+  std::string text() const;  // the claims table's study column
+};
+
+enum class ClaimResult { Claimed, Taken, BudgetReached };
+
+// A committed trial of the study (counted statuses only), as the strategy is told it.
+struct StudyTrial {
+  std::int64_t id = 0;
+  std::string config_json;
+  std::string status;
+  std::optional<double> median_ms, noise;
+};
+
+class Claims {
+ public:
+  static constexpr std::int64_t kLeaseSeconds = 900;
+
+  Claims(SQLite::Database& db, StudyKey study) : db_(db), study_(std::move(study)) {}
+
+  ClaimResult claim(const std::string& config_json, int budget);
+  void release(const std::string& config_json);
+  // Distinct configs with a counted trial.
+  int counted();
+  // Counted trials with id > after_id, oldest first.
+  std::vector<StudyTrial> trials_after(std::int64_t after_id);
+
+ private:
+  void reclaim_dead();
+  SQLite::Database& db_;
+  StudyKey study_;
+};
+
+}  // namespace mgpu::results

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Bad inputs of the tuning run: numeric options of matmul / space / compile matmul / bench,
+# hand-written configs (overflow, types, unknown keys), a run where every trial fails, and an
+# unusable compile cache. Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/run_cases.sh
+. "$(dirname "$0")/lib.sh"
+
+M=(--arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile)
+C=(compile matmul --arch sm_90a --m 256 --n 256 --k 256 --no-cache)
+# A full, valid config with one field set (replaced or added): cfg FIELD JSON-VALUE
+BASE='{"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"M","grid_tile_width":1,"max_concurrent_steps":4,"tile_k":64,"tile_m":128,"tile_n":128,"wg_dimension":"M"}'
+cfg() {
+  local rest="${BASE/\"$1\":/}"
+  if [ "$rest" != "$BASE" ]; then
+    echo "$BASE" | sed -E "s/\"$1\":(\"[^\"]*\"|[^,}]*)/\"$1\":${2//\//\\/}/"
+  else
+    echo "${BASE%\}},\"$1\":$2}"
+  fi
+}
+
+# --- matmul: numeric options (finite, whole, in range), the good database untouched ---
+for v in 0 -3 2.5 1e3 lots "" 99999999999999999999 0x10; do
+  bad "matmul_trials_${v:-empty}" 2 "error: --trials.*must be a whole number at least 1, got '$v'" --fixture good -- matmul "${M[@]}" --trials "$v" --db '$DB'
+done
+for v in nan inf -inf -1 soon 1e400 0x10 NaN; do
+  bad "matmul_time_budget_$v" 2 "error: --time-budget.*must be a finite number of at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --time-budget "$v" --db '$DB'
+done
+for v in -1 1.5 x 18446744073709551616; do
+  bad "matmul_seed_$v" 2 "error: --seed.*must be a whole number at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --seed "$v" --db '$DB'
+done
+for v in 0 -2 1001 nan; do
+  bad "matmul_top_$v" 2 "error: --top.*must be a whole number between 1 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --top "$v" --db '$DB'
+done
+for v in -1 nan 2.5; do
+  bad "matmul_warm_start_$v" 2 "error: --warm-start.*must be a whole number between 0 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --warm-start "$v" --db '$DB'
+done
+bad matmul_quiet_and_verbose 2 "excludes" --fixture good -- matmul "${M[@]}" --quiet --verbose --db '$DB'
+bad matmul_m_nan 2 "convert: --m = nan" --fixture good -- matmul --arch sm_90a --m nan --db '$DB'
+bad matmul_shapes_with_trials_zero 2 "error: --trials" --fixture good -- matmul --arch sm_90a --shapes llama3-8b --trials 0 --db '$DB'
+
+# --- matmul where every trial fails: exit 1 with a summary saying none succeeded ---
+bad matmul_every_trial_failed 1 "none of the trials succeeded" --fixture good --writes -- \
+  matmul --arch sm_90a --m 512 --n 512 --k 512 --device 'replay:$DB' --trials 3 --strategy random --db '$W/other.db'
+
+# --- space: numeric problem options ---
+bad space_m_negative 2 "error: --m must be between 1" -- space matmul --arch sm_90a --m -5
+bad space_k_text 2 "convert: --k = big" -- space matmul --arch sm_90a --k big
+bad space_n_float 2 "convert: --n = 12.5" -- space matmul --arch sm_90a --n 12.5
+
+# --- compile matmul: -j and hand-written configs ---
+for v in 0 -4 abc 1.5; do
+  bad "compile_jobs_$v" 2 "error: --jobs.*must be a whole number between 1 and 4096, got '$v'" -- "${C[@]}" -j "$v" --config "$(cfg tile_m 128)"
+done
+bad compile_tile_m_2pow62 2 "tile_m = 4611686018427387904 is out of range" -- "${C[@]}" --config "$(cfg tile_m 4611686018427387904)"
+bad compile_tile_m_2pow63 2 "'tile_m' is out of range" -- "${C[@]}" --config "$(cfg tile_m 9223372036854775808)"
+bad compile_tile_m_2pow64 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m 18446744073709551616)"
+bad compile_tile_m_below_int64 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m -9223372036854775809)"
+bad compile_tile_m_2pow32 2 "tile_m = 4294967296 is out of range" -- "${C[@]}" --config "$(cfg tile_m 4294967296)"
+bad compile_tile_m_2pow30 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m 1073741824)"
+bad compile_tile_k_int_max 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_k 2147483647)"
+bad compile_tile_m_negative 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m -128)"
+bad compile_tile_m_zero 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m 0)"
+bad compile_tile_m_fraction 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m 128.5)"
+bad compile_tile_m_float_whole 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m 128.0)"
+bad compile_tile_m_exponent 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m 1e2)"
+bad compile_tile_m_string 2 "no integer 'tile_m'" -- "${C[@]}" --config "$(cfg tile_m '"128"')"
+bad compile_tile_m_bool 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m true)"
+bad compile_tile_m_null 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m null)"
+bad compile_tile_m_array 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m '[128]')"
+bad compile_tile_m_object 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m '{"v":128}')"
+bad compile_unknown_key 2 "unknown matmul config parameter 'tile_q'" -- "${C[@]}" --config "$(cfg tile_q 64)"
+bad compile_unknown_key_in_partial 2 "unknown matmul config parameter 'tilem'" -- "${C[@]}" --config '{"tilem":128}'
+bad compile_grid_minor_dim_bad 2 'grid_minor_dim must be "M" or "N"' -- "${C[@]}" --config "$(cfg grid_minor_dim '"X"')"
+bad compile_cluster_dimension_int 2 "no text value 'cluster_dimension'" -- "${C[@]}" --config "$(cfg cluster_dimension 2)"
+bad compile_config_array 2 "config must be a JSON object" -- "${C[@]}" --config '[1,2]'
+bad compile_config_not_json 2 "config is not valid JSON" -- "${C[@]}" --config '{tile_m:'
+bad compile_config_empty_string 2 "exactly one of --config JSON and --all" -- "${C[@]}" --config ''
+bad compile_config_and_all 2 "exactly one of --config JSON and --all" -- "${C[@]}" --all --config '{}'
+
+# --- bench matmul: --repeat and configs are checked before a GPU is looked for ---
+for v in 0 -1 nan; do
+  bad "bench_repeat_$v" 2 "error: --repeat.*must be a whole number between 1 and 1000, got '$v'" -- bench matmul --arch sm_90a --repeat "$v"
+done
+bad bench_tile_m_2pow62 2 "tile_m = 4611686018427387904 is out of range" -- bench matmul --arch sm_90a --config "$(cfg tile_m 4611686018427387904)"
+bad bench_unknown_key 2 "unknown matmul config parameter 'tile_q'" -- bench matmul --arch sm_90a --config '{"tile_q":1}'
+bad bench_partial_bad_value 2 "no integer 'tile_n'" -- bench matmul --arch sm_90a --config '{"tile_n":"wide"}'
+
+# --- an unusable compile cache: one warning, compiled without it, exit 0 (not a config's failure) ---
+fixture_cache_file() { echo "not a folder" > "$W/cachefile"; }
+bad compile_cache_dir_is_a_file 0 "warning: the compile cache .*cachefile cannot be used.*compiling without it" \
+  --fixture cache_file -- compile matmul --arch sm_90a --m 256 --n 256 --k 256 --cache-dir '$W/cachefile' --config "$(cfg tile_m 128)"
+bad compile_partial_config_is_filled 0 "defaults are used: .*epi_tile_n=" -- "${C[@]}" --config '{"tile_m":128,"tile_n":128}'
+
+finish
