@@ -56,12 +56,16 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                 {"trials_resumed", r.trials_resumed}, {"failed", r.failed}, {"env_failed", r.env_failed},
                                 {"taken_elsewhere", r.taken_elsewhere}, {"study_trials", r.study_trials}, {"wall_s", r.wall_s},
                                 {"interrupted", r.interrupted}, {"exhausted", r.exhausted}, {"top", top},
+                                {"verified", r.verified}, {"verify_failed", r.verify_failed},
                                 {"db", o.db}}
                      .dump(2)
               << "\n";
     return;
   }
-  std::string label = r.source == "cuda" ? "measured" : r.source == "model" ? "PREDICTED (model; nothing was measured)" : "replayed";
+  std::string label = r.source == "cuda"      ? "measured"
+                      : r.source == "model"   ? "PREDICTED (model; nothing was measured)"
+                      : r.source == "emulate" ? "VERIFIED on the virtual device (no times)"
+                                              : "replayed";
   fmt::print("{} on {}: {} new trials ({} resumed, {} failed) in {:.1f} s with {}; results {} in {}\n",
              o.problem.key(), r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
              o.db);
@@ -71,6 +75,14 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   if (r.taken_elsewhere)
     fmt::print("{} configs were left to concurrent runs on {}; the study has {} of {} trials\n", r.taken_elsewhere,
                o.db, r.study_trials, o.trials);
+  if (r.source == "emulate") {
+    // The virtual device verifies; it has no clock, so nothing is ranked by time.
+    fmt::print("verified on the virtual device: {} passed, {} failed (see 'mgpu-tune trials --db {}' for each "
+               "config's checker findings); no times: the virtual device has no clock\n",
+               r.verified, r.verify_failed, o.db);
+    if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
+    return;
+  }
   if (r.top.empty()) {
     fmt::print("none of the trials succeeded: no config produced a result\n");
     if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
@@ -163,7 +175,9 @@ void add_matmul_command(CLI::App& app) {
       ->check(finite_number(0))
       ->capture_default_str();
   cmd->add_option("--db", o->tune.db, "Results database (created if absent)")->capture_default_str();
-  cmd->add_option("--device", o->tune.device, "auto (the GPU, else the cost model), cuda, model, or replay:DB")
+  cmd->add_option("--device", o->tune.device,
+                  "auto (the GPU, else the cost model), cuda, emulate (run and verify each config on the virtual sm_90a "
+                  "device: checkers for races, hazards and deadlocks; no times), model, or replay:DB")
       ->capture_default_str();
   cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies")
       ->check(whole_number(0))
@@ -241,7 +255,11 @@ void add_matmul_command(CLI::App& app) {
                  sigabbrev_np(interrupted_exit_code() - 128), r.trials_this_run, o->tune.db);
       throw ExitWith{interrupted_exit_code()};
     }
-    if (r.top.empty()) throw ExitWith{core::kExitFailure};  // every trial failed: the work failed
+    if (r.source == "emulate") {
+      if (r.verify_failed > 0 || r.verified == 0) throw ExitWith{core::kExitFailure};  // a config failed on the virtual device
+    } else if (r.top.empty()) {
+      throw ExitWith{core::kExitFailure};  // every trial failed: the work failed
+    }
   });
 }
 

@@ -84,6 +84,35 @@ const char* const kMigrations[] = {
       heartbeat_at INTEGER NOT NULL,      -- unix seconds; a claim not renewed for the lease is dead
       UNIQUE(study, config));
     )sql",
+    // 4: trials verified on the virtual device (source 'emulate': no times, a verification
+    // error and the checkers' findings). SQLite cannot change a CHECK in place: the table is
+    // rebuilt with the same columns in the same order.
+    R"sql(
+    CREATE TABLE trials_v4(
+      id INTEGER PRIMARY KEY,
+      uuid TEXT NOT NULL UNIQUE,
+      run_id INTEGER NOT NULL REFERENCES runs(id),
+      template_id INTEGER NOT NULL REFERENCES templates(id),
+      problem_id INTEGER NOT NULL REFERENCES problems(id),
+      config_id INTEGER NOT NULL REFERENCES configs(id),
+      environment_id INTEGER NOT NULL REFERENCES environments(id),
+      status TEXT NOT NULL,
+      source TEXT NOT NULL CHECK(source IN ('cuda', 'model', 'replay', 'emulate')),
+      median_ms REAL, min_ms REAL, mean_ms REAL, noise REAL,
+      sample_count INTEGER NOT NULL DEFAULT 0,
+      samples_json TEXT NOT NULL DEFAULT '[]',
+      verification_error REAL,
+      throttled INTEGER NOT NULL DEFAULT 0,
+      compile_ms REAL, registers INTEGER, smem_bytes INTEGER, spill_bytes INTEGER,
+      message TEXT NOT NULL DEFAULT '',
+      created_at TEXT NOT NULL,
+      timer TEXT NOT NULL DEFAULT '');
+    INSERT INTO trials_v4 SELECT * FROM trials;
+    DROP TABLE trials;
+    ALTER TABLE trials_v4 RENAME TO trials;
+    CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);
+    CREATE INDEX trials_by_run ON trials(run_id);
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 

@@ -8,7 +8,7 @@
 
 namespace mgpu::results {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 int schema_version(SQLite::Database& db);
 void migrate(SQLite::Database& db);

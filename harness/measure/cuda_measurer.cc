@@ -20,7 +20,6 @@
 #include "harness/measure/stopping_rule.h"
 
 namespace mgpu::harness {
-namespace {
 
 using kernels::DType;
 
@@ -34,6 +33,8 @@ double read_out(const std::vector<std::uint8_t>& c, std::size_t i, DType t) {
   std::memcpy(&h, c.data() + 2 * i, 2);
   return t == DType::BF16 ? core::from_bf16(h) : core::from_f16(h);
 }
+
+namespace {
 
 // RAII CUDA event pair for one timed launch.
 struct Events {

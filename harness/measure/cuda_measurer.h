@@ -36,6 +36,9 @@ void check_timer_choice(std::string_view choice);  // the names alone, no GPU ne
 // Seeded uniform [-1, 1) values in bf16 or f16 bits: inputs are never zeros.
 std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, kernels::DType t);
 
+// Element i of an output buffer of dtype t, as a double.
+double read_out(const std::vector<std::uint8_t>& c, std::size_t i, kernels::DType t);
+
 // Largest acceptable relative Frobenius error for an output dtype.
 double verification_threshold(kernels::DType out);
 

@@ -5,14 +5,15 @@
 #include "core/compiler.h"
 #include "core/error.h"
 #include "harness/measure/cuda_measurer.h"
+#include "harness/measure/emulator_verifier.h"
 #include "kernels/matmul_template.h"
 
 namespace mgpu::harness {
 
 Measurement measure_trial(const TrialRequest& req) {
   const core::ArchSpec& arch = core::parse_arch(req.arch);
-  if (req.measurer != "model" && req.measurer != "cuda")
-    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown measurer '{}': model or cuda", req.measurer));
+  if (req.measurer != "model" && req.measurer != "cuda" && req.measurer != "emulate")
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown measurer '{}': model, cuda or emulate", req.measurer));
   Measurement m;
   m.source = req.measurer;
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
@@ -30,13 +31,15 @@ Measurement measure_trial(const TrialRequest& req) {
     return m;
   }
   core::BuiltKernel k;
-  std::string cubin;
-  if (req.measurer == "cuda" || req.compile) {
+  std::string cubin, ptx;
+  if (req.measurer != "model" || req.compile) {
     try {
       k = t.build(req.problem, req.config);
       core::CompileOptions o = core::CompileOptions::from_environment();
       o.cache_dir = core::CompileCache::default_dir().string();  // the tuner compiled ahead: a hit
-      cubin = core::compile_module(k.mlir, arch, o).units.at(0).cubin.image;
+      core::CompileResult r = core::compile_module(k.mlir, arch, o);
+      cubin = r.units.at(0).cubin.image;
+      ptx = r.units.at(0).ptx;
     } catch (const core::Error& e) {
       // A missing tool or an unwritable file says nothing about the config.
       bool machine = e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable;
@@ -52,6 +55,7 @@ Measurement measure_trial(const TrialRequest& req) {
     m.noise_converged = true;
     return m;
   }
+  if (req.measurer == "emulate") return verify_on_emulator(req, t, k, ptx);
   return measure_on_gpu(req, t, k, cubin);
 }
 

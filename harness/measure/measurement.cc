@@ -13,7 +13,7 @@ constexpr std::pair<TrialStatus, std::string_view> kNames[] = {
     {TrialStatus::LaunchError, "launch_error"}, {TrialStatus::Fault, "fault"},
     {TrialStatus::Timeout, "timeout"}, {TrialStatus::WrongResult, "wrong_result"},
     {TrialStatus::InvalidConfig, "invalid_config"},
-    {TrialStatus::EnvError, "env_error"}};
+    {TrialStatus::EnvError, "env_error"}, {TrialStatus::Hazard, "hazard"}};
 }  // namespace
 
 std::string_view to_string(TrialStatus s) {

@@ -16,13 +16,14 @@ namespace mgpu::harness {
 // EnvError: the machine, not the config, failed (no assembler, an unwritable folder, ...):
 // such a trial is kept for the record but never counts as the config's result, and a resumed
 // run tries the config again.
-enum class TrialStatus { Ok, CompileError, LaunchError, Fault, Timeout, WrongResult, InvalidConfig, EnvError };
+// Hazard: the virtual device's checkers found a synchronization error (the result may even be right).
+enum class TrialStatus { Ok, CompileError, LaunchError, Fault, Timeout, WrongResult, InvalidConfig, EnvError, Hazard };
 std::string_view to_string(TrialStatus s);
 TrialStatus parse_trial_status(std::string_view s);  // throws core::Error{InvalidInput}
 
 struct Measurement {
   TrialStatus status = TrialStatus::Ok;
-  std::string source;          // "cuda" | "model" | "replay"
+  std::string source;          // "cuda" | "model" | "replay" | "emulate"
   std::string message;         // why, when not ok
   std::vector<double> samples_ms;
   double median_ms = 0, min_ms = 0, mean_ms = 0;

@@ -11,10 +11,12 @@
 
 #include "core/cache_usability.h"
 #include "core/compile_pool.h"
+#include "core/cuda_driver.h"
 #include "core/device_query.h"
 #include "core/error.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
+#include "harness/measure/emulator_verifier.h"
 #include "harness/measure/replay_measurer.h"
 #include "harness/measure/trial_record.h"
 #include "harness/tune/warm_start.h"
@@ -50,6 +52,31 @@ void compile_ahead(const kernels::MatmulTemplate& t, const kernels::MatmulProble
   core::compile_all(jobs, o, 0);  // failures surface again, per trial, in the worker
 }
 
+// The virtual device (core/emu) behind the CUDA driver ABI: kernels run and are verified in a
+// worker process, with no time -- it has no clock.
+Device emulator(const core::ArchSpec& arch) {
+  if (arch.name != std::string_view("sm_90a"))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--device emulate runs sm_90a kernels; {} is not emulated yet", arch.name));
+  std::string lib = find_virtual_device_library();
+  if (lib.empty())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      "--device emulate: libmgpu_vcuda.so is neither beside this executable nor named by MGPU_CUDA_DRIVER");
+  setenv("MGPU_CUDA_DRIVER", lib.c_str(), 1);  // for this process and its worker
+  setenv("MGPU_EMU_REPORTS", "off", 0);        // findings come back in each trial's message
+  core::DeviceReport report = core::query_devices();
+  if (report.gpus.empty() || !core::CudaDriver::get().emulated())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--device emulate: {} is not the virtual device ({})", lib, report.unavailable.value_or("another driver is loaded")));
+  Device d;
+  d.source = "emulate";
+  d.env = gpu_environment(report.gpus.front(), report, arch);
+  d.peak_tflops = arch.default_device().peak_tflops_bf16;
+  auto worker = std::make_shared<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 900.0);
+  d.measure = [worker](const TrialRequest& r) { return worker->run(r); };
+  return d;
+}
+
 Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kernels::MatmulTemplate& t) {
   const core::DeviceSpec& model_device = arch.default_device();
   auto model = [&](std::string note) {
@@ -73,9 +100,10 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
     d.measure = [replay](const TrialRequest& r) { return replay->measure(r); };
     return d;
   }
+  if (o.device == "emulate") return emulator(arch);
   if (o.device != "auto" && o.device != "cuda")
     throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("unknown device '{}': choose auto, cuda, model or replay:DB", o.device));
+                      fmt::format("unknown device '{}': choose auto, cuda, emulate, model or replay:DB", o.device));
   core::DeviceReport report = core::query_devices();
   const core::GpuInfo* gpu = nullptr;
   for (const core::GpuInfo& g : report.gpus)
@@ -183,10 +211,11 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
 
   int done = claims.counted();
   const bool gpu = device.source == "cuda";
+  const bool emulated = device.source == "emulate";
   // Kernels are compiled on every core a batch ahead: for the GPU, while it measures; for
   // the model, so that only configs that build are ranked. Without a usable cache the
   // compiles ahead would be thrown away: each trial compiles its own kernel then.
-  const bool compiles = gpu || (device.source == "model" && o.compile_predicted);
+  const bool compiles = gpu || emulated || (device.source == "model" && o.compile_predicted);
   bool ahead = compiles;
   if (compiles) {
     std::filesystem::path dir = core::CompileCache::default_dir();
@@ -236,8 +265,9 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       req.arch = o.arch;
       req.problem = o.problem;
       req.config = c;
-      req.measurer = gpu ? "cuda" : "model";
+      req.measurer = gpu ? "cuda" : emulated ? "emulate" : "model";
       req.compile = compiles;
+      req.verify = true;
       req.timer = o.timer;
       auto measure_start = Clock::now();
       Measurement m = device.measure(req);
@@ -256,11 +286,15 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         known.insert(key);
         last_seen = std::max(last_seen, id);
       }
-      strategy->tell(c, ok ? std::optional<double>(m.median_ms) : std::nullopt);
-      if (ok) {
+      // The virtual device verifies but has no clock: the search is steered by the cost
+      // model's prediction for configs that passed, and nothing is ranked by time.
+      double value = emulated ? t.predict_ms(o.problem, c, arch.default_device()) : m.median_ms;
+      strategy->tell(c, ok ? std::optional<double>(value) : std::nullopt);
+      if (emulated) ++(ok ? rep.verified : rep.verify_failed);
+      if (ok && !emulated) {
         results[key] = m.median_ms;
         noise_of[key] = m.noise;
-      } else {
+      } else if (!ok) {
         ++rep.failed;
         rep.env_failed += env_error;
       }

@@ -57,10 +57,11 @@ struct RankedConfig {
 struct TuneReport {
   std::string run_uuid;
   std::string device_name;  // as stored; "model:..." for predictions
-  std::string source;       // cuda | model | replay
+  std::string source;       // cuda | model | replay | emulate
   std::string note;         // why the device was chosen, when not the GPU
   int trials_this_run = 0, trials_resumed = 0, failed = 0;
   int env_failed = 0;       // of `failed`: the machine's fault (not counted; retried on resume)
+  int verified = 0, verify_failed = 0;  // emulate: configs that passed / failed on the virtual device
   int taken_elsewhere = 0;  // configs the strategy picked that another run had claimed or measured
   int study_trials = 0;     // the study's counted trials at the end, every run's
   double wall_s = 0;

@@ -35,7 +35,14 @@ OperandLoads plan_loads(int rows_per_atom, int atoms, int row_bytes, int in_byte
   l.row_bytes = row_bytes;
   l.atom_elems = row_bytes / in_bytes;
   l.rows_loaded = multicast ? rows_per_atom / 2 : rows_per_atom;
-  l.box_rows = std::min(l.rows_loaded, 256);  // a TMA box side is at most 256
+  // A TMA box side is at most 256, and every box of a stage has the map's one box size: the
+  // boxes must tile the rows exactly (384 rows as two 256-row boxes overran the stage into the
+  // next one -- found by the virtual device). The largest divisor of the rows that is at most
+  // 256 and a multiple of 8 keeps each box on whole 8-row swizzle atoms.
+  l.box_rows = l.rows_loaded;
+  if (l.rows_loaded > 256)
+    for (l.box_rows = 256; l.box_rows > 8 && (l.rows_loaded % l.box_rows || l.box_rows % 8); --l.box_rows) {
+    }
   return l;
 }
 

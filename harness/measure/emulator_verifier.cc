@@ -1,0 +1,125 @@
+#include "harness/measure/emulator_verifier.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <span>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/cuda_context.h"
+#include "core/cuda_driver.h"
+#include "core/cuda_kernel.h"
+#include "core/half.h"
+#include "core/prepared_launch.h"
+#include "core/error.h"
+#include "harness/version.h"
+#include "harness/measure/cuda_measurer.h"
+
+namespace mgpu::harness {
+
+namespace {
+
+using kernels::DType;
+
+double input_value(const std::vector<std::uint16_t>& v, std::size_t i, DType t) {
+  return t == DType::BF16 ? core::from_bf16(v[i]) : core::from_f16(v[i]);
+}
+
+// Findings that mean the kernel's synchronization is wrong. A TMA box wholly outside its
+// tensor is legal (nothing is written) and only noted.
+bool is_hazard(const std::string& kind) { return kind != "tma-out-of-bounds"; }
+
+}  // namespace
+
+std::string find_virtual_device_library() {
+  if (const char* env = std::getenv("MGPU_CUDA_DRIVER"); env && *env) return env;
+  std::filesystem::path dir = std::filesystem::path(executable_path()).parent_path();
+  for (const char* rel : {"libmgpu_vcuda.so", "core/emu/libmgpu_vcuda.so", "../lib/libmgpu_vcuda.so", "lib/libmgpu_vcuda.so"}) {
+    std::filesystem::path p = dir / rel;
+    if (std::filesystem::exists(p)) return std::filesystem::canonical(p).string();
+  }
+  return "";
+}
+
+Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
+                               const std::string& ptx) {
+  Measurement m;
+  m.source = "emulate";
+  const kernels::MatmulProblem& p = req.problem;
+  try {
+    if (!core::CudaDriver::get().emulated())
+      throw core::Error(core::ErrorKind::Unavailable, "the CUDA driver loaded is not the virtual device");
+    core::CudaContext& ctx = core::CudaContext::primary();
+    const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
+    std::uint64_t seed = std::hash<std::string>{}(p.key());
+    std::vector<std::uint16_t> a = seeded_input(p.m * p.k, seed, p.in_dtype), b = seeded_input(p.k * p.n, seed + 1, p.in_dtype);
+    core::DeviceBuffer da(a.size() * in), db(b.size() * in), dc(p.m * p.n * out);
+    da.upload(std::as_bytes(std::span(a)));
+    db.upload(std::as_bytes(std::span(b)));
+    dc.fill_bytes(0xFF);  // NaN poison: an element the kernel misses cannot pass
+    std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
+    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, 132));
+    core::LoadedModule mod(ptx);
+    launch.launch(mod.function(kernel.kernel_name));
+    ctx.synchronize();
+
+    // What the checkers found.
+    nlohmann::json j = nlohmann::json::parse(core::CudaDriver::get().last_emulated_launch());
+    std::vector<std::string> hazards, notes;
+    for (const auto& r : j.value("reports", nlohmann::json::array())) {
+      std::string line = fmt::format("{}: {} (PTX line {})", r.value("kind", "?"), r.value("message", ""), r.value("line", -1));
+      (is_hazard(r.value("kind", "")) ? hazards : notes).push_back(line);
+    }
+
+    std::vector<std::uint8_t> got(p.m * p.n * out);
+    dc.download(std::as_writable_bytes(std::span(got)));
+    double err = 0, norm = 0;
+    std::vector<double> row(p.n);
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (std::int64_t kk = 0; kk < p.k; ++kk) {
+        double av = input_value(a, i * p.k + kk, p.in_dtype);
+        for (std::int64_t n = 0; n < p.n; ++n)
+          row[n] += av * input_value(b, p.b_layout == kernels::BLayout::NK ? n * p.k + kk : kk * p.n + n, p.in_dtype);
+      }
+      for (std::int64_t n = 0; n < p.n; ++n) {
+        double g = read_out(got, i * p.n + n, p.out_dtype);
+        err += (g - row[n]) * (g - row[n]);
+        norm += row[n] * row[n];
+      }
+    }
+    double rel = std::sqrt(err / std::max(norm, 1e-300));
+    m.verification_error = std::isnan(rel) ? INFINITY : rel;
+    std::string found;
+    for (const auto& h : hazards) found += (found.empty() ? "" : "; ") + h;
+    if (!hazards.empty()) {
+      m.status = TrialStatus::Hazard;
+      m.message = fmt::format("{} finding(s) of the virtual device's checkers: {}", hazards.size(), found);
+    } else if (!(rel <= verification_threshold(p.out_dtype))) {
+      m.status = TrialStatus::WrongResult;
+      m.message = fmt::format("relative Frobenius error {:.3g} exceeds {:.1g} for {} output (vs a float64 reference)", rel,
+                              verification_threshold(p.out_dtype), to_string(p.out_dtype));
+    } else if (!notes.empty()) {
+      m.message = fmt::format("verified; {} note(s): {}", notes.size(), notes.front());
+    }
+    return m;
+  } catch (const core::CudaError& e) {
+    m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;
+    m.message = e.what();
+    std::string last = core::CudaDriver::get().last_emulated_launch();
+    if (!last.empty()) {
+      nlohmann::json j = nlohmann::json::parse(last);
+      if (!j.value("reports", nlohmann::json::array()).empty())
+        m.message += ": " + j["reports"][0].value("kind", "") + ": " + j["reports"][0].value("message", "");
+    }
+    return m;
+  } catch (const core::Error& e) {
+    m.status = TrialStatus::LaunchError;
+    m.message = e.what();
+    return m;
+  }
+}
+
+}  // namespace mgpu::harness
