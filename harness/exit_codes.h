@@ -19,9 +19,9 @@ inline constexpr int kExitInterrupted = 130;    // SIGINT (Ctrl-C): likewise
 inline constexpr int kExitTerminated = 143;     // SIGTERM (Slurm and CI time limits): likewise
 
 inline constexpr const char* kExitCodesHelp =
-    "Exit codes: 0 success; 1 the work failed (a trial or benchmark failed, a regression was found); "
-    "2 bad input (nothing was done); 3 nothing could be measured (no GPU for it, or only predictions: "
-    "no verdict); 4 no verdict (too noisy, or nothing in common to compare); 129/130/143 stopped by "
-    "SIGHUP/Ctrl-C/SIGTERM after committing what had finished.";
+    "Exit codes: 0 success; 1 the work failed (a trial or benchmark failed, a regression was found);\n"
+    "  2 bad input (nothing was done); 3 nothing could be measured (no GPU for it, or only\n"
+    "  predictions: no verdict); 4 no verdict (too noisy, or nothing in common to compare);\n"
+    "  129/130/143 stopped by SIGHUP/Ctrl-C/SIGTERM after committing what had finished.";
 
 }  // namespace mgpu::harness
