@@ -46,12 +46,14 @@ TuneOptions task_options(const Campaign& c, int i) {
 // Every task passes the tuning command's own checks, or nothing is submitted: a task that can
 // only fail would spend a GPU allocation to say so.
 void check_tasks(const Campaign& c, const std::vector<int>& tasks) {
-  for (int i : tasks) try {
+  for (int i : tasks) {
+    try {
       check_tune_options(task_options(c, i));
     } catch (const Error& e) {
       throw Error(ErrorKind::InvalidInput, fmt::format("{} task {} ({} {}): {}", c.path, i, c.tasks[i].arch,
                                                        c.tasks[i].problem.key(), e.what()));
     }
+  }
 }
 
 // What became of each task: its status file first (it ended), then Slurm's word.
