@@ -15,6 +15,7 @@
 #include "harness/cmd_results.h"
 #include "harness/cmd_space.h"
 #include "harness/cmd_worker.h"
+#include "harness/exit_codes.h"
 #include "harness/version.h"
 
 namespace mgpu::harness {
@@ -27,7 +28,8 @@ int run_cli(int argc, char** argv) {
       "mgpu-tune"};
   app.set_version_flag("--version", version_string());
   app.require_subcommand(1);
-  app.footer(
+  app.footer(kExitCodesHelp);  // every subcommand (added below) inherits it; ours gets the examples too
+  const std::string examples(
       "Examples:\n"
       "  mgpu-tune devices                        GPUs this machine can measure on\n"
       "  mgpu-tune space matmul --arch sm_90a --m 8192 --n 8192 --k 8192\n"
@@ -39,8 +41,8 @@ int run_cli(int argc, char** argv) {
       "  mgpu-tune matmul --arch sm_100 --m 4096 --n 8192 --k 4096 --dtype f16\n"
       "  mgpu-tune report --db mgpu-tune.db -o report/   (then open report/index.html)\n"
       "Nightly: mgpu-bench --db mgpu-tune.db (Google Benchmark), scripts/nightly.sh mgpu-tune.db\n"
-      "Exit codes: 0 success, 1 the work failed, 2 bad input.\n"
-      "Run 'mgpu-tune COMMAND --help' for a command's options.");
+      "Run 'mgpu-tune COMMAND --help' for a command's options.\n" +
+      std::string(kExitCodesHelp));
 
   add_devices_command(app);
   add_compile_command(app);
@@ -51,6 +53,7 @@ int run_cli(int argc, char** argv) {
   add_campaign_command(app);
   add_worker_command(app);
   add_matmul_command(app);
+  app.footer(examples);
 
   try {
     app.parse(argc, argv);  // subcommand callbacks run the work

@@ -12,6 +12,8 @@
 #include "core/cuda_context.h"
 #include "core/device_query.h"
 #include "core/error.h"
+#include "harness/cli.h"
+#include "harness/exit_codes.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
 #include "harness/config_option.h"
@@ -61,9 +63,11 @@ void run(const Options& o) {
   t.require_valid(p, cfg);
   core::DeviceReport devices = core::query_devices();
   auto gpu = std::find_if(devices.gpus.begin(), devices.gpus.end(), [&](const core::GpuInfo& g) { return g.arch == &arch; });
-  if (gpu == devices.gpus.end())
-    throw core::Error(core::ErrorKind::Unavailable,
-                      fmt::format("bench needs a {} GPU: {}", arch.name, devices.unavailable.value_or("none of this arch")));
+  if (gpu == devices.gpus.end()) {  // not a failure of the work, nor bad input: nothing could be measured
+    fmt::print(stderr, "mgpu-tune: error: bench needs a {} GPU: {}: nothing was measured\n", arch.name,
+               devices.unavailable.value_or("none of this arch"));
+    throw ExitWith{kExitNothingMeasured};
+  }
 
   const Timer timer = choose_timer(o.timer);
   auto measure = [&](Timer with, bool verify) {

@@ -1,6 +1,8 @@
 #include "harness/cmd_results.h"
 
+#include <array>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -42,10 +44,19 @@ void add_best(CLI::App& app) {
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     if (o->runs) {
       if (o->json) {
+        // What each run holds: nightly.sh never takes a run that measured nothing as a baseline.
+        std::map<std::int64_t, std::array<int, 3>> held;  // run -> trials, measured ok, predicted
+        for (const results::TrialRow& t : s.trials()) {
+          std::array<int, 3>& h = held[t.run_id];
+          ++h[0];
+          h[1] += t.status == "ok" && t.source != "model";
+          h[2] += t.source == "model";
+        }
         nlohmann::json j = nlohmann::json::array();
         for (const results::RunRow& r : s.runs())
           j.push_back({{"id", r.id}, {"uuid", r.uuid}, {"kind", r.kind}, {"arguments", r.arguments},
-                       {"started_at", r.started_at}, {"ended_at", r.ended_at}, {"tool_version", r.tool_version}});
+                       {"started_at", r.started_at}, {"ended_at", r.ended_at}, {"tool_version", r.tool_version},
+                       {"trials", held[r.id][0]}, {"measured", held[r.id][1]}, {"predicted", held[r.id][2]}});
         std::cout << j.dump(2) << "\n";
         return;
       }

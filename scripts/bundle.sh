@@ -12,7 +12,9 @@
 # sets LD_LIBRARY_PATH, MGPU_PYTHON_HOME and MGPU_TEST_DATA and runs a command.
 # On the GPU machine:
 #   tar xJf .bundle.tar.xz && .bundle/run.sh mgpu-tests --gtest_filter='GpuKernels.*'
+# Exit: 0 built; 1 something failed.
 set -euo pipefail
+trap 'exit 1' ERR
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh >/dev/null
 if ! dpkg-query -W -f='${Status}' libzstd-dev 2>/dev/null | grep -q "install ok installed"; then

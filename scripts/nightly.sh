@@ -3,13 +3,16 @@
 #   scripts/nightly.sh DB [BASELINE_RUN] [--out DIR] [--candidate RUN] [-- MGPU_BENCH_FLAGS...]
 # 1. measures the suite -- DB's best verified configs -- with mgpu-bench into a new "bench" run
 #    of DB (Google Benchmark's JSON in DIR/nightly.json);
-# 2. compares that run with BASELINE_RUN (an id or uuid prefix; default: the previous bench run)
-#    through `mgpu-tune regress`;
-# 3. writes DIR/report.md (DIR defaults to nightly-report/).
+# 2. compares that run with BASELINE_RUN (an id or uuid prefix; default: the latest earlier
+#    bench run that measured something) through `mgpu-tune regress`;
+# 3. writes DIR/report.md (DIR defaults to nightly-report/), whatever the outcome but bad input.
 # --candidate RUN compares an existing run instead of measuring (to re-report a night).
+# A run that measured nothing (predictions, every benchmark failed) is never a baseline, and
+# predictions (-- --device model) are reported as such: never a pass.
 # Exit codes: 0 no regression; 1 a config got slower or a benchmark failed; 2 bad input;
-# 3 no GPU: nothing was measured, no verdict; 4 no trustworthy verdict (too noisy, or the runs
-# share no config). A pass is only ever reported for what was measured.
+# 3 nothing measured (no GPU, a database of predictions only, or a run of predictions): no
+# verdict; 4 no trustworthy verdict (too noisy, or the runs share no config); 129/130/143
+# mgpu-bench was stopped by a signal. Paths are taken relative to the current directory.
 # Environment: MGPU_BIN, the folder holding mgpu-tune and mgpu-bench (default: build/).
 set -uo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,58 +21,120 @@ TUNE="$BIN/mgpu-tune"
 BENCH="$BIN/mgpu-bench"
 PY="$(command -v python3 || echo /usr/bin/python3)"  # any Python 3: it only reads JSON
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "nightly: error: $*" >&2; exit 2; }
 db="" baseline="" candidate="" out="nightly-report"
 bench_flags=()
 while (($#)); do
   case "$1" in
-    --out) out="${2:?--out needs a folder}"; shift 2 ;;
-    --candidate) candidate="${2:?--candidate needs a run}"; shift 2 ;;
-    --help|-h) usage ;;
+    --out|--candidate)
+      [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (run with --help for usage)"
+      if [ "$1" = --out ]; then out="$2"; else candidate="$2"; fi
+      shift 2 ;;
+    --help|-h) usage; exit 0 ;;
     --) shift; bench_flags=("$@"); break ;;
-    -*) echo "nightly: unknown option $1" >&2; usage ;;
-    *) if [ -z "$db" ]; then db="$1"; elif [ -z "$baseline" ]; then baseline="$1"; else usage; fi; shift ;;
+    -*) die "unknown option $1 (run with --help for usage)" ;;
+    *) if [ -z "$db" ]; then db="$1"; elif [ -z "$baseline" ]; then baseline="$1"
+       else die "unexpected argument '$1': give DB and at most one BASELINE_RUN"; fi
+       shift ;;
   esac
 done
-[ -n "$db" ] || usage
-[ -f "$db" ] || { echo "nightly: no results database at $db" >&2; exit 2; }
+[ -n "$db" ] || { usage >&2; die "give the results database DB"; }
+[ -f "$db" ] || die "no results database at $db"
 for exe in "$TUNE" "$BENCH"; do
-  [ -x "$exe" ] || { echo "nightly: $exe is missing: build first (scripts/setup.sh) or set MGPU_BIN" >&2; exit 2; }
+  [ -x "$exe" ] || die "$exe is missing: build first (scripts/setup.sh) or set MGPU_BIN"
 done
-mkdir -p "$out" || exit 2
+[ -z "$candidate" ] || [ ${#bench_flags[@]} -eq 0 ] || die "--candidate re-reports a run: it measures nothing, so takes no mgpu-bench flags"
+
+# The runs of the database, oldest first: "id uuid kind trials measured predicted" per line.
+runs_table() {
+  local json
+  json="$("$TUNE" best --db "$db" --runs --json)" || exit 2  # mgpu-tune said why (not a database, ...)
+  "$PY" -c 'import json,sys
+for r in json.load(sys.stdin):
+    print(r["id"], r["uuid"], r["kind"], r["trials"], r["measured"], r["predicted"])' <<< "$json"
+}
+# The table's line of a run named by id (a number) or uuid prefix (as mgpu-tune does), or exit 2.
+resolve() {
+  local spec="$1" what="$2" field=2 hits
+  [[ "$spec" =~ ^[0-9]+$ ]] && field=1
+  hits="$(awk -v s="$spec" -v f="$field" '(f == 1 && $1 == s) || (f == 2 && index($2, s) == 1)' <<< "$table")"
+  [ -n "$hits" ] || die "$what run '$spec' is not in $db (see: mgpu-tune best --db $db --runs)"
+  [ "$(wc -l <<< "$hits")" -eq 1 ] || die "$what run '$spec' is ambiguous in $db: give more of its uuid"
+  echo "$hits"
+}
+field() { cut -d' ' -f"$2" <<< "$1"; }  # field LINE N: 1 id, 3 kind, 4 trials, 5 measured, 6 predicted
+
+# Everything named is checked before anything is measured or written.
+table="$(runs_table)" || exit 2
+if [ -n "$baseline" ]; then
+  base_line="$(resolve "$baseline" baseline)" || exit 2
+  [ "$(field "$base_line" 5)" -gt 0 ] ||
+    die "baseline run '$baseline' measured nothing ($(field "$base_line" 6) predictions, $(field "$base_line" 4) trials): it cannot be a baseline"
+fi
+if [ -n "$candidate" ]; then
+  cand_line="$(resolve "$candidate" candidate)" || exit 2
+fi
+mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || die "cannot write the report folder $out"
 report="$out/report.md"
 
-# The bench runs in the database, oldest first: "id uuid" per line.
-bench_runs() {
-  "$TUNE" best --db "$db" --runs --json |
-    "$PY" -c 'import json,sys; [print(r["id"], r["uuid"]) for r in json.load(sys.stdin) if r["kind"] == "bench"]'
-}
-
+bench_failed=0
 if [ -z "$candidate" ]; then
-  "$BENCH" --db "$db" --benchmark_out="$out/nightly.json" --benchmark_out_format=json "${bench_flags[@]}"
-  rc=$?
-  if [ $rc -eq 3 ]; then
-    printf '# Nightly perf run: NOT RUN\n\nNo GPU for the suite on this machine: nothing was measured, so there is no verdict.\n' > "$report"
-    echo "nightly: no GPU: nothing measured (exit 3)" >&2
+  last_id="$(tail -n 1 <<< "$table" | cut -d' ' -f1)"
+  # mgpu-bench's messages go to the terminal and into its log, for the report.
+  { "$BENCH" --db "$db" --benchmark_out="$out/nightly.json" --benchmark_out_format=json "${bench_flags[@]}" \
+      2>&1 1>&3 | tee "$out/mgpu-bench.log" >&2; } 3>&1
+  rc=${PIPESTATUS[0]}
+  case $rc in
+    0) ;;
+    1) bench_failed=1 ;;
+    2) exit 2 ;;  # bad input: mgpu-bench said what
+    3) { printf '# Nightly perf run: NOT RUN\n\nNothing was measured, so there is no verdict:\n\n'
+         sed -n 's/^mgpu-bench: /- /p' "$out/mgpu-bench.log"; } > "$report"
+       echo "nightly: nothing measured, no verdict (exit 3; report: $report)" >&2
+       exit 3 ;;
+    *) printf '# Nightly perf run: STOPPED\n\nmgpu-bench ended with exit %s (signal or crash): no verdict. What it measured is in %s.\n' \
+         "$rc" "$db" > "$report"
+       echo "nightly: mgpu-bench ended with exit $rc: no verdict (report: $report)" >&2
+       [ "$rc" -ge 128 ] && exit "$rc"
+       exit 1 ;;
+  esac
+  table="$(runs_table)" || exit 2
+  cand_line="$(awk -v last="${last_id:-0}" '$1 > last && $3 == "bench"' <<< "$table" | tail -n 1)"
+  if [ -z "$cand_line" ]; then
+    printf '# Nightly perf run: FAILED\n\nmgpu-bench recorded no run in %s: nothing was measured.\n' "$db" > "$report"
+    echo "nightly: mgpu-bench recorded no run (report: $report)" >&2
+    exit 1
+  fi
+  candidate="$(field "$cand_line" 1)"
+fi
+
+# A candidate that measured nothing gets no comparison: predictions are not a verdict.
+if [ "$(field "$cand_line" 5)" -eq 0 ]; then
+  if [ "$(field "$cand_line" 6)" -gt 0 ]; then
+    printf '# Nightly perf run: PREDICTIONS, NOT A VERDICT\n\nRun %s holds %s predictions of the cost model (--device model): nothing was measured on a GPU, so nothing passed or failed, and the run will never be a baseline.\n' \
+      "$candidate" "$(field "$cand_line" 6)" > "$report"
+    echo "nightly: run $candidate holds predictions, not measurements: no verdict (exit 3; report: $report)" >&2
     exit 3
   fi
-  [ $rc -eq 2 ] && exit 2
-  bench_failed=$rc
-  candidate="$(bench_runs | tail -n 1 | cut -d' ' -f1)"
-  [ -n "$candidate" ] || { echo "nightly: mgpu-bench recorded no run" >&2; exit 1; }
-else
-  bench_failed=0
+  if [ "$(field "$cand_line" 4)" -gt 0 ]; then
+    printf '# Nightly perf run: FAILED\n\nEvery benchmark of run %s failed (fault, wrong result or launch error)%s: nothing was measured.\n' \
+      "$candidate" "$([ -f "$out/nightly.json" ] && echo ": see $out/nightly.json")" > "$report"
+    echo "nightly: every benchmark of run $candidate failed (report: $report)" >&2
+    exit 1
+  fi
+  printf '# Nightly perf run: NOT RUN\n\nRun %s holds no trial: nothing was measured, so there is no verdict.\n' "$candidate" > "$report"
+  echo "nightly: run $candidate measured nothing: no verdict (exit 3; report: $report)" >&2
+  exit 3
 fi
 
 if [ -z "$baseline" ]; then
-  # The bench run before the candidate.
-  # A number names a run by id, anything else by uuid prefix (as mgpu-tune does).
-  field=2; [[ "$candidate" =~ ^[0-9]+$ ]] && field=1
-  baseline="$(bench_runs | awk -v c="$candidate" -v f="$field" \
-    '(f == 1 && $1 == c) || (f == 2 && index($2, c) == 1) { print prev; exit } { prev = $1 }')"
+  # The latest bench run before the candidate that measured something.
+  baseline="$(awk -v c="$(field "$cand_line" 1)" '$1 < c && $3 == "bench" && $5 > 0 { b = $1 } END { print b }' <<< "$table")"
   if [ -z "$baseline" ]; then
-    printf '# Nightly perf run\n\nRun %s is the first bench run: it becomes the baseline; nothing to compare yet.\n' \
+    printf '# Nightly perf run\n\nRun %s is the first bench run that measured something: it becomes the baseline; nothing to compare yet.\n' \
       "$candidate" > "$report"
+    [ "$bench_failed" -ne 0 ] && printf '\n**Some benchmarks failed** (fault, wrong result or launch error): see %s.\n' "$out/nightly.json" >> "$report"
     echo "nightly: no earlier bench run: $candidate is the baseline from now on" >&2
     exit $((bench_failed ? 1 : 0))
   fi
@@ -90,5 +155,6 @@ case $rc in
 esac
 printf '\n**%s**\n' "$verdict" >> "$report"
 echo "nightly: $verdict (report: $report)" >&2
-if [ $rc -eq 0 ] && [ "$bench_failed" -ne 0 ]; then exit 1; fi
+# A failed benchmark is a failure whatever the comparison of the others said.
+if [ "$bench_failed" -ne 0 ] && { [ $rc -eq 0 ] || [ $rc -eq 4 ]; }; then exit 1; fi
 exit $rc

@@ -2,10 +2,15 @@
 # Look at the HTML report as a person would: write it for DB and render the page to a PNG with
 # headless Chromium (installed from Debian if missing).
 #   scripts/report_screenshot.sh DB OUT.png [REPORT_DIR]
+# Exit: 0 written; 1 rendering failed; 2 bad input (mgpu-tune report's own codes otherwise).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-db="${1:?usage: report_screenshot.sh DB OUT.png [REPORT_DIR]}"
-png="${2:?usage: report_screenshot.sh DB OUT.png [REPORT_DIR]}"
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+  echo "report_screenshot: error: usage: report_screenshot.sh DB OUT.png [REPORT_DIR]" >&2
+  exit 2
+fi
+db="$1"
+png="$2"
 dir="${3:-$(mktemp -d)}"
 if ! command -v chromium >/dev/null; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Set up a Debian 12 machine for mgpu-tune and build it into build/. Idempotent: packages are
 # installed only when missing (after `apt-get update`), and the build is incremental.
-#   scripts/setup.sh            install what is missing, configure, build
+#   scripts/setup.sh            install what is missing, configure, build everything
+#   scripts/setup.sh TARGET...  the same, building only those targets (e.g. mgpu-tune)
+# Exit: 0 ready; 1 setup or the build failed; 2 bad input (--help: 0).
 # Environment: CUDA_HOME (default /usr/local/cuda) picks the CUDA toolkit; BUILD_DIR (build).
 set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "setup: error: unknown option $1 (run with --help for usage)" >&2; exit 2 ;;
+esac
+targets=("$@")
+trap 'exit 1' ERR  # whatever failed (apt-get, cmake, ...): the table's 1
 cd "$(dirname "$0")/.."
 
 # The exact Debian packages (bookworm + bookworm-security for LLVM/MLIR 22).
@@ -47,4 +55,4 @@ BUILD_DIR="${BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$CUDA_HOME"
 fi
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+cmake --build "$BUILD_DIR" -j "$(nproc)" ${targets[@]+--target "${targets[@]}"}

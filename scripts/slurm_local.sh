@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # A real single-node Slurm on this machine, for the campaign tests: munge, slurmctld and slurmd
 # on localhost, with their configuration, state and logs under one folder.
-#   scripts/slurm_local.sh start DIR   # prints "export SLURM_CONF=DIR/slurm.conf"; exit 77 if it cannot
+#   scripts/slurm_local.sh start DIR   # prints "export SLURM_CONF=DIR/slurm.conf"
 #   scripts/slurm_local.sh stop DIR
+# Exit: 0 done; 2 bad input; 3 Slurm cannot be started on this machine (missing daemons, not
+# root, ...: it says why).
 # SLURM_LOCAL_PORT (default 16817) and the next port are the controller's and the node's.
 # Needs Debian's slurm-wlm and munge (scripts/setup.sh installs them) and root (the daemons run
 # as root here: a throwaway test cluster). Partition "debug" holds the one node.
 set -uo pipefail
-cmd="${1:?usage: slurm_local.sh start|stop DIR}"
-dir="$(realpath -m "${2:?usage: slurm_local.sh start|stop DIR}")"
-skip() { echo "slurm_local: cannot start Slurm here: $*" >&2; exit 77; }
+usage() { echo "slurm_local: error: usage: slurm_local.sh start|stop DIR" >&2; exit 2; }
+[ $# -eq 2 ] && [ -n "$2" ] || usage
+cmd="$1"
+dir="$(realpath -m "$2")"
+skip() { echo "slurm_local: cannot start Slurm here: $*" >&2; exit 3; }
 
 if [ "$cmd" = stop ]; then
   pids=()
@@ -22,7 +26,7 @@ if [ "$cmd" = stop ]; then
   kill -9 "${pids[@]}" 2>/dev/null  # still there after 10 s
   exit 0
 fi
-[ "$cmd" = start ] || { echo "usage: slurm_local.sh start|stop DIR" >&2; exit 2; }
+[ "$cmd" = start ] || usage
 for exe in slurmctld slurmd munged sbatch squeue scontrol; do
   command -v "$exe" >/dev/null || skip "$exe is missing (apt-get install slurm-wlm munge)"
 done

@@ -2,7 +2,9 @@
 # A campaign through a real single-node Slurm (scripts/slurm_local.sh): plan, submit as a job
 # array with a dependent merge job, wait, check that the merged database is exactly the union
 # of the shards; then a campaign with a failing task: status reports it, resume resubmits only
-# it, and after the fix it completes. Exit 77 (skipped) when Slurm cannot be started here.
+# it, and after the fix it completes; then a task killed at its --time limit: status says so,
+# resume continues it without repeating a trial. Exit 77 (skipped) when Slurm cannot be started
+# here. Takes several minutes (the time-limit part alone 3 to 5).
 #   tests/slurm_campaign.sh MGPU_TUNE SOURCE_DIR
 set -uo pipefail
 TUNE="$1"
@@ -11,11 +13,12 @@ work="$(mktemp -d /tmp/mgpu-slurm-test.XXXXXX)"
 export SLURM_LOCAL_PORT=$((20000 + $$ % 20000))
 out="$(bash "$SRC/scripts/slurm_local.sh" start "$work/slurm")"
 rc=$?
+[ $rc -eq 3 ] && rc=77  # Slurm cannot start here: ctest's "skipped"
 if [ $rc -ne 0 ]; then rm -rf "$work"; exit $rc; fi
 eval "$out"
 cleanup() { bash "$SRC/scripts/slurm_local.sh" stop "$work/slurm"; rm -rf "$work"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; for f in "$work"/*/*-logs/*.out; do echo "--- $f"; cat "$f"; done >&2; exit 1; }
+fail() { echo "FAIL: $*" >&2; for f in "$work"/*/*-logs/*.out "$work"/*/*/*-logs/*.out; do echo "--- $f"; cat "$f"; done >&2; exit 1; }
 
 wait_idle() {  # until Slurm runs and queues nothing (at most 5 minutes)
   for _ in $(seq 1 150); do [ -z "$(squeue -h)" ] && return 0; sleep 2; done
@@ -76,4 +79,41 @@ echo "$resumed" | grep -q "submitted 1 tasks as array job [0-9]* (1)" || fail "r
 wait_idle
 "$TUNE" campaign status "$work/b/mixed.json" | grep -q "2 tasks: 2 done" || fail "after resume every task is done"
 "$TUNE" campaign resume "$work/b/mixed.json" --partition debug | grep -q "nothing to resume" || fail "nothing left"
+
+# 3. A task killed at its time limit, in a folder whose path has a space, quotes and a %: status
+#    says it timed out, resume continues its shard without repeating a committed trial, and it
+#    completes. Each model trial compiles its kernel (a fraction of a second on a few cores), so
+#    500 trials outlast Slurm's shortest limit, 1 minute; the cache is fresh so none is free.
+export MGPU_CACHE_DIR="$work/cache"
+c="$work/c/night shift 'q\" 100%"
+mkdir -p "$c"
+shard="$c/long-shards/task-0.db"
+trials_in() {  # "ROWS DISTINCT_CONFIGS" of a shard
+  /usr/bin/python3 -c 'import sqlite3, sys, urllib.parse
+db = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri=True)
+print(*db.execute("SELECT COUNT(*), COUNT(DISTINCT config_id) FROM trials").fetchone())' "$1"
+}
+started=$SECONDS
+"$TUNE" campaign plan --arch sm_90a --m 4096 --n 4096 --k 4096 --trials 500 --strategy random --device model \
+  -o "$c/long.json" || fail "plan in a folder with a space and quotes"
+"$TUNE" campaign submit "$c/long.json" --partition debug --gpus-per-task 0 --time 1 || fail "submit with --time 1"
+wait_idle
+status="$("$TUNE" campaign status "$c/long.json")"
+echo "$status"
+echo "$status" | grep -q "task   0  timed out" || fail "the task killed at its time limit is not shown as timed out"
+[ -f "$c/long-logs/task-0.out" ] || fail "no log where #SBATCH --output said (quoting of the path)"
+read -r before distinct < <(trials_in "$shard") || fail "no shard after the time-out"
+echo "timed out after $before trials"
+[ "$before" -gt 0 ] && [ "$before" -lt 500 ] || fail "expected a partial shard, got $before trials"
+resumed="$("$TUNE" campaign resume "$c/long.json" --partition debug --gpus-per-task 0)" || fail "resume"
+echo "$resumed"
+echo "$resumed" | grep -q "submitted 1 tasks" || fail "resume should resubmit the timed-out task"
+wait_idle
+"$TUNE" campaign status "$c/long.json" | grep -q "1 tasks: 1 done" || fail "the resumed task did not complete"
+grep -q "($before resumed" "$c/long-logs/task-0.out" || fail "the resumed task did not continue from its $before trials"
+read -r after distinct < <(trials_in "$shard")
+[ "$after" -eq 500 ] && [ "$distinct" -eq 500 ] || fail "after resume: $after trials, $distinct configs (want 500, no repeat)"
+read -r merged _ < <(trials_in "$c/long.db")
+[ "$merged" -eq 500 ] || fail "the merge job after resume holds $merged trials, not 500"
+echo "time-limit kill and resume: $before + $((after - before)) trials, no repeat ($((SECONDS - started)) s)"
 echo "PASS"

@@ -71,15 +71,17 @@ class Nightly : public ::testing::Test {
     for (int m : {1024, 2048}) add(s, run, m, 1.0, 0.01);
     s.end_run(run);
   }
-  // A bench run of the same two configs, at `ms` with `noise`.
-  std::string bench(double ms, double noise) {
+  // A bench run of the same two configs, at `ms` with `noise`; measured on the GPU, or
+  // predicted by the model, or every benchmark failed.
+  enum class Held { Measured, Predicted, Failed };
+  std::string bench(double ms, double noise, Held held = Held::Measured) {
     results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
     std::int64_t run = s.begin_run("bench", "mgpu-bench", "test");
-    for (int m : {1024, 2048}) add(s, run, m, ms, noise);
+    for (int m : {1024, 2048}) add(s, run, m, ms, noise, held);
     s.end_run(run);
     return std::to_string(run);
   }
-  void add(results::Store& s, std::int64_t run, int m, double ms, double noise) {
+  void add(results::Store& s, std::int64_t run, int m, double ms, double noise, Held held = Held::Measured) {
     results::TrialRecord t;
     t.run_id = run;
     for (const results::TemplateId& id : current_templates())
@@ -92,6 +94,15 @@ class Nightly : public ::testing::Test {
     t.samples_ms = {ms, ms, ms};
     t.verification_error = 0.003;
     t.timer = "cupti";
+    if (held == Held::Predicted) {
+      t.source = "model";
+      t.env.device_name = "model:H100 SXM";
+      t.verification_error.reset();
+    } else if (held == Held::Failed) {
+      t.status = "wrong_result";
+      t.median_ms = t.min_ms = t.mean_ms = std::nullopt;
+      t.samples_ms.clear();
+    }
     s.record_trial(t);
   }
   Ran nightly(const std::string& args) {
@@ -215,6 +226,70 @@ TEST_F(Nightly, TheFirstBenchRunBecomesTheBaseline) {
   Ran r = nightly(fmt::format("--candidate {}", first));
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(report().find("becomes the baseline"), std::string::npos) << report();
+}
+
+TEST_F(Nightly, ARunThatMeasuredNothingIsNeverABaseline) {
+  tuned();
+  std::string measured = bench(1.0, 0.005);
+  bench(0.5, 0.005, Held::Predicted);  // faster, but only predicted
+  bench(1.0, 0.005, Held::Failed);
+  std::string slower = bench(1.25, 0.005);
+  Ran r = nightly(fmt::format("--candidate {}", slower));
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(report().find(fmt::format("Baseline run {}, candidate run {}", measured, slower)), std::string::npos)
+      << report();
+  // Neither can be named as one.
+  for (const char* run : {"3", "4"}) {
+    Ran named = nightly(fmt::format("{} --candidate {}", run, slower));
+    EXPECT_EQ(named.code, 2) << named.out;
+    EXPECT_NE(named.out.find("measured nothing"), std::string::npos) << named.out;
+  }
+}
+
+TEST_F(Nightly, PredictionsAreNoVerdictAndAFailedNightIsAFailure) {
+  tuned();
+  bench(1.0, 0.005);
+  std::string predicted = bench(1.0, 0.005, Held::Predicted);
+  Ran r = nightly(fmt::format("--candidate {}", predicted));
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(report().find("PREDICTIONS, NOT A VERDICT"), std::string::npos) << report();
+  EXPECT_EQ(report().find("PASS"), std::string::npos) << report();
+  std::string failed = bench(1.0, 0.005, Held::Failed);
+  Ran f = nightly(fmt::format("--candidate {}", failed));
+  EXPECT_EQ(f.code, 1) << f.out;
+  EXPECT_NE(report().find("Every benchmark of run"), std::string::npos) << report();
+}
+
+TEST_F(Nightly, NoSuchRunIsBadInputAndNothingIsWritten) {
+  tuned();
+  bench(1.0, 0.005);
+  for (const char* args : {"--candidate 999", "999", "--candidate ffffffff"}) {
+    Ran r = nightly(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("is not in"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir_ / "out")) << args;
+  }
+}
+
+TEST_F(Nightly, AFilterMatchingNothingRecordsNoRun) {
+  tuned();
+  Ran r = run(fmt::format("{}/mgpu-bench --db {} --device model --benchmark_filter=nomatch", kBin, db_));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("matches none"), std::string::npos) << r.out;
+  EXPECT_EQ(results::Store::open(db_, results::OpenMode::ReadOnly).runs().size(), 1u);  // the tuning run alone
+}
+
+TEST_F(Nightly, ADatabaseOfPredictionsGetsAReportAndExitThree) {
+  {
+    results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "matmul --device model", "test");
+    add(s, run, 1024, 1.0, 0.01, Held::Predicted);
+    s.end_run(run);
+  }
+  Ran r = nightly("");
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_NE(report().find("NOT RUN"), std::string::npos) << report();
+  EXPECT_NE(report().find("only predicted"), std::string::npos) << report();
 }
 
 TEST_F(Nightly, TheReportDrawsEveryPictureForADatabaseWithRuns) {

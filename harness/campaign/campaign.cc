@@ -1,9 +1,12 @@
 #include "harness/campaign/campaign.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -28,7 +31,29 @@ void write_atomically(const std::string& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
+// An integer field within [lo, hi]: JSON's 1e30 or 2^70 are no task sizes.
+std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi) {
+  const nlohmann::json& v = j.at(key);
+  if (!v.is_number_integer()) throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" must be an integer, not {}", key, v.dump()));
+  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
+                             : v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
+    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, v.dump(), lo, hi));
+  return v.get<std::int64_t>();
+}
+
 }  // namespace
+
+void check_campaign_names(const Campaign& c) {
+  auto word = [](unsigned char ch) { return std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.'; };
+  if (c.name.empty() || !std::all_of(c.name.begin(), c.name.end(), word))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("'{}' is no campaign name (letters, digits, ., - and _; --name gives one)", c.name));
+  // Any other character of the folder is quoted in the generated scripts; a control character
+  // (a newline) would end the line it is on.
+  std::string dir = c.dir();
+  if (std::any_of(dir.begin(), dir.end(), [](unsigned char ch) { return std::iscntrl(ch); }))
+    throw Error(ErrorKind::InvalidInput, "the campaign's folder has a control character (a newline?) in its path");
+}
 
 std::string Campaign::dir() const { return fs::absolute(path).parent_path().string(); }
 std::string Campaign::shard(int i) const { return fmt::format("{}/{}-shards/task-{}.db", dir(), name, i); }
@@ -56,17 +81,19 @@ Campaign load_campaign(const std::string& path) {
     c.name = j.at("name").get<std::string>();
     for (const auto& t : j.at("tasks")) {
       CampaignTask task;
-      task.index = t.at("index");
+      constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
+      task.index = static_cast<int>(integer(t, "index", 0, kMax));
       task.arch = t.at("arch");
       const auto& p = t.at("problem");
-      task.problem.m = p.at("m");
-      task.problem.n = p.at("n");
-      task.problem.k = p.at("k");
+      // The problem's own bounds are the tuning command's to check (negative sizes included).
+      task.problem.m = integer(p, "m", -kMax, kMax);
+      task.problem.n = integer(p, "n", -kMax, kMax);
+      task.problem.k = integer(p, "k", -kMax, kMax);
       task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
       task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
       task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
       task.strategy = t.at("strategy");
-      task.trials = t.at("trials");
+      task.trials = static_cast<int>(integer(t, "trials", -kMax, kMax));
       task.time_budget_s = t.value("time_budget_s", 0.0);
       task.device = t.value("device", "auto");
       task.seed = t.value("seed", std::uint64_t{0});
@@ -77,6 +104,7 @@ Campaign load_campaign(const std::string& path) {
     for (const auto& s : j.value("submissions", nlohmann::json::array()))
       c.submissions.push_back({s.at("job"), s.at("merge_job"), s.at("tasks").get<std::vector<int>>(), s.at("partition"),
                                s.at("submitted_at")});
+    check_campaign_names(c);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a campaign file: {}", path, e.what()));
   } catch (const Error& e) {

@@ -3,7 +3,8 @@
 // CAMPAIGN.json holds NAME-shards/task-I.db (each task's own SQLite shard: no two tasks ever
 // write one file), NAME-shards/task-I.status (written by the task when it ends: its exit
 // code), NAME-logs/, NAME-slurm/ (the generated sbatch scripts) and NAME.db (the merge of the
-// shards). load_campaign() throws Error{InvalidInput} naming the file and what is wrong;
+// shards). load_campaign() throws Error{InvalidInput} naming the file and what is wrong (the
+// tasks themselves are checked by the tuning command's own checks: cmd_campaign.cc);
 // save_campaign() replaces the file atomically.
 #pragma once
 
@@ -48,6 +49,9 @@ struct Campaign {
   std::optional<int> exit_code(int index) const;
 };
 
+// The name (letters, digits, - and _: it names files and the Slurm job) and the folder (no
+// control character); load_campaign() checks them too.
+void check_campaign_names(const Campaign& c);
 Campaign load_campaign(const std::string& path);
 void save_campaign(const Campaign& c);
 void record_task_exit(const Campaign& c, int index, int exit_code);

@@ -13,13 +13,12 @@
 #include "harness/campaign/campaign.h"
 #include "harness/campaign/slurm.h"
 #include "harness/cli.h"
+#include "harness/exit_codes.h"
 #include "harness/problem_options.h"
 #include "harness/tune/shape_suite.h"
 #include "harness/tune/tuning_loop.h"
 #include "harness/version.h"
-#include "kernels/matmul_template.h"
 #include "results/store.h"
-#include "search/strategy.h"
 
 namespace mgpu::harness {
 namespace {
@@ -28,11 +27,42 @@ namespace fs = std::filesystem;
 using core::Error;
 using core::ErrorKind;
 
+// What the tuning command is asked for by task i.
+TuneOptions task_options(const Campaign& c, int i) {
+  const CampaignTask& task = c.tasks[i];
+  TuneOptions t;
+  t.arch = task.arch;
+  t.problem = task.problem;
+  t.strategy = task.strategy;
+  t.trials = task.trials;
+  t.time_budget_s = task.time_budget_s;
+  t.device = task.device;
+  t.seed = task.seed;
+  t.db = c.shard(i);
+  t.arguments = fmt::format("campaign run-task {} {}", c.path, i);
+  return t;
+}
+
+// Every task passes the tuning command's own checks, or nothing is submitted: a task that can
+// only fail would spend a GPU allocation to say so.
+void check_tasks(const Campaign& c, const std::vector<int>& tasks) {
+  for (int i : tasks) {
+    try {
+      check_tune_options(task_options(c, i));
+    } catch (const Error& e) {
+      throw Error(ErrorKind::InvalidInput, fmt::format("{} task {} ({} {}): {}", c.path, i, c.tasks[i].arch,
+                                                       c.tasks[i].problem.key(), e.what()));
+    }
+  }
+}
+
 // What became of each task: its status file first (it ended), then Slurm's word.
 struct TaskState {
-  std::string state;  // done | failed | running | pending | not submitted | lost
+  std::string state;  // done | failed | timed out | stopped | running | pending | not submitted | lost
   std::string detail;
 };
+
+bool stopped_by_signal(int code) { return code == kExitHangup || code == kExitInterrupted || code == kExitTerminated; }
 
 std::vector<TaskState> task_states_of(const Campaign& c, std::string* source) {
   std::vector<TaskState> out(c.tasks.size(), {"not submitted", ""});
@@ -47,6 +77,9 @@ std::vector<TaskState> task_states_of(const Campaign& c, std::string* source) {
         std::string st = it == states.end() ? "" : it->second;
         if (st == "PENDING" || st == "CONFIGURING" || st == "REQUEUED") out[i] = {"pending", "job " + s.job};
         else if (st == "RUNNING" || st == "COMPLETING") out[i] = {"running", "job " + s.job};
+        else if (st == "TIMEOUT" || st == "DEADLINE")
+          out[i] = {"timed out", fmt::format("job {}: killed at its time limit; its committed trials stay in its shard, "
+                                             "'campaign resume' continues it", s.job)};
         else if (!st.empty() && st != "COMPLETED") out[i] = {"failed", fmt::format("job {}: {}", s.job, st)};
         else out[i] = {"lost", fmt::format("job {}: ended without recording an exit code", s.job)};
       }
@@ -54,6 +87,10 @@ std::vector<TaskState> task_states_of(const Campaign& c, std::string* source) {
   for (size_t i = 0; i < out.size(); ++i)
     if (auto code = c.exit_code(static_cast<int>(i))) {
       if (*code == 0) out[i] = {"done", c.shard(static_cast<int>(i))};
+      else if (stopped_by_signal(*code) && out[i].state == "timed out") continue;  // Slurm says why
+      else if (stopped_by_signal(*code) && out[i].state != "running" && out[i].state != "pending")
+        out[i] = {"stopped", fmt::format("exit code {}: stopped by a signal after committing; 'campaign resume' "
+                                         "continues it", *code)};
       else if (out[i].state != "running" && out[i].state != "pending")
         out[i] = {"failed", fmt::format("exit code {} (see {}/task-{}.out)", *code, c.logs_dir(), i)};
     }
@@ -72,8 +109,8 @@ void add_submit_options(CLI::App* cmd, SubmitOptions& o, bool& dry_run) {
 
 // Writes the scripts for `tasks`, submits (unless dry_run) and records the submission.
 void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, bool dry_run) {
-  if (o.gpus_per_task < 0 || o.max_parallel < 0)
-    throw Error(ErrorKind::InvalidInput, "--gpus-per-task and --max-parallel must not be negative");
+  check_submit_options(o);
+  check_tasks(c, tasks);
   o.mgpu_tune = executable_path();
   fs::create_directories(c.scripts_dir());
   fs::create_directories(c.logs_dir());
@@ -117,12 +154,6 @@ void add_plan(CLI::App& parent) {
   cmd->add_option("--name", o->name, "Campaign name (default: the file's stem)");
   cmd->add_option("-o,--output", o->output, "The campaign file to write (CAMPAIGN.json)")->required();
   cmd->callback([o, cmd] {
-    auto names = search::strategy_names();
-    if (std::find(names.begin(), names.end(), o->strategy) == names.end())
-      throw Error(ErrorKind::InvalidInput, fmt::format("unknown strategy '{}'", o->strategy));
-    if (o->device != "auto" && o->device != "cuda" && o->device != "model")
-      throw Error(ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose auto, cuda or model", o->device));
-    if (o->trials < 1) throw Error(ErrorKind::InvalidInput, "--trials must be at least 1");
     kernels::MatmulProblem base = o->problem.resolve();
     std::vector<kernels::MatmulProblem> shapes = {base};
     if (!o->shapes.empty()) {
@@ -133,15 +164,13 @@ void add_plan(CLI::App& parent) {
     Campaign c;
     c.path = o->output;
     c.name = o->name.empty() ? fs::path(o->output).stem().string() : o->name;
-    if (c.name.empty() || c.name.find_first_of("/ '\"") != std::string::npos)
-      throw Error(ErrorKind::InvalidInput, fmt::format("'{}' is no campaign name (letters, digits, - and _)", c.name));
+    check_campaign_names(c);
     for (const std::string& a : o->archs) {
       const core::ArchSpec& arch = core::parse_arch(a);
-      const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
       for (const kernels::MatmulProblem& p : shapes) {
-        t.check_problem(p);
         c.tasks.push_back({static_cast<int>(c.tasks.size()), std::string(arch.name), p, o->strategy, o->trials,
                            o->time_budget_s, o->device, o->seed});
+        check_tune_options(task_options(c, c.tasks.back().index));  // what run-task will be told
       }
     }
     if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));
@@ -179,7 +208,7 @@ void add_status(CLI::App& parent) {
     bool json = false;
   };
   auto o = std::make_shared<O>();
-  auto* cmd = parent.add_subcommand("status", "Which tasks are done, running, pending or failed");
+  auto* cmd = parent.add_subcommand("status", "Which tasks are done, running, pending, failed or timed out");
   cmd->add_option("campaign", o->campaign, "The campaign file")->required();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] {
@@ -251,16 +280,7 @@ void add_run_task(CLI::App& parent) {
     if (o->index < 0 || o->index >= static_cast<int>(c.tasks.size()))
       throw Error(ErrorKind::InvalidInput, fmt::format("{} has no task {} (0..{})", c.path, o->index, c.tasks.size() - 1));
     const CampaignTask& task = c.tasks[o->index];
-    TuneOptions t;
-    t.arch = task.arch;
-    t.problem = task.problem;
-    t.strategy = task.strategy;
-    t.trials = task.trials;
-    t.time_budget_s = task.time_budget_s;
-    t.device = task.device;
-    t.seed = task.seed;
-    t.db = c.shard(o->index);
-    t.arguments = fmt::format("campaign run-task {} {}", c.path, o->index);
+    TuneOptions t = task_options(c, o->index);
     t.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
     fs::create_directories(fs::path(t.db).parent_path());
     int code = 0;

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -21,10 +22,27 @@ struct Output {
   std::string text;
 };
 
+// A word for bash: 'single-quoted', a quote inside as '\''.
 std::string quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// An #SBATCH value: sbatch reads these lines itself (no shell), taking "double quotes" with
+// backslash escapes. A file name also needs % doubled, or Slurm reads it as a pattern.
+std::string sbatch_value(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+std::string sbatch_file(const std::string& dir, const std::string& pattern) {
+  std::string escaped;
+  for (char c : dir) escaped += c == '%' ? std::string("%%") : std::string(1, c);
+  return sbatch_value(escaped + "/" + pattern);
 }
 
 Output run(const std::string& command) {
@@ -56,6 +74,24 @@ void set_states(const std::string& indices, const std::string& state, std::map<i
 
 }  // namespace
 
+void check_submit_options(const SubmitOptions& o) {
+  // Partition names as Slurm's sinfo prints them; a comma lists several.
+  static const std::regex partition(R"([A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*)");
+  if (!std::regex_match(o.partition, partition))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("--partition '{}' is no Slurm partition name (letters, digits, _ . -; a comma between several)",
+                            o.partition));
+  // sbatch --time: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or no limit.
+  static const std::regex time(R"([0-9]{1,9}(:[0-9]{1,2}){0,2}|[0-9]{1,6}-[0-9]{1,2}(:[0-9]{1,2}){0,2}|INFINITE|UNLIMITED)");
+  if (!o.time_limit.empty() && !std::regex_match(o.time_limit, time))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("--time '{}' is no Slurm time limit: give MINUTES, MM:SS, HH:MM:SS, D-HH, D-HH:MM or "
+                            "D-HH:MM:SS (e.g. 02:00:00), or UNLIMITED",
+                            o.time_limit));
+  if (o.gpus_per_task < 0 || o.max_parallel < 0)
+    throw Error(ErrorKind::InvalidInput, "--gpus-per-task and --max-parallel must not be negative");
+}
+
 std::string array_spec(const std::vector<int>& tasks, int max_parallel) {
   std::string spec;
   for (size_t i = 0; i < tasks.size();) {
@@ -83,9 +119,9 @@ std::string array_script(const Campaign& c, const std::vector<int>& tasks, const
       "#SBATCH --partition={partition}\n"
       "#SBATCH --array={array}\n"
       "#SBATCH --ntasks=1\n"
-      "#SBATCH --output={logs}/task-%a.out\n",
+      "#SBATCH --output={output}\n",
       fmt::arg("name", c.name), fmt::arg("file", c.path), fmt::arg("dir", c.dir()), fmt::arg("partition", o.partition),
-      fmt::arg("array", array_spec(tasks, o.max_parallel)), fmt::arg("logs", c.logs_dir()));
+      fmt::arg("array", array_spec(tasks, o.max_parallel)), fmt::arg("output", sbatch_file(c.logs_dir(), "task-%a.out")));
   if (o.gpus_per_task > 0) s += fmt::format("#SBATCH --gpus-per-task={}\n", o.gpus_per_task);
   if (!o.time_limit.empty()) s += fmt::format("#SBATCH --time={}\n", o.time_limit);
   s += fmt::format("\nexec {} campaign run-task {} \"$SLURM_ARRAY_TASK_ID\"\n", quote(o.mgpu_tune), quote(c.path));
@@ -101,14 +137,15 @@ std::string merge_script(const Campaign& c, const SubmitOptions& o) {
       "#SBATCH --job-name=mgpu-{name}-merge\n"
       "#SBATCH --partition={partition}\n"
       "#SBATCH --ntasks=1\n"
-      "#SBATCH --output={logs}/merge.out\n"
+      "#SBATCH --output={output}\n"
       "\n"
       "shopt -s nullglob\n"
-      "shards=({dir}/{name}-shards/task-*.db)\n"
+      "shards=({qdir}/{name}-shards/task-*.db)\n"
       "if [ ${{#shards[@]}} -eq 0 ]; then echo 'no shard to merge: no task got as far as its database'; exit 1; fi\n"
       "exec {exe} merge \"${{shards[@]}}\" -o {merged}\n",
       fmt::arg("name", c.name), fmt::arg("dir", c.dir()), fmt::arg("partition", o.partition),
-      fmt::arg("logs", c.logs_dir()), fmt::arg("exe", quote(o.mgpu_tune)), fmt::arg("merged", quote(c.merged_db())));
+      fmt::arg("output", sbatch_file(c.logs_dir(), "merge.out")), fmt::arg("qdir", quote(c.dir())),
+      fmt::arg("exe", quote(o.mgpu_tune)), fmt::arg("merged", quote(c.merged_db())));
 }
 
 std::string submit(const std::string& script_path, const std::vector<std::string>& extra_args) {

@@ -13,6 +13,7 @@
 #include "core/device_query.h"
 #include "core/error.h"
 #include "harness/nightly/mgpu_bench.h"
+#include "harness/exit_codes.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
 #include "harness/measure/trial_record.h"
@@ -23,8 +24,6 @@
 
 namespace mgpu::harness {
 namespace {
-
-constexpr int kExitNoGpu = 3;
 
 struct Options {
   std::string db, configs, device = "cuda", timer = "auto";
@@ -52,8 +51,9 @@ int run(int argc, char** argv) {
   CLI::App app{"mgpu-bench: measure the configs production uses (the nightly suite) as Google Benchmark "
                "benchmarks, one per template/problem. Google Benchmark's flags work as usual: "
                "--benchmark_filter=REGEX, --benchmark_repetitions=N, --benchmark_out=FILE "
-               "--benchmark_out_format=json, --benchmark_list_tests. Exit: 0 all measured and verified, 1 some "
-               "failed, 2 bad input, 3 no GPU for the suite (nothing measured)."};
+               "--benchmark_out_format=json, --benchmark_list_tests. Exit 0: every benchmark measured and verified "
+               "(or, with --device model, predicted); 1: some failed; 3: no GPU for the suite, or the database "
+               "holds only predictions (nothing measured, no run recorded)."};
   Options o;
   app.add_option("--db", o.db, "Results database: the suite's source (its best verified configs) and where "
                                "tonight's measurements are recorded as a 'bench' run");
@@ -65,6 +65,7 @@ int run(int argc, char** argv) {
   app.add_flag("--include-model", o.include_model, "With --db: also take configs that were only predicted");
   app.add_flag("--no-record", o.no_record, "Do not record the measurements in --db");
   app.name("mgpu-bench");
+  app.footer(kExitCodesHelp);
   if (help) {  // Google Benchmark's --help prints only its own flags and exits: ours first, then its
     std::fputs(app.help().c_str(), stdout);
     std::puts("\nGoogle Benchmark's flags:");
@@ -84,6 +85,12 @@ int run(int argc, char** argv) {
   check_timer_choice(o.timer);
   std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model)
                                                     : suite_from_export(o.configs);
+  if (suite.empty() && o.configs.empty() && !o.include_model && !suite_from_database(o.db, true).empty()) {
+    // Predictions are no baseline to hold a GPU to: the suite needs configs measured on one.
+    fmt::print(stderr, "mgpu-bench: {} holds only predicted (model) results, no config measured on a GPU: nothing "
+               "was measured (tune on a GPU first, or pass --include-model)\n", o.db);
+    return kExitNothingMeasured;
+  }
   if (suite.empty())
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("nothing to benchmark: {} holds no verified, measured config of the current "
@@ -105,7 +112,7 @@ int run(int argc, char** argv) {
       std::string why = report.gpus.empty() ? report.unavailable.value_or("no GPU")
                                             : fmt::format("no GPU of the suite's arch among the {} found", report.gpus.size());
       fmt::print(stderr, "mgpu-bench: no GPU to run the suite on ({}): nothing was measured\n", why);
-      return kExitNoGpu;
+      return kExitNothingMeasured;
     }
     if (runnable.size() < suite.size())
       fmt::print(stderr, "mgpu-bench: {} of {} entries are for another arch than this {}: skipped\n",
@@ -113,14 +120,22 @@ int run(int argc, char** argv) {
     suite = std::move(runnable);
   }
 
+  // The bench run is begun by its first measurement: a night that measured nothing (a filter
+  // matching no benchmark, ...) leaves no empty run behind to become tomorrow's baseline.
   std::optional<results::Store> store;
   std::int64_t run_id = 0;
-  if (!o.db.empty() && !o.no_record && !listing) {
-    store.emplace(results::Store::open(o.db, results::OpenMode::ReadWrite));
-    std::string args = "mgpu-bench";
-    for (int i = 1; i < argc; ++i) args += std::string(" ") + argv[i];
-    run_id = store->begin_run("bench", args, version_string());
-  }
+  std::string args = "mgpu-bench";
+  for (int i = 1; i < argc; ++i) args += std::string(" ") + argv[i];
+  const bool recording = !o.db.empty() && !o.no_record && !listing;
+  auto record = [&](const results::TrialRecord& trial) {
+    if (!store) {
+      store.emplace(results::Store::open(o.db, results::OpenMode::ReadWrite));
+      run_id = store->begin_run("bench", args, version_string());
+    }
+    results::TrialRecord t = trial;
+    t.run_id = run_id;
+    store->record_trial(t);
+  };
   std::shared_ptr<WorkerProcess> worker;
   if (o.device == "cuda" && !listing)
     worker = std::make_shared<WorkerProcess>(std::vector<std::string>{tune_executable(), "worker"}, 120.0);
@@ -139,9 +154,9 @@ int run(int argc, char** argv) {
         req.rule = StoppingRule::strict();
         req.timer = o.timer;
         Measurement m = worker ? worker->run(req) : measure_trial(req);
-        if (store) {
+        if (recording) {
           results::Environment env = gpu ? gpu_environment(*gpu, report, arch) : model_environment(arch);
-          store->record_trial(trial_record(run_id, template_id(t, arch), entry.problem, entry.config, env, m));
+          record(trial_record(0, template_id(t, arch), entry.problem, entry.config, env, m));
         }
         if (m.status != TrialStatus::Ok) {
           ++failed;
@@ -157,8 +172,12 @@ int run(int argc, char** argv) {
       }
     })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
   }
-  benchmark::RunSpecifiedBenchmarks();
+  const size_t matched = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (matched == 0)  // Google Benchmark has said which filter matched nothing
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--benchmark_filter matches none of the suite's {} benchmarks: nothing was measured",
+                                  suite.size()));
   if (store) {
     store->end_run(run_id);
     fmt::print(stderr, "mgpu-bench: recorded run {} in {}\n", store->run(std::to_string(run_id)).uuid, o.db);

@@ -4,10 +4,13 @@
 // cuBLASLt -- with the kernel's median time as Google Benchmark's manual time. Google
 // Benchmark's own flags (--benchmark_filter, --benchmark_repetitions, --benchmark_out, ...)
 // work as usual. Each measurement is also recorded as a trial of one "bench" run in the
-// database, so `mgpu-tune regress` can compare tonight with a baseline.
-// Exit codes: 0 every benchmark measured and verified; 1 some failed (fault, wrong result,
-// ...: Google Benchmark's output marks them); 2 bad input; 3 no GPU for the suite -- nothing
-// was measured, and nothing is reported as passing.
+// database, so `mgpu-tune regress` can compare tonight with a baseline; the run is begun by
+// its first measurement, so a night that measured nothing records no run.
+// Exit codes (harness/exit_codes.h): 0 every benchmark measured and verified (or predicted,
+// with --device model, labelled so); 1 some failed (fault, wrong result, ...: Google
+// Benchmark's output marks them); 2 bad input (a --benchmark_filter matching nothing
+// included); 3 nothing measured -- no GPU for the suite, or a database holding only
+// predictions -- and nothing is reported as passing.
 #pragma once
 
 namespace mgpu::harness {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -101,9 +102,6 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
     return d;
   }
   if (o.device == "emulate") return emulator(arch);
-  if (o.device != "auto" && o.device != "cuda")
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("unknown device '{}': choose auto, cuda, emulate, model or replay:DB", o.device));
   core::DeviceReport report = core::query_devices();
   const core::GpuInfo* gpu = nullptr;
   for (const core::GpuInfo& g : report.gpus)
@@ -130,19 +128,29 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
 
 }  // namespace
 
-TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
-                const std::function<void(const Progress&)>& on_progress) {
-  auto t0 = Clock::now();
+void check_tune_options(const TuneOptions& o) {
   const core::ArchSpec& arch = core::parse_arch(o.arch);
-  const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
-  t.check_problem(o.problem);
+  kernels::matmul_template(arch).check_problem(o.problem);
   if (o.trials < 1) throw core::Error(core::ErrorKind::InvalidInput, "--trials must be at least 1");
-  if (o.time_budget_s < 0) throw core::Error(core::ErrorKind::InvalidInput, "--time-budget must not be negative");
+  if (!(o.time_budget_s >= 0) || !std::isfinite(o.time_budget_s))
+    throw core::Error(core::ErrorKind::InvalidInput, "--time-budget must be a finite number of seconds, 0 or more");
   auto names = search::strategy_names();
   if (std::find(names.begin(), names.end(), o.strategy) == names.end())
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, cmaes or model", o.strategy));
+  if (o.device != "auto" && o.device != "cuda" && o.device != "model" && o.device != "emulate" &&
+      (o.device.rfind("replay:", 0) != 0 || o.device.size() == 7))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("unknown device '{}': choose auto, cuda, emulate, model or replay:DB", o.device));
   check_timer_choice(o.timer);
+}
+
+TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
+                const std::function<void(const Progress&)>& on_progress) {
+  auto t0 = Clock::now();
+  check_tune_options(o);
+  const core::ArchSpec& arch = core::parse_arch(o.arch);
+  const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
   Device device = pick_device(o, arch, t);
   if (!device.note.empty() && o.notify) o.notify(device.note);
 

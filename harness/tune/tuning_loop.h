@@ -87,6 +87,11 @@ struct Progress {
   std::optional<TrialEvent> trial;
 };
 
+// The checks tune() makes before touching a device or the database (arch, problem, trials,
+// budget, strategy, device name, timer): Error{InvalidInput} naming the problem. Campaigns
+// run them when a plan is written and before its tasks are submitted.
+void check_tune_options(const TuneOptions& options);
+
 TuneReport tune(const TuneOptions& options, const std::atomic<bool>& interrupted,
                 const std::function<void(const Progress&)>& on_progress = {});
 

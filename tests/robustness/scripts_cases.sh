@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Bad inputs for the scripts and the commands around them: scripts/nightly.sh, scripts/run.sh
+# and the other scripts, mgpu-bench, `bench matmul`, and `campaign plan|submit|status|resume|
+# run-task` -- each asserting the exit code of the one table (harness/exit_codes.h), a message
+# naming the problem, no crash, and unchanged files where nothing was to be written.
+# Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/scripts_cases.sh
+. "$(dirname "$0")/lib.sh"
+
+# mgpu-bench is mgpu-tune under that name (as in the device bundle): a folder holding both,
+# for nightly.sh (MGPU_BIN) and for calling mgpu-bench directly.
+mkdir -p "$ROOT/bin"
+ln -s "$(realpath "$MGPU")" "$ROOT/bin/mgpu-tune"
+ln -s "$(realpath "$MGPU")" "$ROOT/bin/mgpu-bench"
+export MGPU_BIN="$ROOT/bin" BENCH="$ROOT/bin/mgpu-bench" NIGHTLY="$SRC/scripts/nightly.sh"
+# scripts/run.sh builds (a no-op here) and runs the mgpu-tune under test.
+export BUILD_DIR="$(dirname "$(realpath "$MGPU")")"
+PY=/usr/bin/python3
+
+# A planned campaign of one small model task, c.json in $W.
+fixture_campaign() {
+  "$MGPU" campaign plan --arch sm_90a --m 256 --n 256 --k 256 --trials 2 --strategy random --device model \
+    -o "$W/c.json" > /dev/null || { echo "fixture_campaign: plan failed"; exit 1; }
+}
+# The same, hand-edited by a Python statement on the loaded file `c`.
+campaign_with() {
+  fixture_campaign
+  "$PY" -c "import json, sys
+c = json.load(open(sys.argv[1]))
+$1
+json.dump(c, open(sys.argv[1], 'w'), indent=2)" "$W/c.json" || { echo "campaign_with: edit failed"; exit 1; }
+}
+fixture_campaign_sm80() { campaign_with 'c["tasks"][0]["arch"] = "sm_80"'; }
+fixture_campaign_strategy() { campaign_with 'c["tasks"][0]["strategy"] = "bogus"'; }
+fixture_campaign_negative_k() { campaign_with 'c["tasks"][0]["problem"]["k"] = -64'; }
+fixture_campaign_zero_trials() { campaign_with 'c["tasks"][0]["trials"] = 0'; }
+fixture_campaign_huge_m() { campaign_with 'c["tasks"][0]["problem"]["m"] = 2**40'; }
+fixture_campaign_float_trials() { campaign_with 'c["tasks"][0]["trials"] = 1e30'; }
+fixture_campaign_device() { campaign_with 'c["tasks"][0]["device"] = "abacus"'; }
+fixture_campaign_name() { campaign_with 'c["name"] = "x; rm -rf ~"'; }
+fixture_campaign_budget() { campaign_with 'c["tasks"][0]["time_budget_s"] = -5'; }
+# lib.sh's model-run database (predictions only) in SQLite's rollback-journal mode: what is
+# checked here is that the scripts write nothing, not how read-only opens treat a WAL database
+# (the store's own cases test that).
+fixture_predicted() {
+  fixture_good
+  "$PY" -c "import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA journal_mode=DELETE')" "$W/t.db" ||
+    { echo "fixture_predicted: cannot convert the database"; exit 1; }
+}
+fixture_text() { echo "not a database, not JSON" > "$W/t.db"; cp "$W/t.db" "$W/c.json"; }
+fixture_suite() { printf 'm,n,k\n256,256,256\n512,256,256\n' > "$W/suite.csv"; }
+
+## scripts/nightly.sh: bad input is exit 2, checked before anything is measured or written
+bad nightly_no_db 2 "give the results database" -- sh: bash '$NIGHTLY'
+bad nightly_missing_db 2 "no results database at" -- sh: bash '$NIGHTLY' absent.db
+bad nightly_db_is_a_folder 2 "no results database at" -- sh: bash '$NIGHTLY' '$W'
+bad nightly_not_a_database 2 "error: .*t.db" --fixture text -- sh: bash '$NIGHTLY' t.db --out '$W.out'
+bad nightly_unknown_option 2 "unknown option --frobnicate" --fixture predicted -- sh: bash '$NIGHTLY' t.db --frobnicate
+bad nightly_out_without_value 2 "error: --out needs a value" --fixture predicted -- sh: bash '$NIGHTLY' t.db --out
+bad nightly_out_empty 2 "error: --out needs a value" --fixture predicted -- sh: bash '$NIGHTLY' t.db --out ''
+bad nightly_candidate_without_value 2 "error: --candidate needs a value" --fixture predicted -- sh: bash '$NIGHTLY' t.db --candidate
+bad nightly_no_such_candidate 2 "candidate run '999' is not in" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --candidate 999 --out '$W.out'
+bad nightly_no_such_candidate_uuid 2 "candidate run 'zzzz' is not in" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --candidate zzzz --out '$W.out'
+bad nightly_no_such_baseline 2 "baseline run '42' is not in" --fixture predicted -- sh: bash '$NIGHTLY' t.db 42 --out '$W.out'
+bad nightly_predicted_baseline 2 "baseline run '1' measured nothing .*cannot be a baseline" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db 1 --out '$W.out'
+bad nightly_three_arguments 2 "unexpected argument 'extra'" --fixture predicted -- sh: bash '$NIGHTLY' t.db 1 extra
+bad nightly_candidate_takes_no_bench_flags 2 "error: --candidate re-reports a run" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --candidate 1 -- --device model
+bad nightly_missing_executables 2 "is missing: build first" --fixture predicted -- \
+  sh: MGPU_BIN=/nonexistent bash '$NIGHTLY' t.db
+bad nightly_unwritable_out 2 "cannot write the report folder /proc/nightly" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --out /proc/nightly
+bad nightly_bad_bench_flag 2 "unknown device 'abacus'" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --out '$W.out' -- --device abacus
+bad nightly_filter_matching_nothing 2 "matches none of the suite's 1 benchmarks" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --out '$W.out' -- --device model --include-model --benchmark_filter=nomatch
+# A database of predictions only: a report saying nothing was measured, exit 3, database untouched.
+bad nightly_predictions_only_database 3 "NOT RUN.*" --fixture predicted -- \
+  sh: 'bash $NIGHTLY t.db --out $W.out; rc=$?; cat $W.out/report.md; grep -q "only predicted" $W.out/report.md && exit $rc'
+# --device model: predictions, never PASS, never a baseline (twice: the first is no baseline either).
+bad nightly_model_is_no_verdict 3 "PREDICTIONS, NOT A VERDICT" --fixture predicted --writes -- \
+  sh: 'for i in 1 2; do bash $NIGHTLY t.db --out $W.out -- --device model --include-model; rc=$?; done;
+       cat $W.out/report.md; ! grep -q PASS $W.out/report.md && exit $rc'
+bad nightly_help_lists_exit_codes 0 "3 nothing measured" -- sh: bash '$NIGHTLY' --help
+
+## mgpu-bench
+bad bench_suite_filter_matching_nothing 2 "matches none of the suite's 1 benchmarks: nothing was measured" \
+  --fixture predicted -- sh: '$BENCH' --db t.db --device model --include-model --benchmark_filter=nomatch
+bad bench_suite_list_matching_nothing 2 "matches none" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --include-model --benchmark_list_tests --benchmark_filter=nomatch
+bad bench_suite_predictions_only 3 "holds only predicted .*nothing was measured" --fixture predicted -- sh: '$BENCH' --db t.db
+bad bench_suite_no_input 2 "give --db FILE" -- sh: '$BENCH'
+bad bench_suite_missing_db 2 "error: .*absent.db" -- sh: '$BENCH' --db absent.db
+bad bench_suite_not_a_database 2 "error: .*t.db" --fixture text -- sh: '$BENCH' --db t.db
+bad bench_suite_missing_export 2 "cannot read .*absent.json" -- sh: '$BENCH' --configs absent.json
+bad bench_suite_bad_device 2 "unknown device 'abacus'" --fixture predicted -- sh: '$BENCH' --db t.db --device abacus
+bad bench_suite_bad_timer 2 "unknown timer 'stopwatch'" --fixture predicted -- sh: '$BENCH' --db t.db --timer stopwatch
+bad bench_suite_unknown_flag 2 "frobnicate" --fixture predicted -- sh: '$BENCH' --db t.db --frobnicate
+bad bench_suite_help_lists_exit_codes 0 "Exit codes: 0 success" -- sh: '$BENCH' --help
+
+## mgpu-tune bench matmul (no B200 here: nothing can be measured, exit 3 like mgpu-bench)
+bad bench_without_a_gpu 3 "bench needs a sm_100a GPU: .*nothing was measured" -- \
+  bench matmul --arch sm_100 --m 256 --n 256 --k 256
+bad bench_bad_timer 2 "unknown timer 'stopwatch'" -- bench matmul --arch sm_90a --timer stopwatch
+bad bench_zero_repeat 2 "error: --repeat must be at least 1" -- bench matmul --arch sm_90a --repeat 0
+bad bench_bad_arch 2 "unknown arch 'sm_80'" -- bench matmul --arch sm_80
+bad bench_bad_config 2 "not valid JSON" -- bench matmul --arch sm_90a --config '{tile_m'
+bad bench_help_lists_exit_codes 0 "3 nothing could be measured" -- bench matmul --help
+
+## campaign plan: the tuning command's own checks, at plan time
+bad plan_unknown_strategy 2 "unknown strategy 'bogus'" -- campaign plan --arch sm_90a --strategy bogus -o c.json
+bad plan_arch_sm80 2 "unknown arch 'sm_80'" -- campaign plan --arch sm_80 -o c.json
+bad plan_negative_k 2 "error: --k" -- campaign plan --arch sm_90a --k=-64 -o c.json
+bad plan_zero_trials 2 "error: --trials must be at least 1" -- campaign plan --arch sm_90a --trials 0 -o c.json
+bad plan_nan_budget 2 "error: --time-budget must be a finite number" -- campaign plan --arch sm_90a --time-budget nan -o c.json
+bad plan_bad_device 2 "unknown device 'abacus'" -- campaign plan --arch sm_90a --device abacus -o c.json
+bad plan_bad_name 2 "no campaign name" -- campaign plan --arch sm_90a --name 'a b' -o c.json
+bad plan_stem_with_a_space 2 "'my camp' is no campaign name" -- campaign plan --arch sm_90a -o 'my camp.json'
+bad plan_newline_in_folder 2 "control character" -- sh: 'mkdir "$W/a
+b" && $MGPU campaign plan --arch sm_90a -o "$W/a
+b/c.json"; rc=$?; rmdir "$W/a
+b"; exit $rc'
+bad plan_file_exists 2 "exists: choose another file" --fixture campaign -- campaign plan --arch sm_90a -o c.json
+bad plan_shapes_and_m 2 "error: --shapes gives the shapes: drop --m" -- campaign plan --arch sm_90a --shapes llama3-8b --m 64 -o c.json
+bad plan_help_lists_exit_codes 0 "Exit codes: 0 success" -- campaign plan --help
+
+## campaign submit: a hand-edited plan is checked again, the Slurm options before they become #SBATCH lines
+bad submit_arch_sm80 2 "task 0 .*unknown arch 'sm_80'" --fixture campaign_sm80 -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_unknown_strategy 2 "task 0 .*unknown strategy 'bogus'" --fixture campaign_strategy -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_negative_k 2 "task 0 .*k" --fixture campaign_negative_k -- campaign submit c.json --partition gpu --dry-run
+bad submit_zero_trials 2 "task 0 .*--trials must be at least 1" --fixture campaign_zero_trials -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_huge_m 2 "\"m\" .* is out of range" --fixture campaign_huge_m -- campaign submit c.json --partition gpu --dry-run
+bad submit_float_trials 2 "\"trials\" must be an integer" --fixture campaign_float_trials -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_bad_device 2 "task 0 .*unknown device 'abacus'" --fixture campaign_device -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_negative_budget 2 "task 0 .*--time-budget" --fixture campaign_budget -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_bad_name 2 "'x; rm -rf ~' is no campaign name" --fixture campaign_name -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_time_in_words 2 "error: --time '1 hour' is no Slurm time limit" --fixture campaign -- \
+  campaign submit c.json --partition gpu --time '1 hour' --dry-run
+bad submit_time_injection 2 "is no Slurm time limit" --fixture campaign -- \
+  sh: '$MGPU campaign submit c.json --partition gpu --dry-run --time "01:00:00
+#SBATCH --wrap=reboot"'
+bad submit_partition_injection 2 "error: --partition 'gpu --wrap=reboot' is no Slurm partition" --fixture campaign -- \
+  campaign submit c.json --partition 'gpu --wrap=reboot' --dry-run
+bad submit_partition_empty 2 "error: --partition '' is no Slurm partition" --fixture campaign -- \
+  campaign submit c.json --partition '' --dry-run
+bad submit_negative_gpus 2 "must not be negative" --fixture campaign -- \
+  campaign submit c.json --partition gpu --gpus-per-task=-1 --dry-run
+bad submit_missing_campaign 2 "no campaign file absent.json" -- campaign submit absent.json --partition gpu --dry-run
+bad submit_not_json 2 "c.json is not a campaign file" --fixture text -- campaign submit c.json --partition gpu --dry-run
+bad submit_needs_partition 2 "error: --partition is required" --fixture campaign -- campaign submit c.json --dry-run
+bad submit_without_sbatch 1 "sbatch is not on PATH" --fixture campaign --writes -- \
+  sh: 'PATH=/nonexistent $MGPU campaign submit c.json --partition gpu'
+# A folder with a space, quotes and a % in its path: the generated scripts parse, and run as
+# Slurm would run them (the task, then the merge) into the right files.
+bad submit_quotes_every_path 0 "merged: 1 task" --writes -- sh: 'd="$W/night shift '"'"'q\" 100%"; mkdir -p "$d" &&
+  $MGPU campaign plan --arch sm_90a --m 256 --n 256 --k 256 --trials 2 --strategy random --device model -o "$d/c.json" &&
+  $MGPU campaign submit "$d/c.json" --partition gpu --time 1-00:00 --dry-run > /dev/null &&
+  bash -n "$d/c-slurm/array.sbatch" && bash -n "$d/c-slurm/merge.sbatch" &&
+  grep -qF -- "--output=\"$W/night shift '"'"'q\\\" 100%%/c-logs/task-%a.out\"" "$d/c-slurm/array.sbatch" &&
+  SLURM_ARRAY_TASK_ID=0 bash "$d/c-slurm/array.sbatch" > /dev/null && bash "$d/c-slurm/merge.sbatch" &&
+  test -f "$d/c.db" && test "$(cat "$d/c-shards/task-0.status")" = 0 && echo "merged: 1 task"'
+
+## campaign status / resume / run-task
+bad status_missing_campaign 2 "no campaign file absent.json" -- campaign status absent.json
+bad status_not_json 2 "c.json is not a campaign file" --fixture text -- campaign status c.json
+bad status_bad_name 2 "is no campaign name" --fixture campaign_name -- campaign status c.json
+bad resume_bad_time 2 "error: --time '90 minutes' is no Slurm time limit" --fixture campaign -- \
+  campaign resume c.json --partition gpu --time '90 minutes' --dry-run
+bad resume_bad_partition 2 "error: --partition 'a/b' is no Slurm partition" --fixture campaign -- \
+  campaign resume c.json --partition a/b --dry-run
+bad resume_arch_sm80 2 "task 0 .*unknown arch 'sm_80'" --fixture campaign_sm80 -- \
+  campaign resume c.json --partition gpu --dry-run
+bad run_task_no_such_task 2 "has no task 5 \\(0..0\\)" --fixture campaign -- campaign run-task c.json 5
+bad run_task_negative_index 2 "has no task -1" --fixture campaign -- campaign run-task c.json -1
+bad run_task_arch_sm80 2 "unknown arch 'sm_80'" --fixture campaign_sm80 --writes -- campaign run-task c.json 0
+
+## scripts/run.sh: relative paths are the caller's (it runs in the current directory)
+bad run_sh_relative_paths 0 "both here" --fixture suite --writes -- sh: 'mkdir elsewhere && cd elsewhere &&
+  $SRC/scripts/run.sh matmul --arch sm_90a --shapes ../suite.csv --device model --no-compile --trials 2 --db rel.db > /dev/null &&
+  $SRC/scripts/run.sh export --db rel.db --format csv -o rel.csv --include-model > /dev/null &&
+  test -f rel.db && test -f rel.csv && echo "both here"'
+bad run_sh_passes_exit_codes 2 "unknown arch 'sm_80'" -- sh: '$SRC/scripts/run.sh matmul --arch sm_80'
+bad run_sh_missing_relative_db 2 "absent.db" -- sh: '$SRC/scripts/run.sh best --db absent.db'
+
+## the other scripts
+bad setup_unknown_option 2 "unknown option --frobnicate" -- sh: bash '$SRC/scripts/setup.sh' --frobnicate
+bad slurm_local_no_arguments 2 "usage: slurm_local.sh start\|stop DIR" -- sh: bash '$SRC/scripts/slurm_local.sh'
+bad slurm_local_bad_command 2 "usage: slurm_local.sh" -- sh: bash '$SRC/scripts/slurm_local.sh' restart '$W/s'
+bad report_screenshot_no_arguments 2 "usage: report_screenshot.sh DB OUT.png" -- \
+  sh: bash '$SRC/scripts/report_screenshot.sh'
+finish
