@@ -17,6 +17,7 @@
 #include "harness/numeric_options.h"
 #include "harness/problem_options.h"
 #include "harness/tune/progress_printer.h"
+#include "harness/stop_signals.h"
 #include "harness/tune/tune_suite.h"
 #include "harness/tune/tuning_loop.h"
 #include "kernels/matmul_suites.h"
@@ -25,24 +26,6 @@
 namespace mgpu::harness {
 namespace {
 
-// Ctrl-C (SIGINT), and what Slurm and CI send at a time limit (SIGTERM) or when the terminal
-// goes (SIGHUP): the trial under way finishes and is committed, the summary is printed, and
-// the run exits 128 + the signal's number (130, 143, 129).
-std::atomic<bool> g_interrupted{false};
-std::atomic<int> g_signal{0};
-extern "C" void on_stop_signal(int sig) {
-  g_signal = sig;
-  g_interrupted = true;
-}
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-}
-
-int interrupted_exit_code() { return 128 + (g_signal ? g_signal.load() : SIGINT); }
 
 void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   if (json) {
@@ -238,22 +221,22 @@ void add_matmul_command(CLI::App& app) {
                             fmt::format("--shapes gives the shapes: drop {} (--dtype, --out-dtype and --layout still "
                                         "fill what the suite leaves out)", flag));
       ShapeSuite suite = load_shape_suite(o->shapes, o->tune.problem);
-      SuiteReport r = tune_suite(o->tune, suite, o->bucket, g_interrupted, progress);
+      SuiteReport r = tune_suite(o->tune, suite, o->bucket, stop_requested(), progress);
       printer->finish();
       print_suite_report(o->tune, suite, r, o->json);
-      if (r.interrupted) throw ExitWith{interrupted_exit_code()};
+      if (r.interrupted) throw ExitWith{stop_exit_code()};
       for (const SuiteShapeResult& sr : r.shapes)
         if (sr.report && sr.report->top.empty()) throw ExitWith{core::kExitFailure};  // a shape with no result
       return;
     }
     if (o->bucket) throw core::Error(core::ErrorKind::InvalidInput, "--bucket groups the shapes of --shapes: give a suite");
-    TuneReport r = tune(o->tune, g_interrupted, progress);
+    TuneReport r = tune(o->tune, stop_requested(), progress);
     printer->finish();
     print_report(o->tune, r, o->json);
     if (r.interrupted) {
       fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
-                 sigabbrev_np(interrupted_exit_code() - 128), r.trials_this_run, o->tune.db);
-      throw ExitWith{interrupted_exit_code()};
+                 sigabbrev_np(stop_exit_code() - 128), r.trials_this_run, o->tune.db);
+      throw ExitWith{stop_exit_code()};
     }
     if (r.source == "emulate") {
       if (r.verify_failed > 0 || r.verified == 0) throw ExitWith{core::kExitFailure};  // a config failed on the virtual device

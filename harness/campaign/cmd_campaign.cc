@@ -16,6 +16,7 @@
 #include "harness/exit_codes.h"
 #include "harness/problem_options.h"
 #include "harness/tune/shape_suite.h"
+#include "harness/stop_signals.h"
 #include "harness/tune/tuning_loop.h"
 #include "harness/version.h"
 #include "results/store.h"
@@ -284,10 +285,16 @@ void add_run_task(CLI::App& parent) {
     t.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
     fs::create_directories(fs::path(t.db).parent_path());
     int code = 0;
+    install_stop_handlers();  // a Slurm time limit (SIGTERM) commits, records 143, and the task resumes
     try {
-      TuneReport r = tune(t, std::atomic<bool>{false});
+      TuneReport r = tune(t, stop_requested());
       fmt::print("task {} {}: {} new trials ({} resumed, {} failed) into {}\n", o->index, task.problem.key(),
                  r.trials_this_run, r.trials_resumed, r.failed, t.db);
+      if (r.interrupted) {
+        code = stop_exit_code();
+        record_task_exit(c, o->index, code);
+        throw ExitWith{code};
+      }
     } catch (const Error& e) {
       code = core::exit_code_for(e.kind());
       record_task_exit(c, o->index, code);
