@@ -36,7 +36,14 @@ Flow int_op(Warp& w, const Insn& in, std::uint32_t mask) {
           s = std::max<__int128>(std::min<__int128>(s, INT32_MAX), INT32_MIN);
           r = static_cast<std::uint64_t>(static_cast<std::int64_t>(s));
         }
-      } else if constexpr (kOp == Sub) r = a - b;
+      } else if constexpr (kOp == Sub) {
+        r = a - b;
+        if ((in.flags & Sat) && sg) {  // PTX ISA 9.7.1.2 sub: "sub{.sat}.s32", clamped like add.sat
+          __int128 s = static_cast<__int128>(sa) - sb;
+          s = std::max<__int128>(std::min<__int128>(s, INT32_MAX), INT32_MIN);
+          r = static_cast<std::uint64_t>(static_cast<std::int64_t>(s));
+        }
+      }
       else if constexpr (kOp == Mul) r = a * b;
       else if constexpr (kOp == MulHi || kOp == MadHi) {
         if (bits == 64) {
