@@ -28,6 +28,8 @@ std::uint64_t to_int(double v, Ty t, std::uint8_t mode) {
   int bits = type_bits(t);
   if (is_signed(t)) {
     double lo = -std::ldexp(1.0, bits - 1), hi = std::ldexp(1.0, bits - 1) - 1;
+    // 2^63 - 1 is not a double (hi rounds to 2^63, outside int64): saturate before converting.
+    if (v >= std::ldexp(1.0, bits - 1)) return (1ull << (bits - 1)) - 1;
     v = std::min(std::max(v, lo), hi);
     return mask_bits(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), bits);
   }
