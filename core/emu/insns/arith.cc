@@ -62,6 +62,7 @@ Flow int_op(Warp& w, const Insn& in, std::uint32_t mask) {
       } else if constexpr (kOp == Mad) r = a * b + ival(w, in, 3, l, t);
       else if constexpr (kOp == Div || kOp == Rem) {
         if (b == 0) r = kOp == Div ? mask_bits(~0ull, bits) : a;  // PTX: undefined; a GPU gives all ones
+        else if (sg && sb == -1) r = kOp == Div ? 0 - a : 0;  // MIN / -1 overflows: wrap, don't trap the host
         else if (sg) r = static_cast<std::uint64_t>(kOp == Div ? sa / sb : sa % sb);
         else r = kOp == Div ? a / b : a % b;
       } else if constexpr (kOp == Min) r = sg ? static_cast<std::uint64_t>(std::min(sa, sb)) : std::min(a, b);
