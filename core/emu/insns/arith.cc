@@ -2,6 +2,7 @@
 // 9.7.3 "Floating-Point Instructions"). One decoder per opcode picks the integer or float
 // handler by the instruction's type; values are computed in 64 bits and truncated to the
 // type's width on write (the register keeps only the type's bits).
+#include <cfenv>
 #include <cmath>
 #include <limits>
 
@@ -12,7 +13,7 @@ namespace mgpu::emu {
 namespace {
 
 enum Op : std::uint8_t { Add, Sub, Mul, MulHi, MulWide, Mad, MadHi, MadWide, Div, Rem, Min, Max, Neg, Abs, Fma };
-enum Flag : std::uint32_t { Sat = 1, Ftz = 2 };
+enum Flag : std::uint32_t { Sat = 1, Ftz = 2, RoundZ = 4, RoundM = 8, RoundP = 16 };
 
 std::uint64_t ival(Warp& w, const Insn& in, std::size_t i, int lane, Ty t) { return mask_bits(src(w, in, i, lane), type_bits(t)); }
 
@@ -36,7 +37,14 @@ Flow int_op(Warp& w, const Insn& in, std::uint32_t mask) {
           s = std::max<__int128>(std::min<__int128>(s, INT32_MAX), INT32_MIN);
           r = static_cast<std::uint64_t>(static_cast<std::int64_t>(s));
         }
-      } else if constexpr (kOp == Sub) r = a - b;
+      } else if constexpr (kOp == Sub) {
+        r = a - b;
+        if ((in.flags & Sat) && sg) {  // PTX ISA 9.7.1.2 sub: "sub{.sat}.s32", clamped like add.sat
+          __int128 s = static_cast<__int128>(sa) - sb;
+          s = std::max<__int128>(std::min<__int128>(s, INT32_MAX), INT32_MIN);
+          r = static_cast<std::uint64_t>(static_cast<std::int64_t>(s));
+        }
+      }
       else if constexpr (kOp == Mul) r = a * b;
       else if constexpr (kOp == MulHi || kOp == MadHi) {
         if (bits == 64) {
@@ -54,6 +62,7 @@ Flow int_op(Warp& w, const Insn& in, std::uint32_t mask) {
       } else if constexpr (kOp == Mad) r = a * b + ival(w, in, 3, l, t);
       else if constexpr (kOp == Div || kOp == Rem) {
         if (b == 0) r = kOp == Div ? mask_bits(~0ull, bits) : a;  // PTX: undefined; a GPU gives all ones
+        else if (sg && sb == -1) r = kOp == Div ? 0 - a : 0;  // MIN / -1 overflows: wrap, don't trap the host
         else if (sg) r = static_cast<std::uint64_t>(kOp == Div ? sa / sb : sa % sb);
         else r = kOp == Div ? a / b : a % b;
       } else if constexpr (kOp == Min) r = sg ? static_cast<std::uint64_t>(std::min(sa, sb)) : std::min(a, b);
@@ -70,9 +79,23 @@ double fval(Warp& w, const Insn& in, std::size_t i, int lane) {
   return v;
 }
 
+// The .rz/.rm/.rp modifiers (PTX ISA 9.7.3 "Floating-Point Instructions", rounding modifiers
+// of add/sub/mul/fma/div): the host's rounding mode while a float instruction computes.
+struct RoundingScope {
+  int mode = FE_TONEAREST;
+  explicit RoundingScope(std::uint32_t flags) {
+    mode = (flags & RoundZ) ? FE_TOWARDZERO : (flags & RoundM) ? FE_DOWNWARD : (flags & RoundP) ? FE_UPWARD : FE_TONEAREST;
+    if (mode != FE_TONEAREST) std::fesetround(mode);
+  }
+  ~RoundingScope() {
+    if (mode != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+  }
+};
+
 template <Op kOp>
 Flow float_op(Warp& w, const Insn& in, std::uint32_t mask) {
   const Ty t = in.type;
+  RoundingScope rounding(in.flags);
   EMU_FOR_LANES(mask, l) {
     double r;
     if (t == Ty::F32) {
@@ -119,6 +142,9 @@ std::string decode_arith(const ptx::Instruction& p, Insn& out) {
   if (out.type == Ty::None) return "no type";
   if (has_part(p, "sat")) out.flags |= Sat;
   if (has_part(p, "ftz")) out.flags |= Ftz;
+  if (has_part(p, "rz")) out.flags |= RoundZ;
+  if (has_part(p, "rm")) out.flags |= RoundM;
+  if (has_part(p, "rp")) out.flags |= RoundP;
   if (out.type == Ty::F16x2 || out.type == Ty::BF16x2) return "packed half arithmetic is not implemented";
   if (is_float(out.type)) {
     out.fn = &float_op<kFloat>;

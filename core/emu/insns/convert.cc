@@ -28,12 +28,43 @@ std::uint64_t to_int(double v, Ty t, std::uint8_t mode) {
   int bits = type_bits(t);
   if (is_signed(t)) {
     double lo = -std::ldexp(1.0, bits - 1), hi = std::ldexp(1.0, bits - 1) - 1;
+    // 2^63 - 1 is not a double (hi rounds to 2^63, outside int64): saturate before converting.
+    if (v >= std::ldexp(1.0, bits - 1)) return (1ull << (bits - 1)) - 1;
     v = std::min(std::max(v, lo), hi);
     return mask_bits(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), bits);
   }
   double hi = std::ldexp(1.0, bits) - 1;
   v = std::min(std::max(v, 0.0), hi);
   return bits == 64 && v >= 18446744073709551615.0 ? ~0ull : static_cast<std::uint64_t>(v);
+}
+
+// A value rounded to float type t by the .rn/.rz/.rm/.rp modifier (PTX ISA 9.7.9.21 "Rounding
+// modifiers": nearest even, toward zero, toward -inf, toward +inf). v is exact (an integer of up
+// to 64 bits or a float, both exact in x86's long double); the nearest-even result is at most one
+// step from the directed one, so it is stepped by one unit in the last place where needed.
+std::uint64_t round_float(long double v, Ty t, std::uint8_t mode) {
+  std::uint64_t r;
+  if (t == Ty::F32) r = f32_bits(static_cast<float>(v));
+  else if (t == Ty::F64) r = f64_bits(static_cast<double>(v));
+  else r = write_float(static_cast<double>(v), t);
+  if (mode != Rz && mode != Rm && mode != Rp) return r;
+  long double back = read_float(r, t);
+  if (std::isnan(v) || back == v) return r;
+  const std::uint64_t sign = 1ull << (type_bits(t) - 1);
+  bool down;  // step toward -inf (else toward +inf)
+  if (mode == Rz) {
+    if (std::fabs(back) <= std::fabs(v)) return r;
+    down = back > 0;
+  } else if (mode == Rm) {
+    if (back <= v) return r;
+    down = true;
+  } else {
+    if (back >= v) return r;
+    down = false;
+  }
+  const bool neg = r & sign;
+  if ((r & ~sign) == 0) return down ? (sign | 1) : 1;  // from zero: the smallest subnormal that way
+  return down != neg ? r - 1 : r + 1;                  // the magnitude shrinks or grows by one ulp
 }
 
 Flow cvt(Warp& w, const Insn& in, std::uint32_t mask) {
@@ -45,16 +76,16 @@ Flow cvt(Warp& w, const Insn& in, std::uint32_t mask) {
       Ty half = d == Ty::BF16x2 ? Ty::BF16 : Ty::F16;
       double hi = as_f32(a), lo = as_f32(src(w, in, 2, l));
       if (in.flags & Relu) { hi = std::isnan(hi) ? hi : std::max(hi, 0.0); lo = std::isnan(lo) ? lo : std::max(lo, 0.0); }
-      r = (write_float(hi, half) << 16) | write_float(lo, half);
+      r = (round_float(hi, half, in.op) << 16) | round_float(lo, half, in.op);
     } else if (is_float(d) && is_float(s)) {
       double v = read_float(a, s);
       if (in.op >= Rni) v = round_int(v, in.op);
       if (in.flags & Relu) v = std::isnan(v) ? v : std::max(v, 0.0);
       if (in.flags & Sat) v = std::isnan(v) ? 0.0 : std::min(1.0, std::max(0.0, v));
-      r = write_float(v, d);
+      r = round_float(v, d, in.op);
     } else if (is_float(d)) {
-      double v = is_signed(s) ? static_cast<double>(sext(a, sbits)) : static_cast<double>(mask_bits(a, sbits));
-      r = write_float(v, d);
+      long double v = is_signed(s) ? static_cast<long double>(sext(a, sbits)) : static_cast<long double>(mask_bits(a, sbits));
+      r = round_float(v, d, in.op);
     } else if (is_float(s)) {
       r = to_int(read_float(a, s), d, in.op);
     } else {

@@ -33,20 +33,13 @@ Flow logic(Warp& w, const Insn& in, std::uint32_t mask) {
       } else if constexpr (kOp == Bfe) {
         // bfe: pos = b & 0xff, len = c & 0xff; sign-extends from the field's top bit for .s types.
         std::uint64_t pos = b & 0xFF, len = src(w, in, 3, l) & 0xFF;
-        if (len == 0) r = 0;
-        else {
-          std::uint64_t field = pos >= static_cast<std::uint64_t>(bits) ? 0 : a >> pos;
-          std::uint64_t n = std::min<std::uint64_t>(len, bits);
-          field = mask_bits(field, static_cast<int>(n));
-          if (is_signed(in.type)) {
-            std::uint64_t top = pos + len - 1 >= static_cast<std::uint64_t>(bits) ? bits - 1 : pos + len - 1;
-            bool sign = (a >> top) & 1;
-            if (pos >= static_cast<std::uint64_t>(bits)) sign = (a >> (bits - 1)) & 1;
-            r = sign ? field | (~0ull << n) : field;
-          } else {
-            r = field;
-          }
-        }
+        // PTX ISA 9.7.1.x bfe semantics: sbit = a[min(pos+len-1, msb)] for .s types (0 for .u or
+        // len 0); d[i] = (i < len && pos+i <= msb) ? a[pos+i] : sbit -- every bit above the part of
+        // the field inside a is sbit, also when pos is beyond msb.
+        const std::uint64_t msb = static_cast<std::uint64_t>(bits - 1);
+        const std::uint64_t sbit = (is_signed(in.type) && len != 0) ? (a >> std::min(pos + len - 1, msb)) & 1 : 0;
+        for (std::uint64_t i = 0; i <= msb; ++i)
+          r |= ((i < len && pos + i <= msb) ? (a >> (pos + i)) & 1 : sbit) << i;
       } else if constexpr (kOp == Bfi) {
         // bfi f = a inserted into b at pos c, len d.
         std::uint64_t pos = src(w, in, 3, l) & 0xFF, len = src(w, in, 4, l) & 0xFF;
