@@ -158,8 +158,10 @@ void report_findings(Driver& d, CUfunction f) {
     name = it == d.names.end() ? "?" : it->second;
   }
   std::fflush(stdout);
+  std::string list = reports + std::strlen("\"reports\":");
+  if (!list.empty() && list.back() == '}') list.pop_back();  // the launch object's closing brace
   std::fprintf(stderr, "mgpu-mlir-runtime: the virtual device's checkers reported findings for kernel '%s': %s\n", name.c_str(),
-               reports + std::strlen("\"reports\":"));
+               list.c_str());
   const char* mode = std::getenv("MGPU_MLIR_FINDINGS");
   if (!(mode && std::strcmp(mode, "warn") == 0)) die("exiting because of the findings above (MGPU_MLIR_FINDINGS=warn to go on)", 2);
 }
