@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # The exact Debian packages (bookworm + bookworm-security for LLVM/MLIR 22).
 PACKAGES=(
   cmake ninja-build g++                  # build
-  llvm-22-dev libmlir-22-dev mlir-22-tools  # the MGPU backend: MLIR/LLVM 22
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools  # MLIR/LLVM 22 (+ FileCheck, mlir-runner for the emu tests)
   libsqlite3-dev libsqlitecpp-dev        # results store
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev

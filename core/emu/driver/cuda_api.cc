@@ -347,12 +347,31 @@ CUresult CUDAAPI cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) {
   for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 4 * i, &v, 4);
   return CUDA_SUCCESS;
 }
+CUresult CUDAAPI cuMemsetD16(CUdeviceptr dst, unsigned short v, size_t n) {
+  EMU_LOCK_STICKY;
+  std::uint8_t* p = S.device->memory().find(dst, n * 2);
+  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD16 outside an allocation");
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 2 * i, &v, 2);
+  return CUDA_SUCCESS;
+}
+// Only CU_POINTER_ATTRIBUTE_MEMORY_TYPE: device for an address inside an allocation; any other
+// address is host memory the device cannot see, which the driver answers with
+// CUDA_ERROR_INVALID_VALUE (as it does for unregistered pageable memory).
+CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr ptr) {
+  EMU_LOCK;
+  if (a != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuPointerGetAttribute: only CU_POINTER_ATTRIBUTE_MEMORY_TYPE is supported");
+  if (!S.device->memory().find(ptr, 1)) return CUDA_ERROR_INVALID_VALUE;
+  *static_cast<unsigned int*>(data) = CU_MEMORYTYPE_DEVICE;
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t n, CUstream) { return cuMemcpyHtoD(dst, src, n); }
 CUresult CUDAAPI cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoH(dst, src, n); }
 CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoD(dst, src, n); }
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoD(dst, src, n); }
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream) { return cuMemsetD8(dst, v, n); }
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream) { return cuMemsetD32(dst, v, n); }
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream) { return cuMemsetD16(dst, v, n); }
 CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream) { return cuMemAlloc(p, n); }
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream) { return cuMemFree(p); }
 
@@ -416,6 +435,7 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int, cuuint64_
       EMU_ENTRY(cuMemAlloc), EMU_ENTRY(cuMemFree), EMU_ENTRY(cuMemcpyHtoD), EMU_ENTRY(cuMemcpyDtoH), EMU_ENTRY(cuMemcpyDtoD),
       EMU_ENTRY(cuMemsetD8), EMU_ENTRY(cuMemsetD32), EMU_ENTRY(cuMemcpyHtoDAsync), EMU_ENTRY(cuMemcpyDtoHAsync),
       EMU_ENTRY(cuMemcpyDtoDAsync), EMU_ENTRY(cuMemcpyAsync), EMU_ENTRY(cuMemsetD8Async), EMU_ENTRY(cuMemsetD32Async),
+      EMU_ENTRY(cuMemsetD16), EMU_ENTRY(cuMemsetD16Async), EMU_ENTRY(cuPointerGetAttribute),
       EMU_ENTRY(cuMemAllocAsync), EMU_ENTRY(cuMemFreeAsync), EMU_ENTRY(cuStreamCreate), EMU_ENTRY(cuStreamDestroy),
       EMU_ENTRY(cuStreamSynchronize), EMU_ENTRY(cuStreamWaitEvent), EMU_ENTRY(cuEventCreate), EMU_ENTRY(cuEventDestroy),
       EMU_ENTRY(cuEventRecord), EMU_ENTRY(cuEventSynchronize), EMU_ENTRY(cuEventElapsedTime), EMU_ENTRY(cuTensorMapEncodeTiled),

@@ -75,10 +75,13 @@ Flow vprintf_call(Warp& w, const Insn& in, std::uint32_t mask) {
       if (f[i] != '%') { out += f[i]; continue; }
       std::size_t j = i + 1;
       while (j < f.size() && std::strchr("-+ #0123456789.", f[j])) ++j;
+      // The flags, width and precision only: the length modifier (h, l, ll, z) picks the
+      // argument's size here, and the host conversion below supplies its own (C99 7.19.6.1,
+      // which the CUDA Programming Guide's "Formatted Output" follows: %lld takes 8 bytes).
+      std::string spec = f.substr(i, j - i);
       bool is_long = false;
       while (j < f.size() && (f[j] == 'l' || f[j] == 'h' || f[j] == 'z')) { is_long |= f[j] == 'l' || f[j] == 'z'; ++j; }
       if (j >= f.size()) break;
-      std::string spec = f.substr(i, j - i);
       char conv = f[j];
       char tmp[512];
       switch (conv) {
