@@ -11,37 +11,6 @@ namespace {
 
 std::string range(std::uint32_t lo, std::uint32_t hi) { return "[" + std::to_string(lo) + ", " + std::to_string(hi) + ")"; }
 
-// The bytes [lo, hi) of `cta` are about to be written by the async proxy: nothing still
-// reading or writing them may be in flight.
-void check_async_write(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t lo, std::uint32_t hi) {
-  Launch& L = *c.launch;
-  for (const auto& op : c.inflight) {
-    if (op.get() == &self) continue;
-    if (op->kind == AsyncOp::Wgmma) {
-      auto& g = static_cast<WgmmaOp&>(*op);
-      if (g.cta == &cta && lo < g.smem_hi && hi > g.smem_lo)
-        L.report(ReportKind::AsyncOverlap, self.issued,
-                 "TMA load writes shared bytes " + range(lo, hi) + " of CTA rank " + std::to_string(cta.rank) +
-                     " that a wgmma.mma_async issued at PTX line " + std::to_string(g.issued.line) +
-                     " still reads (no wgmma.wait_group has retired it): the stage was released too early");
-    } else if (op->kind == AsyncOp::TmaStore) {
-      auto& s = static_cast<TmaStoreOp&>(*op);
-      std::uint32_t shi = s.src + static_cast<std::uint32_t>(s.map.box_bytes());
-      if (s.cta == &cta && lo < shi && hi > s.src)
-        L.report(ReportKind::AsyncOverlap, self.issued,
-                 "TMA load writes shared bytes " + range(lo, hi) + " that a TMA store issued at PTX line " +
-                     std::to_string(s.issued.line) + " still reads");
-    } else if (op->kind == AsyncOp::TmaLoad && !op->performed) {
-      auto& t = static_cast<TmaLoadOp&>(*op);
-      std::uint32_t thi = t.dst + static_cast<std::uint32_t>(t.map.box_bytes());
-      if ((t.cta_mask >> cta.rank) & 1 && lo < thi && hi > t.dst)
-        L.report(ReportKind::AsyncOverlap, self.issued,
-                 "two TMA loads in flight write shared bytes " + range(std::max(lo, t.dst), std::min(hi, thi)) +
-                     " of CTA rank " + std::to_string(cta.rank) + " (the other issued at PTX line " + std::to_string(t.issued.line) + ")");
-    }
-  }
-}
-
 // The async proxy reads byte `a` of `cta`: it must have been written, and a generic-proxy
 // write must have been followed by fence.proxy.async in the writing thread.
 bool check_async_read(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t a, const char* reader) {
@@ -64,6 +33,37 @@ bool check_async_read(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t a
 }
 
 }  // namespace
+
+// The bytes [lo, hi) of `cta` are about to be written by the async proxy: nothing still
+// reading or writing them may be in flight.
+void check_async_write(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t lo, std::uint32_t hi) {
+  Launch& L = *c.launch;
+  for (const auto& op : c.inflight) {
+    if (op.get() == &self) continue;
+    if (op->kind == AsyncOp::Wgmma) {
+      auto& g = static_cast<WgmmaOp&>(*op);
+      if (g.cta == &cta && g.reads(lo, hi))
+        L.report(ReportKind::AsyncOverlap, self.issued,
+                 "TMA load writes shared bytes " + range(lo, hi) + " of CTA rank " + std::to_string(cta.rank) +
+                     " that a wgmma.mma_async issued at PTX line " + std::to_string(g.issued.line) +
+                     " still reads (no wgmma.wait_group has retired it): the stage was released too early");
+    } else if (op->kind == AsyncOp::TmaStore) {
+      auto& s = static_cast<TmaStoreOp&>(*op);
+      std::uint32_t shi = s.src + static_cast<std::uint32_t>(s.map.box_bytes());
+      if (s.cta == &cta && lo < shi && hi > s.src)
+        L.report(ReportKind::AsyncOverlap, self.issued,
+                 "TMA load writes shared bytes " + range(lo, hi) + " that a TMA store issued at PTX line " +
+                     std::to_string(s.issued.line) + " still reads");
+    } else if (op->kind == AsyncOp::TmaLoad && !op->performed) {
+      auto& t = static_cast<TmaLoadOp&>(*op);
+      std::uint32_t thi = t.dst + static_cast<std::uint32_t>(t.map.box_bytes());
+      if ((t.cta_mask >> cta.rank) & 1 && lo < thi && hi > t.dst)
+        L.report(ReportKind::AsyncOverlap, self.issued,
+                 "two TMA loads in flight write shared bytes " + range(std::max(lo, t.dst), std::min(hi, thi)) +
+                     " of CTA rank " + std::to_string(cta.rank) + " (the other issued at PTX line " + std::to_string(t.issued.line) + ")");
+    }
+  }
+}
 
 bool performable(const AsyncOp& op) {
   if (op.performed) return false;

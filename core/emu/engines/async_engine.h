@@ -14,5 +14,8 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op);
 void perform_tma_store(Cluster& c, TmaStoreOp& op);
 void perform_wgmma(Cluster& c, WgmmaOp& op);
 void forget(Cluster& c, const AsyncOp* op);  // drop from the in-flight list
+// The async proxy is about to write [lo, hi) of `cta` (a TMA load issued or landing): nothing
+// else in flight may still read or write those bytes; reported as AsyncOverlap.
+void check_async_write(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t lo, std::uint32_t hi);
 
 }  // namespace mgpu::emu

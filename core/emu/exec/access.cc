@@ -225,7 +225,8 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
     } else if (op->kind == AsyncOp::Wgmma) {
       auto& g = static_cast<WgmmaOp&>(*op);
       if (g.cta != &cta) continue;
-      lo = g.smem_lo; hi = g.smem_hi; what = "a wgmma.mma_async still reading it (no wgmma.wait_group retired it)";
+      if (!g.reads(offset, offset + bytes)) continue;
+      lo = offset; hi = offset + bytes; what = "a wgmma.mma_async still reading it (no wgmma.wait_group retired it)";
     } else if (op->kind == AsyncOp::TmaLoad) {
       auto& t = static_cast<TmaLoadOp&>(*op);
       if (!(t.cta_mask & (1u << cta.rank))) continue;

@@ -104,6 +104,7 @@ bool step_warp(Warp& w, int budget) {
     } else if (f == Flow::Done) {
       for (std::uint32_t m = run; m; m &= m - 1) w.wait[__builtin_ctz(m)] = Wait{};
     }
+    if (L.phase_completed) return true;  // the scheduler may hand over to the woken waiters now
   }
   return true;
 }

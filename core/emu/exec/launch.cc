@@ -136,7 +136,19 @@ void run_cluster(Launch& L, Cluster& cl) {
       if (!any_alive) break;
       deadlock(L, cl);
     }
-    Warp* w = runnable[L.rng() % runnable.size()];
+    // Odd seeds hand over to a warp woken by a completed mbarrier phase at once: the waiter
+    // then runs before the arriving warp's next instruction, which exposes a stage released
+    // before the work reading it retired.
+    Warp* w = nullptr;
+    if (L.phase_completed && (L.config.seed & 1)) {
+      std::vector<Warp*> woken;
+      for (Warp* r : runnable)
+        for (std::uint32_t m = r->alive; m; m &= m - 1)
+          if (r->wait[__builtin_ctz(m)].kind == Wait::Mbar) { woken.push_back(r); break; }
+      if (!woken.empty()) w = woken[L.rng() % woken.size()];
+    }
+    L.phase_completed = false;
+    if (!w) w = runnable[L.rng() % runnable.size()];
     step_warp(*w, 1 + static_cast<int>(L.rng() % 48));
     if (!w->alive) {
       Cta& cta = *w->cta;

@@ -104,7 +104,13 @@ struct WgmmaOp : AsyncOp {
   std::vector<std::int32_t> d_slots;  // accumulator register slots (same in every warp)
   std::shared_ptr<WgmmaOp> chain[4];  // the earlier op whose result is this op's D (same registers)
   int group = 0;                 // warpgroup index in the CTA
-  std::uint32_t smem_lo = 0, smem_hi = 0;  // shared bytes read (A and B), for overlap checks
+  // Shared bytes read, [lo, hi) for A (when in shared memory) and B, for the overlap checks.
+  std::uint32_t smem_lo[2] = {0, 0}, smem_hi[2] = {0, 0};
+  bool reads(std::uint32_t lo, std::uint32_t hi) const {
+    for (int i = 0; i < 2; ++i)
+      if (lo < smem_hi[i] && hi > smem_lo[i]) return true;
+    return false;
+  }
 };
 
 struct BulkGroup {
@@ -205,6 +211,7 @@ struct Launch {
   std::string printf_output;
   std::uint64_t steps = 0;          // warp-instructions
   std::uint64_t thread_steps = 0;   // thread-instructions (active lanes of each)
+  bool phase_completed = false;     // an instruction just completed an mbarrier phase
   Cluster* current = nullptr;
 
   void report(ReportKind kind, Where where, std::string message);  // non-fatal: recorded once per pc

@@ -85,7 +85,9 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         } else if (in.operand_count() > 2) {
           count = static_cast<std::uint32_t>(src(w, in, 2, l));
         }
+        const std::uint64_t phase_before = t.bar->phase();
         std::uint64_t token = t.bar->arrive(count, err);
+        if (t.bar->phase() != phase_before) w.launch().phase_completed = true;
         misuse(w, in, t, l, err);
         if (in.operand(0).kind != ptx::Operand::Kind::Sink) dst(w, in, 0, l, token);
         break;

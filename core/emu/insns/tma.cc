@@ -62,6 +62,10 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
         }
         if (op->dst % 128)
           w.launch().fault(ReportKind::Misaligned, where(w, in, l), "TMA destination at shared offset " + std::to_string(op->dst) + " is not 128-byte aligned");
+        // A load may land at any moment after its issue: its destination must be free now.
+        for (std::size_t r = 0; r < c.ctas.size(); ++r)
+          if ((op->cta_mask >> r) & 1)
+            check_async_write(c, *op, *c.ctas[r], op->dst, op->dst + static_cast<std::uint32_t>(op->map.box_bytes()));
         c.inflight.push_back(op);
         break;
       }

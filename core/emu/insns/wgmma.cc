@@ -5,9 +5,11 @@
 // wait_group that retires the operation writes the result. Consecutive mma_async on the same
 // accumulator chain: the later one's D is the earlier one's result, as the ISA allows
 // without a fence between them.
+#include <algorithm>
 #include <cmath>
 
 #include "core/emu/engines/async_engine.h"
+#include "core/emu/engines/smem_layout.h"
 #include "core/emu/exec/access.h"
 #include "core/emu/exec/decode.h"
 
@@ -47,6 +49,19 @@ Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
     op->desc_b = desc_b;
     op->a_in_regs = a_regs;
     for (const auto& e : in.operand(0).elems) op->d_slots.push_back(e.reg);
+    // The shared bytes the operation reads, for the overlap checks until it retires.
+    auto cover = [&](int i, std::uint64_t d, bool mn_major, int mn_extent) {
+      MatrixDescriptor md = decode_wgmma_descriptor(d);
+      op->smem_lo[i] = UINT32_MAX;
+      for (int mn = 0; mn < mn_extent; ++mn)
+        for (int k = 0; k < 16; ++k) {
+          std::uint32_t a = wgmma_operand_address(md, mn_major, 2, mn, k);
+          op->smem_lo[i] = std::min(op->smem_lo[i], a);
+          op->smem_hi[i] = std::max(op->smem_hi[i], a + 2);
+        }
+    };
+    if (!a_regs) cover(0, desc_a, in.imm[3], 64);
+    cover(1, desc_b, in.imm[4], in.imm[0]);
     q.ops.push_back(op);
     cta.cluster->inflight.push_back(op);
   }

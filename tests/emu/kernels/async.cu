@@ -115,3 +115,69 @@ extern "C" __global__ void wgmma_tile(const __grid_constant__ CUtensorMap a_map,
     out[row * 64 + col] = d[r];
   }
 }
+
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(bar)) : "memory");
+}
+
+// A two-stage TMA -> wgmma pipeline with warp specialization: warpgroup 0 consumes (wgmma),
+// one thread of warpgroup 1 produces (TMA). full[s] completes when stage s landed; empty[s]
+// when every consumer warp is done reading it (4 arrivals). D = A x B^T over K = 64 k_steps,
+// A and B 64 x K bf16, K-major. release_early: each consumer warp frees the stage before
+// wgmma.wait_group retired the wgmma reading it -- the producer may overwrite it under the
+// tensor core.
+extern "C" __global__ void pipelined(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
+                                     float* out, int k_steps, int release_early) {
+  __shared__ __align__(1024) std::uint8_t sa[2][64 * 128];
+  __shared__ __align__(1024) std::uint8_t sb[2][64 * 128];
+  __shared__ std::uint64_t full[2], empty[2];
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 2; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 4);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x >= 128) {
+    if (threadIdx.x == 128) {
+      for (int ks = 0; ks < k_steps; ++ks) {
+        int s = ks % 2;
+        if (ks >= 2) mbar_wait(&empty[s], ((ks / 2) - 1) & 1);
+        mbar_expect(&full[s], 2 * 64 * 128);
+        tma_load(sa[s], &a_map, 64 * ks, 0, &full[s]);
+        tma_load(sb[s], &b_map, 64 * ks, 0, &full[s]);
+      }
+    }
+    return;
+  }
+  float d[32];
+  for (int i = 0; i < 32; ++i) d[i] = 0.0f;
+  for (int ks = 0; ks < k_steps; ++ks) {
+    int s = ks % 2;
+    mbar_wait(&full[s], (ks / 2) & 1);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    for (int kk = 0; kk < 4; ++kk) {
+      std::uint64_t da = desc(sa[s] + 32 * kk, 1), db = desc(sb[s] + 32 * kk, 1);
+      asm volatile(
+          "{\n"
+          ".reg .pred p;\n"
+          "setp.ne.b32 p, %34, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+          "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n"
+          "}"
+          : ACC8(0), ACC8(8), ACC8(16), ACC8(24)
+          : "l"(da), "l"(db), "r"(ks > 0 || kk > 0 ? 1 : 0));
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    if (release_early && threadIdx.x % 32 == 0) mbar_arrive(&empty[s]);
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (!release_early && threadIdx.x % 32 == 0) mbar_arrive(&empty[s]);
+  }
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int r = 0; r < 32; ++r) {
+    int row = 16 * warp + lane / 4 + 8 * ((r >> 1) & 1);
+    int col = 8 * (r >> 2) + 2 * (lane % 4) + (r & 1);
+    out[row * 64 + col] = d[r];
+  }
+}
