@@ -2,10 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 
+#include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
 
@@ -17,8 +21,6 @@ using core::Error;
 using core::ErrorKind;
 namespace fs = std::filesystem;
 
-namespace {
-
 int busy_timeout_ms() {
   const char* env = std::getenv("MGPU_DB_BUSY_TIMEOUT_MS");
   if (!env || !*env) return 10000;
@@ -29,6 +31,20 @@ int busy_timeout_ms() {
                 fmt::format("MGPU_DB_BUSY_TIMEOUT_MS='{}' must be a whole number of milliseconds from 0 to 3600000", env));
   return static_cast<int>(v);
 }
+
+void retry_while_busy(const std::function<void()>& f) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms());
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return f();
+    } catch (const SQLite::Exception& e) {
+      if ((e.getErrorCode() & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= give_up) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 5 * std::min(attempt, 10)));
+  }
+}
+
+namespace {
 
 bool writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
 
@@ -83,7 +99,7 @@ core::Error database_error(const std::string& path, const SQLite::Exception& e) 
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return Error(ErrorKind::InvalidInput,
-                   fmt::format("{} is locked by another process (waited {:.0f} s, MGPU_DB_BUSY_TIMEOUT_MS): this "
+                   fmt::format("{} is locked by another process (waited {:g} s, MGPU_DB_BUSY_TIMEOUT_MS): this "
                                "command wrote nothing more; run it again when that process is done",
                                path, busy_timeout_ms() / 1000.0));
     case SQLITE_CORRUPT:
@@ -167,11 +183,16 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     if (mode == OpenMode::ReadWrite) {
       if (sqlite3_db_readonly(db->getHandle(), "main") == 1) throw read_only_error(path, "SQLite opened it read-only");
       // Another program's database is refused before WAL mode rewrites its header.
-      if (schema_version(*db) == 0 && db->execAndGet("SELECT count(*) FROM sqlite_schema").getInt() > 0)
-        throw Error(ErrorKind::InvalidInput,
-                    fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
-                                "version): nothing was written", path));
-      db->exec("PRAGMA journal_mode=WAL");
+      {
+        // One statement, one snapshot: another process may be creating the schema right now.
+        SQLite::Statement q(*db, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)");
+        q.executeStep();
+        if (q.getColumn(0).getInt() == 0 && q.getColumn(1).getInt() > 0)
+          throw Error(ErrorKind::InvalidInput,
+                      fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
+                                  "version): nothing was written", path));
+      }  // the statement ends its read before the journal mode changes
+      retry_while_busy([&] { db->exec("PRAGMA journal_mode=WAL"); });
     }
     db->exec("PRAGMA foreign_keys=ON");
     return std::move(db);

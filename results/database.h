@@ -18,6 +18,7 @@
 // it was: nothing is written before these checks pass.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -43,6 +44,12 @@ DatabasePtr open_database(const std::string& path, OpenMode mode);
 bool integrity_ok(SQLite::Database& db);
 // The one-line error for an SQLite failure on the database at `path`.
 core::Error database_error(const std::string& path, const SQLite::Exception& e);
+// The busy timeout in milliseconds (MGPU_DB_BUSY_TIMEOUT_MS, default 10000).
+int busy_timeout_ms();
+// Runs f again while SQLite answers "busy" without waiting (it does so, rather than call the
+// busy handler, when waiting could deadlock: changing the journal mode, upgrading a read to a
+// write), for up to the busy timeout; then the last "busy" is thrown.
+void retry_while_busy(const std::function<void()>& f);
 // Runs f, turning any SQLite failure into database_error(path, ...).
 template <class F>
 auto guard_database(const std::string& path, F&& f) -> decltype(f()) {

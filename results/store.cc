@@ -57,7 +57,7 @@ std::string now_utc() {
 Store Store::open(const std::string& path, OpenMode mode) {
   DatabasePtr db = open_database(path, mode);
   int schema = guard_database(path, [&] {
-    if (mode == OpenMode::ReadWrite) migrate(*db);
+    if (mode == OpenMode::ReadWrite) retry_while_busy([&] { migrate(*db); });
     // Read-only, an older database is read as it is (never migrated behind the user's back).
     return schema_version(*db);
   });

@@ -142,7 +142,7 @@ bad trials_leaves_no_wal 0 '"matching": 4' --fixture good -- trials --db '$DB' -
 bad regress_leaves_no_wal 0 "0 slower" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
 
 # --- Locked by another process ---------------------------------------------------------------
-lk="t.db is locked by another process \(waited 0 s, MGPU_DB_BUSY_TIMEOUT_MS\)"
+lk="t.db is locked by another process \(waited 0.3 s, MGPU_DB_BUSY_TIMEOUT_MS\)"
 bad matmul_locked 2 "$lk" --fixture locked -- $MODEL_RUN --db '$DB'
 bad best_locked 2 "$lk" --fixture locked -- best --db '$DB'
 bad trials_locked 2 "$lk" --fixture locked -- trials --db '$DB'
