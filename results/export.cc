@@ -56,6 +56,7 @@ std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<Trial
 int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current,
                 const SuiteShapes& suite, std::vector<std::string>* files_written) {
   std::vector<std::string> written;
+  if (folder.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output path is empty");
   refuse_database_path(folder, {store.path()});
   std::error_code ec;
   if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))

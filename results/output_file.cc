@@ -38,6 +38,12 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return resolve(a) == resolve(b);                     // by name: files that do not exist yet
 }
 
+[[noreturn]] void fail_stream(const std::string& path, const char* what) {
+  int err = errno;
+  throw Error(err == ENOSPC ? ErrorKind::IO : ErrorKind::InvalidInput,
+              fmt::format("cannot write {}: {} ({})", path, what, err ? std::strerror(err) : "unknown error"));
+}
+
 }  // namespace
 
 void refuse_database_path(const std::string& out, const std::vector<std::string>& dbs, const std::string& role) {
@@ -53,9 +59,21 @@ void refuse_database_path(const std::string& out, const std::vector<std::string>
 
 void write_file_atomically(const std::string& path, const std::string& text) {
   if (path.empty()) throw Error(ErrorKind::InvalidInput, "the output path is empty");
-  const fs::path target = resolve(path);
   std::error_code ec;
-  if (fs::is_directory(target, ec)) throw Error(ErrorKind::InvalidInput, fmt::format("{} is a folder: give a file path", path));
+  const fs::file_status st = fs::status(path, ec);  // through symlinks, as the kernel sees it
+  if (fs::is_directory(st)) throw Error(ErrorKind::InvalidInput, fmt::format("{} is a folder: give a file path", path));
+  // A device or a pipe (/dev/stdout, a FIFO) is written in place: there is nothing to replace,
+  // and renaming over it would put a regular file where the device was.
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    errno = 0;
+    std::ofstream out(path, std::ios::binary);
+    if (!out) fail_stream(path, "cannot open it");
+    out << text;
+    out.flush();
+    if (!out) fail_stream(path, "writing failed");
+    return;
+  }
+  const fs::path target = resolve(path);
   const fs::path dir = target.parent_path();
   if (!fs::is_directory(dir, ec))
     throw Error(ErrorKind::InvalidInput, fmt::format("cannot write {}: the folder {} does not exist", path, dir.string()));

@@ -4,8 +4,9 @@
 //   and inode) -- so no command writes its output over the results it reads.
 // - write_file_atomically(path, text): writes a temporary file in the same folder and renames
 //   it over `path` (a symlink is followed to its target), so an existing file is replaced
-//   whole or left as it was. A folder at `path` or a folder that cannot be written is
-//   Error{InvalidInput}; a full disk is Error{IO}.
+//   whole or left as it was. An existing device or pipe (/dev/stdout) is written in place. A
+//   folder at `path` or a folder that cannot be written is Error{InvalidInput}; a full disk
+//   is Error{IO}.
 #pragma once
 
 #include <string>

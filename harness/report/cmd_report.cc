@@ -35,6 +35,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
   cmd->callback([o] {
     results::check_database_path(o->db);
+    if (o->out.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output folder (-o) is empty");
     results::refuse_database_path(o->out, {o->db});
     for (const char* name : kReportFiles)
       results::refuse_database_path((std::filesystem::path(o->out) / name).string(), {o->db});

@@ -35,6 +35,11 @@ fixture_good_and_bad() { fixture_corrupt; mv "$W/t.db" "$W/bad.db"; fixture_good
 fixture_foreign_out() { fixture_good; mv "$W/t.db" "$W/u.db"; fixture_foreign; }
 fixture_locked_out() { fixture_locked; cp "$W/t.db" "$W/u.db"; }
 fixture_good_into_bad() { fixture_good; mv "$W/t.db" "$W/u.db"; fixture_corrupt; }
+# A FIFO with a reader: an export into it must write through, not rename a file over it.
+fixture_fifo() {
+  fixture_good; mkfifo "$W/pipe"
+  (cat "$W/pipe" > /dev/null &)
+}
 fixture_two_good() { fixture_good; cp "$W/t.db" "$W/u.db"; }
 fixture_existing_outputs() {
   fixture_good
@@ -168,6 +173,11 @@ bad report_over_db_named_index 2 "refusing to write .*index.html: it is the resu
 bad merge_onto_input_symlink 2 "refusing to write .*link.db: it is the input database" --fixture links -- merge '$DB' -o '$W/link.db'
 bad merge_onto_input_hardlink 2 "refusing to write .*hard.db: it is the input database" --fixture links -- merge '$DB' -o '$W/hard.db'
 bad merge_onto_input_wal 2 "it is the -wal file of the input database" --fixture good -- merge '$DB' -o '$DB-wal'
+bad export_json_empty_output 2 "the output path is empty" --fixture good -- export --db '$DB' --format json -o ""
+bad export_csv_empty_output 2 "the output path is empty" --fixture good -- export --db '$DB' --format csv -o ""
+bad report_empty_output 2 "the output folder \(-o\) is empty" --fixture good -- report --db '$DB' -o ""
+bad export_csv_to_stdout 0 "^trial,run,created_at" --fixture good -- export --db '$DB' --format csv --include-model -o /dev/stdout
+bad export_csv_into_fifo 0 "wrote 4 trials" --fixture fifo -- sh: '"$MGPU"' export --db '$DB' --format csv --include-model -o '$W/pipe' '&&' test -p '$W/pipe'
 
 # --- Numeric options: finite and in range ----------------------------------------------------
 for v in 0 -1 nan inf -inf 101 1e309; do
