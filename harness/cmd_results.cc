@@ -10,9 +10,12 @@
 
 #include "core/error.h"
 #include "harness/cli.h"
+#include "harness/cmd_trials.h"
 #include "harness/current_templates.h"
+#include "harness/numeric_options.h"
 #include "harness/measure/trial_record.h"
 #include "harness/tune/shape_suite.h"
+#include "kernels/matmul_template.h"
 #include "results/export.h"
 #include "results/merge.h"
 #include "results/regress.h"
@@ -26,6 +29,24 @@ nlohmann::json trial_json(const results::TrialRow& t) {
           {"device", t.env.device_name}, {"arch", t.env.arch}, {"source", t.source},
           {"median_ms", *t.median_ms}, {"tflops", results::tflops(t)}, {"noise", t.noise.value_or(0)},
           {"config", nlohmann::json::parse(t.config_json)}, {"run", t.run_id}, {"trial", t.uuid}};
+}
+
+// Every template this binary builds, with one config of its space: a C++ export declares
+// their lookups even when nothing was tuned.
+std::vector<results::DeclaredTemplate> declared_templates() {
+  std::vector<results::DeclaredTemplate> out;
+  for (const core::ArchSpec& arch : core::all_archs()) {
+    try {
+      const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+      core::TuningConfig sample;
+      const core::ParamSpace space = t.space();
+      for (const core::Param& p : space.params()) sample.set(p.name, p.domain.front());
+      out.push_back({std::string(t.name()), sample.to_json()});
+    } catch (const core::Error&) {
+      // no template for this arch yet
+    }
+  }
+  return out;
 }
 
 void add_best(CLI::App& app) {
@@ -89,7 +110,7 @@ void add_best(CLI::App& app) {
 void add_export(CLI::App& app) {
   struct O {
     std::string db, format, output, shapes;
-    bool include_model = false, all_versions = false;
+    bool include_model = false, all_versions = false, json = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = app.add_subcommand("export", "Export results: JSON per device and template, a C++ header, or CSV");
@@ -98,8 +119,9 @@ void add_export(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"json", "cpp", "csv"}));
   cmd->add_option("-o,--output", o->output, "Where to write")->required();
-  cmd->add_flag("--include-model", o->include_model, "Export predicted (model) results too");
+  cmd->add_flag("--include-model", o->include_model, "Export predicted (model) results too (all three formats)");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
+  cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
   cmd->add_option("--shapes", o->shapes,
                   "A shape suite (file or name, as for 'matmul --shapes'): json and cpp exports then say how each "
                   "of its shapes is served (exact, nearest tuned shape, or default)");
@@ -113,10 +135,13 @@ void add_export(CLI::App& app) {
     }
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     auto current = o->all_versions ? std::vector<results::TemplateId>{} : current_templates();
-    int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current, suite)
-            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite)
-                                 : results::export_csv(s, o->output);
-    fmt::print("wrote {} {} to {}\n", n, o->format == "csv" ? "trials" : "entries", o->output);
+    std::vector<std::string> files{o->output};
+    int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current, suite, &files)
+            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite, declared_templates())
+                                 : results::export_csv(s, o->output, o->include_model);
+    nlohmann::json summary{{"db", o->db}, {"format", o->format}, {"output", o->output}, {"files", files},
+                           {o->format == "csv" ? "trials" : "entries", n}, {"include_model", o->include_model}};
+    if (!o->json) fmt::print("wrote {} {} to {}\n", n, o->format == "csv" ? "trials" : "entries", o->output);
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
       for (results::TrialRow& t : s.best(o->include_model, current))
@@ -124,10 +149,14 @@ void add_export(CLI::App& app) {
       for (auto& [name, rows] : groups) {
         std::map<std::string, int> how;
         for (const results::Coverage& c : results::coverage(suite, rows)) ++how[c.how];
-        fmt::print("suite {} ({} shapes), {}: {} exact, {} nearest, {} default\n", suite.name, suite.shapes.size(),
-                   name, how["exact"], how["nearest"], how["default"]);
+        summary["coverage"].push_back({{"suite", suite.name}, {"shapes", suite.shapes.size()}, {"served", name},
+                                       {"exact", how["exact"]}, {"nearest", how["nearest"]}, {"default", how["default"]}});
+        if (!o->json)
+          fmt::print("suite {} ({} shapes), {}: {} exact, {} nearest, {} default\n", suite.name, suite.shapes.size(),
+                     name, how["exact"], how["nearest"], how["default"]);
       }
     }
+    if (o->json) std::cout << summary.dump(2) << "\n";
   });
 }
 
@@ -135,14 +164,19 @@ void add_merge(CLI::App& app) {
   struct O {
     std::vector<std::string> inputs;
     std::string output;
+    bool json = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = app.add_subcommand("merge", "Combine results databases without duplicating trials");
   cmd->add_option("inputs", o->inputs, "Databases to merge (read only)")->required()->expected(1, -1);
   cmd->add_option("-o,--output", o->output, "The merged database (created or extended)")->required();
+  cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
   cmd->callback([o] {
     int added = results::merge_databases(o->inputs, o->output);
-    fmt::print("merged {} databases into {}: {} trials added\n", o->inputs.size(), o->output, added);
+    if (o->json)
+      std::cout << nlohmann::json{{"inputs", o->inputs}, {"output", o->output}, {"trials_added", added}}.dump(2) << "\n";
+    else
+      fmt::print("merged {} databases into {}: {} trials added\n", o->inputs.size(), o->output, added);
   });
 }
 
@@ -157,8 +191,12 @@ void add_regress(CLI::App& app) {
   cmd->add_option("--db", o->db, "Results database")->required();
   cmd->add_option("--baseline", o->baseline, "Baseline run (id or uuid prefix; see 'best --runs')")->required();
   cmd->add_option("--candidate", o->candidate, "Candidate run")->required();
-  cmd->add_option("--threshold", o->threshold_pct, "Smallest change that counts, in percent")->capture_default_str();
-  cmd->add_option("--max-noise", o->max_noise_pct, "Noisier than this (percent) is UNSTABLE")->capture_default_str();
+  cmd->add_option("--threshold", o->threshold_pct, "Smallest change that counts, in percent")
+      ->capture_default_str()
+      ->check(finite_number(0, 100, /*min_open=*/true));
+  cmd->add_option("--max-noise", o->max_noise_pct, "Noisier than this (percent) is UNSTABLE")
+      ->capture_default_str()
+      ->check(finite_number(0, 100));
   cmd->add_flag("--json", o->json, "Print JSON instead of markdown");
   cmd->add_flag("--fail-on-unstable", o->fail_on_unstable,
                 "Exit 4 when nothing got slower but some comparison was too noisy to judge, or the runs share "
@@ -204,6 +242,7 @@ void add_results_commands(CLI::App& app) {
   add_export(app);
   add_merge(app);
   add_regress(app);
+  add_trials_command(app);
 }
 
 }  // namespace mgpu::harness

@@ -32,18 +32,20 @@ CLI::Validator whole_number(std::int64_t min, std::int64_t max) {
       want);
 }
 
-CLI::Validator finite_number(double min, double max) {
-  std::string want = max == std::numeric_limits<double>::max() ? fmt::format("a finite number of at least {}", min)
-                                                               : fmt::format("a finite number between {} and {}", min, max);
+CLI::Validator finite_number(double min, double max, bool min_open) {
+  const bool unbounded = max == std::numeric_limits<double>::max();
+  std::string want = min_open    ? fmt::format("a finite number greater than {}{}", min, unbounded ? "" : fmt::format(" and at most {}", max))
+                     : unbounded ? fmt::format("a finite number of at least {}", min)
+                                 : fmt::format("a finite number between {} and {}", min, max);
   return CLI::Validator(
-      [min, max, want](std::string& text) -> std::string {
+      [min, max, min_open, want](std::string& text) -> std::string {
         const char* s = text.c_str();
         char* end = nullptr;
         errno = 0;
         double v = std::strtod(s, &end);
         // strtod reads "nan", "inf" and hex floats: only plain decimal text is a number here.
         bool plain = !text.empty() && text.find_first_not_of("+-0123456789.eE") == std::string::npos;
-        if (!plain || end == s || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < min || v > max)
+        if (!plain || end == s || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < min || (min_open && v == min) || v > max)
           return fmt::format("must be {}, got '{}'", want, text);
         return "";
       },

@@ -13,7 +13,7 @@ namespace mgpu::harness {
 
 // A whole number in [min, max].
 CLI::Validator whole_number(std::int64_t min, std::int64_t max = std::numeric_limits<std::int64_t>::max());
-// A finite real number in [min, max].
-CLI::Validator finite_number(double min, double max = std::numeric_limits<double>::max());
+// A finite real number in [min, max] (or (min, max] when min_open).
+CLI::Validator finite_number(double min, double max = std::numeric_limits<double>::max(), bool min_open = false);
 
 }  // namespace mgpu::harness

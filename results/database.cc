@@ -1,43 +1,202 @@
 #include "results/database.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <thread>
+#include <cstdlib>
 #include <filesystem>
 
+#include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
+#include <sqlite3.h>
 
-#include "core/error.h"
 #include "results/schema.h"
 
 namespace mgpu::results {
 
 using core::Error;
 using core::ErrorKind;
+namespace fs = std::filesystem;
 
-std::unique_ptr<SQLite::Database> open_database(const std::string& path, OpenMode mode) {
-  int flags = mode == OpenMode::ReadOnly ? SQLite::OPEN_READONLY
-                                         : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
-  if (mode == OpenMode::ReadOnly && !std::filesystem::exists(path))
-    throw Error(ErrorKind::InvalidInput, fmt::format("database {} does not exist", path));
-  std::unique_ptr<SQLite::Database> db;
+int busy_timeout_ms() {
+  const char* env = std::getenv("MGPU_DB_BUSY_TIMEOUT_MS");
+  if (!env || !*env) return 10000;
+  char* end = nullptr;
+  long v = std::strtol(env, &end, 10);
+  if (*end || v < 0 || v > 3600 * 1000)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("MGPU_DB_BUSY_TIMEOUT_MS='{}' must be a whole number of milliseconds from 0 to 3600000", env));
+  return static_cast<int>(v);
+}
+
+void retry_while_busy(const std::function<void()>& f) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms());
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return f();
+    } catch (const SQLite::Exception& e) {
+      if ((e.getErrorCode() & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= give_up) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + 5 * std::min(attempt, 10)));
+  }
+}
+
+namespace {
+
+bool writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
+
+// An SQLite URI naming exactly this file: every byte outside the unreserved set is escaped, so
+// '?', '#' or '%' in a name stay part of the name.
+std::string file_uri(const fs::path& abs, const std::string& query) {
+  std::string uri = "file:";
+  for (unsigned char c : abs.string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') uri += static_cast<char>(c);
+    else uri += fmt::format("%{:02X}", c);
+  }
+  return uri + "?" + query;
+}
+
+Error read_only_error(const std::string& path, const std::string& why) {
+  return Error(ErrorKind::InvalidInput,
+               fmt::format("{} is read-only ({}): this command writes results there; the read-only commands (best, "
+                           "trials, export, regress, report, merge inputs) still work on it",
+                           path, why));
+}
+
+}  // namespace
+
+void CloseDatabase::operator()(SQLite::Database* db) const {
+  delete db;
+  if (cleanup_path.empty() || !fs::exists(cleanup_path + "-wal")) return;
+  // The reader created -wal/-shm. A connection that may write (and writes nothing) removes them
+  // on close when it is the last one; while another process has the database open, they stay.
   try {
-    db = std::make_unique<SQLite::Database>(path, flags, /*busyTimeoutMs=*/10000);
+    SQLite::Database c(file_uri(cleanup_path, "mode=rw"), SQLite::OPEN_READWRITE | SQLite::OPEN_URI, 0);
+    c.exec("SELECT count(*) FROM sqlite_schema");
+  } catch (const SQLite::Exception&) {
+    // Best effort: whoever holds the database removes them when it closes.
+  }
+}
+
+void check_database_path(const std::string& path) {
+  if (path.empty()) throw Error(ErrorKind::InvalidInput, "the database path is empty: give a file path");
+  if (path == ":memory:")
+    throw Error(ErrorKind::InvalidInput,
+                "':memory:' is an in-memory database: every result would vanish when mgpu-tune exits; give a file path");
+  std::string head = path.substr(0, 5);
+  for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (head == "file:")
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("'{}' is an SQLite URI, not a file path: give a file path (./{} for a file really named so)",
+                            path, path));
+}
+
+core::Error database_error(const std::string& path, const SQLite::Exception& e) {
+  switch (e.getErrorCode() & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Error(ErrorKind::InvalidInput,
+                   fmt::format("{} is locked by another process (waited {:g} s, MGPU_DB_BUSY_TIMEOUT_MS): this "
+                               "command wrote nothing more; run it again when that process is done",
+                               path, busy_timeout_ms() / 1000.0));
+    case SQLITE_CORRUPT:
+      return Error(ErrorKind::InvalidInput,
+                   fmt::format("{} is damaged ({}): 'sqlite3 {} .recover' may save its rows", path, e.getErrorStr(),
+                               path));
+    case SQLITE_NOTADB:
+      return Error(ErrorKind::InvalidInput,
+                   fmt::format("cannot use {} as a results database: it is not an SQLite database; nothing was written",
+                               path));
+    case SQLITE_READONLY: return read_only_error(path, e.getErrorStr());
+    case SQLITE_CANTOPEN:
+      return Error(ErrorKind::InvalidInput, fmt::format("cannot open the database {}: {}", path, e.getErrorStr()));
+    case SQLITE_FULL: return Error(ErrorKind::IO, fmt::format("the disk holding {} is full", path));
+    case SQLITE_IOERR: return Error(ErrorKind::IO, fmt::format("I/O error on {}: {}", path, e.what()));
+    default: return Error(ErrorKind::InvalidInput, fmt::format("cannot use {} as a results database: {}", path, e.what()));
+  }
+}
+
+DatabasePtr open_database(const std::string& path, OpenMode mode) {
+  check_database_path(path);
+  const int timeout = busy_timeout_ms();
+  std::error_code ec;
+  // SQLite follows symlinks to the real file and keeps -wal/-shm beside it: so does this.
+  fs::path abs = fs::absolute(path);
+  if (fs::path real = fs::canonical(abs, ec); !ec) abs = real;
+  const fs::path dir = abs.parent_path();
+  const fs::file_status st = fs::status(abs, ec);
+  const bool exists = fs::exists(st);
+  if (exists && fs::is_directory(st))
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is a folder, not a results database", path));
+  std::string uri;
+  CloseDatabase closer;
+  int flags = SQLite::OPEN_URI;
+  if (mode == OpenMode::ReadOnly) {
+    if (!exists) throw Error(ErrorKind::InvalidInput, fmt::format("database {} does not exist", path));
+    const std::string wal = abs.string() + "-wal";
+    const bool had_wal = fs::exists(wal), had_shm = fs::exists(abs.string() + "-shm");
+    const bool can_write = writable(abs) && writable(dir);
+    // immutable hides rows still in a -wal, so only where no -wal holds any.
+    const bool wal_rows = had_wal && fs::file_size(wal, ec) > 0;
+    uri = file_uri(abs, !can_write && !wal_rows ? "mode=ro&immutable=1" : "mode=ro");
+    if (can_write && !had_wal && !had_shm) closer.cleanup_path = abs.string();
+    flags |= SQLite::OPEN_READONLY;
+  } else {
+    if (!fs::is_directory(dir))
+      throw Error(ErrorKind::InvalidInput, fmt::format("cannot create {}: the folder {} does not exist", path, dir.string()));
+    if (exists && !writable(abs)) throw read_only_error(path, "the file cannot be written");
+    if (!writable(dir))
+      throw exists ? read_only_error(path, fmt::format("its folder {} cannot be written, and SQLite keeps its -wal and "
+                                                       "-shm files there", dir.string()))
+                   : Error(ErrorKind::InvalidInput,
+                           fmt::format("cannot create {}: the folder {} cannot be written", path, dir.string()));
+    uri = file_uri(abs, "mode=rwc");
+    flags |= SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
+  }
+  DatabasePtr db;
+  try {
+    db = DatabasePtr(new SQLite::Database(uri, flags, timeout), closer);
     // Reading the schema forces SQLite to check the file header before any write.
     db->exec("SELECT count(*) FROM sqlite_schema");
   } catch (const SQLite::Exception& e) {
-    throw Error(ErrorKind::InvalidInput,
-                fmt::format("cannot use {} as a results database: {}", path, e.what()));
+    throw database_error(path, e);
   }
-  // A newer schema is refused before anything is written (WAL mode rewrites the header).
-  if (int v = schema_version(*db); v > kSchemaVersion)
-    throw Error(ErrorKind::InvalidInput,
-                fmt::format("{} has schema version {}, newer than this mgpu-tune knows ({}): use a newer mgpu-tune; "
-                            "the file was not changed", path, v, kSchemaVersion));
-  try {
-    if (mode == OpenMode::ReadWrite) db->exec("PRAGMA journal_mode=WAL");
+  return guard_database(path, [&] {
+    // A newer schema is refused before anything is written (WAL mode rewrites the header).
+    if (int v = schema_version(*db); v > kSchemaVersion)
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} has schema version {}, newer than this mgpu-tune knows ({}): use a newer mgpu-tune; "
+                              "the file was not changed", path, v, kSchemaVersion));
+    // Damaged pages are found now, not halfway through a run or an export.
+    if (std::string check = db->execAndGet("PRAGMA quick_check(1)").getString(); check != "ok") {
+      // One line: "*** in database main ***\nPage 4: ..." becomes "Page 4: ...".
+      if (check.rfind("*** in database main ***\n", 0) == 0) check.erase(0, 25);
+      for (char& c : check)
+        if (c == '\n') c = ' ';
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} is damaged (quick_check: {}): nothing was written; 'sqlite3 {} .recover' may save "
+                              "its rows", path, check, path));
+    }
+    if (mode == OpenMode::ReadWrite) {
+      if (sqlite3_db_readonly(db->getHandle(), "main") == 1) throw read_only_error(path, "SQLite opened it read-only");
+      // Another program's database is refused before WAL mode rewrites its header.
+      {
+        // One statement, one snapshot: another process may be creating the schema right now.
+        SQLite::Statement q(*db, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)");
+        q.executeStep();
+        if (q.getColumn(0).getInt() == 0 && q.getColumn(1).getInt() > 0)
+          throw Error(ErrorKind::InvalidInput,
+                      fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
+                                  "version): nothing was written", path));
+      }  // the statement ends its read before the journal mode changes
+      retry_while_busy([&] { db->exec("PRAGMA journal_mode=WAL"); });
+    }
     db->exec("PRAGMA foreign_keys=ON");
-  } catch (const SQLite::Exception& e) {
-    throw Error(ErrorKind::InvalidInput, fmt::format("cannot open {} for writing: {}", path, e.what()));
-  }
-  return db;
+    return std::move(db);
+  });
 }
 
 bool integrity_ok(SQLite::Database& db) {

@@ -1,20 +1,63 @@
-// Opening a results database. Contract: open_database() returns an SQLite connection in WAL
-// mode with foreign keys on and a busy timeout, so concurrent writers wait instead of failing.
-// A file that is not an SQLite database, or that cannot be opened, throws Error{InvalidInput}
-// (exit 2) and leaves the file untouched: nothing is written before the header is checked.
+// Opening a results database. Contract:
+// - The path is checked first (check_database_path): "" and ":memory:" (every result would
+//   vanish at exit) and "file:" URIs are refused. Every path is then opened as a file through
+//   a URI this code builds, so no name is ever read as a URI or an in-memory database.
+// - ReadWrite: WAL mode, foreign keys on, a busy timeout (MGPU_DB_BUSY_TIMEOUT_MS, default
+//   10000), so concurrent writers wait instead of failing. A file or folder that cannot be
+//   written is refused ("read-only ... read-only commands still work on it").
+// - ReadOnly: SQLite `mode=ro`, and `immutable=1` where the file or its folder cannot be
+//   written (and no -wal holds committed rows that immutable would hide). Nothing is ever
+//   written; the -wal/-shm files SQLite creates beside a WAL database for a reader are removed
+//   again when the connection closes (by a connection that writes nothing, so SQLite itself
+//   decides whether another process still needs them).
+// - Both: the header, the schema version (newer than this binary: refused) and every page
+//   (PRAGMA quick_check) are checked before anything is written.
+// Every SQLite failure, here or later (database_error), becomes Error{InvalidInput} (exit 2)
+// naming the file and the problem -- not a database, damaged, locked by another process,
+// read-only -- except a full disk or an I/O error (ErrorKind::IO, exit 1). The file is left as
+// it was: nothing is written before these checks pass.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+
+#include "core/error.h"
 
 namespace mgpu::results {
 
 enum class OpenMode { ReadOnly, ReadWrite };
 
-std::unique_ptr<SQLite::Database> open_database(const std::string& path, OpenMode mode);
+// Removes the -wal/-shm files a reader created, after closing the connection.
+struct CloseDatabase {
+  std::string cleanup_path;  // the database's absolute path; empty: nothing to clean up
+  void operator()(SQLite::Database* db) const;
+};
+using DatabasePtr = std::unique_ptr<SQLite::Database, CloseDatabase>;
+
+void check_database_path(const std::string& path);
+DatabasePtr open_database(const std::string& path, OpenMode mode);
 // PRAGMA integrity_check == "ok".
 bool integrity_ok(SQLite::Database& db);
+// The one-line error for an SQLite failure on the database at `path`.
+core::Error database_error(const std::string& path, const SQLite::Exception& e);
+// The busy timeout in milliseconds (MGPU_DB_BUSY_TIMEOUT_MS, default 10000).
+int busy_timeout_ms();
+// Runs f again while SQLite answers "busy" without waiting (it does so, rather than call the
+// busy handler, when waiting could deadlock: changing the journal mode, upgrading a read to a
+// write), for up to the busy timeout; then the last "busy" is thrown.
+void retry_while_busy(const std::function<void()>& f);
+// Runs f, turning any SQLite failure into database_error(path, ...).
+template <class F>
+auto guard_database(const std::string& path, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const SQLite::Exception& e) {
+    throw database_error(path, e);
+  }
+}
 
 }  // namespace mgpu::results

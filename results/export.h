@@ -4,8 +4,11 @@
 //   json: a folder with one file per (device, template) -- like Tokamax's autotuning cache --
 //         keyed by problem, each entry the config with its time and provenance;
 //   cpp:  one self-contained header: per arch a constexpr table keyed by shape, a lookup with
-//         exact match, nearest-shape fallback and a default config;
-//   csv:  one row per trial (every trial, whatever its status) for spreadsheets.
+//         exact match, nearest-shape fallback and a default config; every `declared` template
+//         gets its struct and lookup (returning nullptr, "not found") even with nothing tuned;
+//   csv:  one row per trial, whatever its status, measured only unless include_model.
+// Files are written atomically (an existing file is replaced whole) and never over the
+// store's database or its -wal/-shm (refuse_database_path).
 // Each returns the number of entries (json, cpp) or rows (csv) written.
 // Coverage: given the shapes of a suite, json and cpp also say for each (template, device or
 // arch) how every suite shape is served -- "exact" (tuned), "nearest" (the lookup's nearest
@@ -33,10 +36,17 @@ struct SuiteShapes {
 // How `suite` is served by tuned `entries` (rows of one template and device or arch).
 std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries);
 
+// A template the C++ header always declares: its name and one config of its space.
+struct DeclaredTemplate {
+  std::string name;
+  std::string sample_config_json;
+};
+
 int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current = {},
-                const SuiteShapes& suite = {});
+                const SuiteShapes& suite = {}, std::vector<std::string>* files_written = nullptr);
 int export_cpp(Store& store, const std::string& header_path, bool include_model,
-               const std::vector<TemplateId>& current = {}, const SuiteShapes& suite = {});
-int export_csv(Store& store, const std::string& csv_path);
+               const std::vector<TemplateId>& current = {}, const SuiteShapes& suite = {},
+               const std::vector<DeclaredTemplate>& declared = {});
+int export_csv(Store& store, const std::string& csv_path, bool include_model = false);
 
 }  // namespace mgpu::results

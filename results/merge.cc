@@ -1,23 +1,18 @@
 #include "results/merge.h"
 
-#include <filesystem>
 #include <map>
 
-#include <fmt/format.h>
-
-#include "core/error.h"
+#include "results/output_file.h"
 #include "results/store.h"
 
 namespace mgpu::results {
 
 int merge_databases(const std::vector<std::string>& inputs, const std::string& output) {
   // Open every input first: a bad one stops the merge before the output is touched.
+  check_database_path(output);
+  refuse_database_path(output, inputs, "the input database");
   std::vector<Store> sources;
-  for (const std::string& in : inputs) {
-    if (std::filesystem::exists(output) && std::filesystem::equivalent(in, output))
-      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{} is both an input and the output", in));
-    sources.push_back(Store::open(in, OpenMode::ReadOnly));
-  }
+  for (const std::string& in : inputs) sources.push_back(Store::open(in, OpenMode::ReadOnly));
   Store out = Store::open(output, OpenMode::ReadWrite);
   int added = 0;
   for (Store& src : sources) {

@@ -2,6 +2,7 @@
 
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "core/error.h"
 
@@ -121,17 +122,24 @@ static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 int schema_version(SQLite::Database& db) { return db.execAndGet("PRAGMA user_version").getInt(); }
 
 void migrate(SQLite::Database& db) {
+  if (schema_version(db) == kSchemaVersion) return;  // the common case takes no write lock
+  // One exclusive transaction for the whole migration: processes opening the same new file
+  // at once queue on the write lock, and each re-reads the version inside it, so exactly one
+  // creates the schema and the others find it done.
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
   int v = schema_version(db);
   if (v > kSchemaVersion)
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{} has schema version {}, newer than this mgpu-tune knows ({}): use a newer "
-                                  "mgpu-tune; the file was not changed", db.getFilename(), v, kSchemaVersion));
-  for (; v < kSchemaVersion; ++v) {
-    SQLite::Transaction tx(db);
-    db.exec(kMigrations[v]);
-    db.exec(fmt::format("PRAGMA user_version = {}", v + 1));
-    tx.commit();
-  }
+                                  "mgpu-tune; the file was not changed", sqlite3_db_filename(db.getHandle(), "main"), v, kSchemaVersion));
+  if (v == 0 && db.execAndGet("SELECT count(*) FROM sqlite_schema").getInt() > 0)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
+                                  "version): nothing was written", sqlite3_db_filename(db.getHandle(), "main")));
+  if (v == kSchemaVersion) return;  // another process migrated it while this one waited
+  for (; v < kSchemaVersion; ++v) db.exec(kMigrations[v]);
+  db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
+  tx.commit();
 }
 
 }  // namespace mgpu::results

@@ -1,6 +1,8 @@
 // The results database's schema, as an ordered list of migrations. Contract: migrate()
-// brings a database to kSchemaVersion inside one transaction per step, recording the version
-// in PRAGMA user_version; a database newer than this binary knows is refused with
+// brings a database to kSchemaVersion inside one IMMEDIATE transaction (all steps, and the
+// version in PRAGMA user_version, commit together or not at all), re-reading the version once
+// it holds the write lock, so any number of processes may migrate the same file at once. A
+// database newer than this binary knows, or an SQLite file of something else, is refused with
 // Error{InvalidInput} before anything is written.
 #pragma once
 

@@ -10,6 +10,8 @@
 #include <map>
 #include <random>
 
+#include <sqlite3.h>
+
 #include "core/error.h"
 #include "results/schema.h"
 
@@ -17,6 +19,16 @@ namespace mgpu::results {
 
 using core::Error;
 using core::ErrorKind;
+
+static constexpr const char* kTrialColumns =
+    "t.id, t.uuid, t.run_id, tp.name, tp.source_hash, tp.backend_hash, p.kernel, p.key, p.m, p.n, p.k, p.dtype, "
+    "p.out_dtype, p.layout, c.json, e.device_name, e.arch, e.compute_capability, e.sm_count, e.driver_version, "
+    "e.cuda_version, t.status, t.source, t.median_ms, t.min_ms, t.mean_ms, t.noise, t.samples_json, "
+    "t.verification_error, t.throttled, t.compile_ms, t.registers, t.smem_bytes, t.spill_bytes, t.message, "
+    "t.created_at";
+static constexpr const char* kTrialJoins =
+    "FROM trials t JOIN templates tp ON tp.id = t.template_id JOIN problems p ON p.id = t.problem_id "
+    "JOIN configs c ON c.id = t.config_id JOIN environments e ON e.id = t.environment_id";
 
 std::string new_uuid() {
   // Straight from the OS entropy source: a seeded PRNG would repeat itself in a forked child.
@@ -43,34 +55,49 @@ std::string now_utc() {
 }
 
 Store Store::open(const std::string& path, OpenMode mode) {
-  auto db = open_database(path, mode);
-  if (mode == OpenMode::ReadWrite) {
-    migrate(*db);
-  } else if (schema_version(*db) < 1) {
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not an mgpu-tune results database (schema version {})", path,
-                                                     schema_version(*db)));
+  DatabasePtr db = open_database(path, mode);
+  int schema = guard_database(path, [&] {
+    if (mode == OpenMode::ReadWrite) retry_while_busy([&] { migrate(*db); });
+    // Read-only, an older database is read as it is (never migrated behind the user's back).
+    return schema_version(*db);
+  });
+  if (schema < 1)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is not an mgpu-tune results database (schema version {})", path, schema));
+  // Every table and column the queries read must be there: a dropped table is reported now,
+  // as what it is, not as a crash in the middle of a command.
+  try {
+    SQLite::Statement trials(*db, fmt::format("SELECT {}, {} {} LIMIT 0", kTrialColumns,
+                                              schema >= 2 ? "t.timer" : "''", kTrialJoins));
+    SQLite::Statement runs(*db, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs LIMIT 0");
+  } catch (const SQLite::Exception& e) {
+    if ((e.getErrorCode() & 0xff) != SQLITE_ERROR) throw database_error(path, e);
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: {} (schema version {} has it); nothing was written",
+                                                     path, e.what(), schema));
   }
-  // Read-only, an older database is read as it is (never migrated behind the user's back).
-  int schema = schema_version(*db);
-  return Store(std::move(db), schema);
+  return Store(std::move(db), schema, path);
 }
 
 std::int64_t Store::begin_run(const std::string& kind, const std::string& arguments, const std::string& tool_version) {
-  SQLite::Statement q(*db_, "INSERT INTO runs(uuid, kind, arguments, started_at, tool_version) VALUES (?,?,?,?,?)");
-  q.bind(1, new_uuid());
-  q.bind(2, kind);
-  q.bind(3, arguments);
-  q.bind(4, now_utc());
-  q.bind(5, tool_version);
-  q.exec();
-  return db_->getLastInsertRowid();
+  return guard_database(path_, [&] {
+    SQLite::Statement q(*db_, "INSERT INTO runs(uuid, kind, arguments, started_at, tool_version) VALUES (?,?,?,?,?)");
+    q.bind(1, new_uuid());
+    q.bind(2, kind);
+    q.bind(3, arguments);
+    q.bind(4, now_utc());
+    q.bind(5, tool_version);
+    q.exec();
+    return db_->getLastInsertRowid();
+  });
 }
 
 void Store::end_run(std::int64_t run_id) {
-  SQLite::Statement q(*db_, "UPDATE runs SET ended_at = ? WHERE id = ?");
-  q.bind(1, now_utc());
-  q.bind(2, run_id);
-  q.exec();
+  return guard_database(path_, [&] {
+    SQLite::Statement q(*db_, "UPDATE runs SET ended_at = ? WHERE id = ?");
+    q.bind(1, now_utc());
+    q.bind(2, run_id);
+    q.exec();
+  });
 }
 
 static RunRow read_run(SQLite::Statement& q) {
@@ -86,28 +113,32 @@ static RunRow read_run(SQLite::Statement& q) {
 }
 
 RunRow Store::run(const std::string& id_or_uuid) {
-  // A number is a run id; anything else is a uuid or an unambiguous uuid prefix.
-  bool numeric = !id_or_uuid.empty() && id_or_uuid.find_first_not_of("0123456789") == std::string::npos;
-  SQLite::Statement q(*db_, numeric ? "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
-                                      "WHERE id = CAST(?1 AS INTEGER)"
-                                    : "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
-                                      "WHERE uuid LIKE ?1 || '%' ORDER BY uuid = ?1 DESC, id");
-  q.bind(1, id_or_uuid);
-  std::vector<RunRow> found;
-  while (q.executeStep()) found.push_back(read_run(q));
-  if (found.empty())
-    throw Error(ErrorKind::InvalidInput, fmt::format("no run '{}' in {} (see the runs with 'mgpu-tune best --runs')",
-                                                     id_or_uuid, db_->getFilename()));
-  if (found.size() > 1 && found[0].uuid != id_or_uuid)
-    throw Error(ErrorKind::InvalidInput, fmt::format("run '{}' is ambiguous: {} runs match", id_or_uuid, found.size()));
-  return found[0];
+  return guard_database(path_, [&] {
+    // A number is a run id; anything else is a uuid or an unambiguous uuid prefix.
+    bool numeric = !id_or_uuid.empty() && id_or_uuid.find_first_not_of("0123456789") == std::string::npos;
+    SQLite::Statement q(*db_, numeric ? "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
+                                        "WHERE id = CAST(?1 AS INTEGER)"
+                                      : "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
+                                        "WHERE uuid LIKE ?1 || '%' ORDER BY uuid = ?1 DESC, id");
+    q.bind(1, id_or_uuid);
+    std::vector<RunRow> found;
+    while (q.executeStep()) found.push_back(read_run(q));
+    if (found.empty())
+      throw Error(ErrorKind::InvalidInput, fmt::format("no run '{}' in {} (see the runs with 'mgpu-tune best --runs')",
+                                                       id_or_uuid, path_));
+    if (found.size() > 1 && found[0].uuid != id_or_uuid)
+      throw Error(ErrorKind::InvalidInput, fmt::format("run '{}' is ambiguous: {} runs match", id_or_uuid, found.size()));
+    return found[0];
+  });
 }
 
 std::vector<RunRow> Store::runs() {
-  SQLite::Statement q(*db_, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs ORDER BY id");
-  std::vector<RunRow> out;
-  while (q.executeStep()) out.push_back(read_run(q));
-  return out;
+  return guard_database(path_, [&] {
+    SQLite::Statement q(*db_, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs ORDER BY id");
+    std::vector<RunRow> out;
+    while (q.executeStep()) out.push_back(read_run(q));
+    return out;
+  });
 }
 
 // get-or-insert of a dimension row, by its unique columns.
@@ -176,81 +207,77 @@ static void bind_opt(SQLite::Statement& s, int i, const std::optional<T>& v) {
 std::int64_t Store::record_trial(const TrialRecord& t) { return insert_trial(t, new_uuid(), now_utc()); }
 
 std::int64_t Store::import_run(const RunRow& r) {
-  SQLite::Statement ins(*db_, "INSERT OR IGNORE INTO runs(uuid, kind, arguments, started_at, ended_at, tool_version) "
-                              "VALUES (?,?,?,?,?,?)");
-  ins.bind(1, r.uuid);
-  ins.bind(2, r.kind);
-  ins.bind(3, r.arguments);
-  ins.bind(4, r.started_at);
-  if (r.ended_at.empty()) ins.bind(5);
-  else ins.bind(5, r.ended_at);
-  ins.bind(6, r.tool_version);
-  ins.exec();
-  SQLite::Statement sel(*db_, "SELECT id FROM runs WHERE uuid = ?");
-  sel.bind(1, r.uuid);
-  sel.executeStep();
-  return sel.getColumn(0).getInt64();
+  return guard_database(path_, [&] {
+    SQLite::Statement ins(*db_, "INSERT OR IGNORE INTO runs(uuid, kind, arguments, started_at, ended_at, tool_version) "
+                                "VALUES (?,?,?,?,?,?)");
+    ins.bind(1, r.uuid);
+    ins.bind(2, r.kind);
+    ins.bind(3, r.arguments);
+    ins.bind(4, r.started_at);
+    if (r.ended_at.empty()) ins.bind(5);
+    else ins.bind(5, r.ended_at);
+    ins.bind(6, r.tool_version);
+    ins.exec();
+    SQLite::Statement sel(*db_, "SELECT id FROM runs WHERE uuid = ?");
+    sel.bind(1, r.uuid);
+    sel.executeStep();
+    return sel.getColumn(0).getInt64();
+  });
 }
 
 bool Store::import_trial(const TrialRow& t, std::int64_t run_id) {
-  SQLite::Statement q(*db_, "SELECT 1 FROM trials WHERE uuid = ?");
-  q.bind(1, t.uuid);
-  if (q.executeStep()) return false;
-  TrialRecord rec = t;
-  rec.run_id = run_id;
-  insert_trial(rec, t.uuid, t.created_at);
-  return true;
+  return guard_database(path_, [&] {
+    SQLite::Statement q(*db_, "SELECT 1 FROM trials WHERE uuid = ?");
+    q.bind(1, t.uuid);
+    if (q.executeStep()) return false;
+    TrialRecord rec = t;
+    rec.run_id = run_id;
+    insert_trial(rec, t.uuid, t.created_at);
+    return true;
+  });
 }
 
 std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, const std::string& created_at) {
-  // One transaction per trial: committed as soon as it is measured, nothing half-written.
-  SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
-  std::int64_t env = environment_id(t.env), tmpl = template_id(t.tmpl), prob = problem_id(t.problem),
-               cfg = config_id(t.config_json);
-  SQLite::Statement q(*db_,
-                      "INSERT INTO trials(uuid, run_id, template_id, problem_id, config_id, environment_id, status, "
-                      "source, median_ms, min_ms, mean_ms, noise, sample_count, samples_json, verification_error, "
-                      "throttled, compile_ms, registers, smem_bytes, spill_bytes, message, created_at, timer) "
-                      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  int i = 1;
-  q.bind(i++, uuid);
-  q.bind(i++, t.run_id);
-  q.bind(i++, tmpl);
-  q.bind(i++, prob);
-  q.bind(i++, cfg);
-  q.bind(i++, env);
-  q.bind(i++, t.status);
-  q.bind(i++, t.source);
-  bind_opt(q, i++, t.median_ms);
-  bind_opt(q, i++, t.min_ms);
-  bind_opt(q, i++, t.mean_ms);
-  bind_opt(q, i++, t.noise);
-  q.bind(i++, static_cast<std::int64_t>(t.samples_ms.size()));
-  q.bind(i++, nlohmann::json(t.samples_ms).dump());
-  bind_opt(q, i++, t.verification_error);
-  q.bind(i++, t.throttled ? 1 : 0);
-  bind_opt(q, i++, t.compile_ms);
-  bind_opt(q, i++, t.registers);
-  bind_opt(q, i++, t.smem_bytes);
-  bind_opt(q, i++, t.spill_bytes);
-  q.bind(i++, t.message);
-  q.bind(i++, created_at);
-  q.bind(i++, t.timer);
-  q.exec();
-  std::int64_t id = db_->getLastInsertRowid();
-  tx.commit();
-  return id;
+  return guard_database(path_, [&] {
+    // One transaction per trial: committed as soon as it is measured, nothing half-written.
+    SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+    std::int64_t env = environment_id(t.env), tmpl = template_id(t.tmpl), prob = problem_id(t.problem),
+                 cfg = config_id(t.config_json);
+    SQLite::Statement q(*db_,
+                        "INSERT INTO trials(uuid, run_id, template_id, problem_id, config_id, environment_id, status, "
+                        "source, median_ms, min_ms, mean_ms, noise, sample_count, samples_json, verification_error, "
+                        "throttled, compile_ms, registers, smem_bytes, spill_bytes, message, created_at, timer) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    int i = 1;
+    q.bind(i++, uuid);
+    q.bind(i++, t.run_id);
+    q.bind(i++, tmpl);
+    q.bind(i++, prob);
+    q.bind(i++, cfg);
+    q.bind(i++, env);
+    q.bind(i++, t.status);
+    q.bind(i++, t.source);
+    bind_opt(q, i++, t.median_ms);
+    bind_opt(q, i++, t.min_ms);
+    bind_opt(q, i++, t.mean_ms);
+    bind_opt(q, i++, t.noise);
+    q.bind(i++, static_cast<std::int64_t>(t.samples_ms.size()));
+    q.bind(i++, nlohmann::json(t.samples_ms).dump());
+    bind_opt(q, i++, t.verification_error);
+    q.bind(i++, t.throttled ? 1 : 0);
+    bind_opt(q, i++, t.compile_ms);
+    bind_opt(q, i++, t.registers);
+    bind_opt(q, i++, t.smem_bytes);
+    bind_opt(q, i++, t.spill_bytes);
+    q.bind(i++, t.message);
+    q.bind(i++, created_at);
+    q.bind(i++, t.timer);
+    q.exec();
+    std::int64_t id = db_->getLastInsertRowid();
+    tx.commit();
+    return id;
+  });
 }
-
-static constexpr const char* kTrialColumns =
-    "t.id, t.uuid, t.run_id, tp.name, tp.source_hash, tp.backend_hash, p.kernel, p.key, p.m, p.n, p.k, p.dtype, "
-    "p.out_dtype, p.layout, c.json, e.device_name, e.arch, e.compute_capability, e.sm_count, e.driver_version, "
-    "e.cuda_version, t.status, t.source, t.median_ms, t.min_ms, t.mean_ms, t.noise, t.samples_json, "
-    "t.verification_error, t.throttled, t.compile_ms, t.registers, t.smem_bytes, t.spill_bytes, t.message, "
-    "t.created_at";
-static constexpr const char* kTrialJoins =
-    "FROM trials t JOIN templates tp ON tp.id = t.template_id JOIN problems p ON p.id = t.problem_id "
-    "JOIN configs c ON c.id = t.config_id JOIN environments e ON e.id = t.environment_id";
 
 template <class T>
 static std::optional<T> opt(const SQLite::Column& c) {
@@ -260,59 +287,89 @@ static std::optional<T> opt(const SQLite::Column& c) {
 }
 
 std::vector<TrialRow> Store::query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind) {
-  // Schema 1 had no timer column.
-  SQLite::Statement q(*db_, fmt::format("SELECT {}, {} {} {} ORDER BY t.id", kTrialColumns,
-                                        schema_ >= 2 ? "t.timer" : "''", kTrialJoins, where));
-  bind(q);
-  std::vector<TrialRow> out;
-  while (q.executeStep()) {
-    TrialRow r;
-    int i = 0;
-    r.id = q.getColumn(i++).getInt64();
-    r.uuid = q.getColumn(i++).getString();
-    r.run_id = q.getColumn(i++).getInt64();
-    r.tmpl.name = q.getColumn(i++).getString();
-    r.tmpl.source_hash = q.getColumn(i++).getString();
-    r.tmpl.backend_hash = q.getColumn(i++).getString();
-    r.problem.kernel = q.getColumn(i++).getString();
-    r.problem.key = q.getColumn(i++).getString();
-    r.problem.m = q.getColumn(i++).getInt64();
-    r.problem.n = q.getColumn(i++).getInt64();
-    r.problem.k = q.getColumn(i++).getInt64();
-    r.problem.dtype = q.getColumn(i++).getString();
-    r.problem.out_dtype = q.getColumn(i++).getString();
-    r.problem.layout = q.getColumn(i++).getString();
-    r.config_json = q.getColumn(i++).getString();
-    r.env.device_name = q.getColumn(i++).getString();
-    r.env.arch = q.getColumn(i++).getString();
-    r.env.compute_capability = q.getColumn(i++).getString();
-    r.env.sm_count = q.getColumn(i++).getInt();
-    r.env.driver_version = q.getColumn(i++).getString();
-    r.env.cuda_version = q.getColumn(i++).getString();
-    r.status = q.getColumn(i++).getString();
-    r.source = q.getColumn(i++).getString();
-    r.median_ms = opt<double>(q.getColumn(i++));
-    r.min_ms = opt<double>(q.getColumn(i++));
-    r.mean_ms = opt<double>(q.getColumn(i++));
-    r.noise = opt<double>(q.getColumn(i++));
-    r.samples_ms = nlohmann::json::parse(q.getColumn(i++).getString()).get<std::vector<double>>();
-    r.verification_error = opt<double>(q.getColumn(i++));
-    r.throttled = q.getColumn(i++).getInt() != 0;
-    r.compile_ms = opt<double>(q.getColumn(i++));
-    r.registers = opt<int>(q.getColumn(i++));
-    r.smem_bytes = opt<int>(q.getColumn(i++));
-    r.spill_bytes = opt<int>(q.getColumn(i++));
-    r.message = q.getColumn(i++).getString();
-    r.created_at = q.getColumn(i++).getString();
-    r.timer = q.getColumn(i++).getString();
-    out.push_back(std::move(r));
-  }
-  return out;
+  return guard_database(path_, [&] {
+    // Schema 1 had no timer column.
+    SQLite::Statement q(*db_, fmt::format("SELECT {}, {} {} {} ORDER BY t.id", kTrialColumns,
+                                          schema_ >= 2 ? "t.timer" : "''", kTrialJoins, where));
+    bind(q);
+    std::vector<TrialRow> out;
+    while (q.executeStep()) {
+      TrialRow r;
+      int i = 0;
+      r.id = q.getColumn(i++).getInt64();
+      r.uuid = q.getColumn(i++).getString();
+      r.run_id = q.getColumn(i++).getInt64();
+      r.tmpl.name = q.getColumn(i++).getString();
+      r.tmpl.source_hash = q.getColumn(i++).getString();
+      r.tmpl.backend_hash = q.getColumn(i++).getString();
+      r.problem.kernel = q.getColumn(i++).getString();
+      r.problem.key = q.getColumn(i++).getString();
+      r.problem.m = q.getColumn(i++).getInt64();
+      r.problem.n = q.getColumn(i++).getInt64();
+      r.problem.k = q.getColumn(i++).getInt64();
+      r.problem.dtype = q.getColumn(i++).getString();
+      r.problem.out_dtype = q.getColumn(i++).getString();
+      r.problem.layout = q.getColumn(i++).getString();
+      r.config_json = q.getColumn(i++).getString();
+      r.env.device_name = q.getColumn(i++).getString();
+      r.env.arch = q.getColumn(i++).getString();
+      r.env.compute_capability = q.getColumn(i++).getString();
+      r.env.sm_count = q.getColumn(i++).getInt();
+      r.env.driver_version = q.getColumn(i++).getString();
+      r.env.cuda_version = q.getColumn(i++).getString();
+      r.status = q.getColumn(i++).getString();
+      r.source = q.getColumn(i++).getString();
+      r.median_ms = opt<double>(q.getColumn(i++));
+      r.min_ms = opt<double>(q.getColumn(i++));
+      r.mean_ms = opt<double>(q.getColumn(i++));
+      r.noise = opt<double>(q.getColumn(i++));
+      try {
+        r.samples_ms = nlohmann::json::parse(q.getColumn(i++).getString()).get<std::vector<double>>();
+      } catch (const nlohmann::json::exception&) {
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is damaged: trial {} has unreadable samples", path_, r.id));
+      }
+      r.verification_error = opt<double>(q.getColumn(i++));
+      r.throttled = q.getColumn(i++).getInt() != 0;
+      r.compile_ms = opt<double>(q.getColumn(i++));
+      r.registers = opt<int>(q.getColumn(i++));
+      r.smem_bytes = opt<int>(q.getColumn(i++));
+      r.spill_bytes = opt<int>(q.getColumn(i++));
+      r.message = q.getColumn(i++).getString();
+      r.created_at = q.getColumn(i++).getString();
+      r.timer = q.getColumn(i++).getString();
+      out.push_back(std::move(r));
+    }
+    return out;
+  });
 }
 
 std::vector<TrialRow> Store::trials(std::optional<std::int64_t> run_id) {
   if (!run_id) return query_trials("", [](SQLite::Statement&) {});
   return query_trials("WHERE t.run_id = ?", [&](SQLite::Statement& q) { q.bind(1, *run_id); });
+}
+
+std::vector<TrialRow> Store::trials(const TrialFilter& f) {
+  return query_trials(
+      "WHERE (?1 IS NULL OR t.run_id = ?1) AND (?2 = '' OR t.status = ?2) AND (?3 = '' OR t.source = ?3) "
+      "AND (?4 = '' OR tp.name = ?4) AND (?5 = '' OR e.arch = ?5)",
+      [&](SQLite::Statement& q) {
+        if (f.run_id) q.bind(1, *f.run_id);
+        else q.bind(1);
+        q.bind(2, f.status);
+        q.bind(3, f.source);
+        q.bind(4, f.template_name);
+        q.bind(5, f.arch);
+      });
+}
+
+std::vector<std::string> Store::template_names() {
+  return guard_database(path_, [&] {
+    SQLite::Statement q(*db_, "SELECT DISTINCT name FROM templates ORDER BY name");
+    std::vector<std::string> out;
+    while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+    return out;
+  });
 }
 
 std::vector<TrialRow> Store::best(bool include_model, const std::vector<TemplateId>& current) {
@@ -342,21 +399,23 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
 
 std::set<std::string> Store::measured_configs(const TemplateId& t, const std::string& problem_key,
                                               const Environment& env, const std::string& source) {
-  SQLite::Statement q(*db_,
-                      "SELECT DISTINCT c.json FROM trials t JOIN templates tp ON tp.id = t.template_id "
-                      "JOIN problems p ON p.id = t.problem_id JOIN configs c ON c.id = t.config_id "
-                      "JOIN environments e ON e.id = t.environment_id WHERE tp.name = ? AND tp.source_hash = ? "
-                      "AND tp.backend_hash = ? AND p.key = ? AND e.device_name = ? AND e.arch = ? AND t.source = ?");
-  q.bind(1, t.name);
-  q.bind(2, t.source_hash);
-  q.bind(3, t.backend_hash);
-  q.bind(4, problem_key);
-  q.bind(5, env.device_name);
-  q.bind(6, env.arch);
-  q.bind(7, source);
-  std::set<std::string> out;
-  while (q.executeStep()) out.insert(q.getColumn(0).getString());
-  return out;
+  return guard_database(path_, [&] {
+    SQLite::Statement q(*db_,
+                        "SELECT DISTINCT c.json FROM trials t JOIN templates tp ON tp.id = t.template_id "
+                        "JOIN problems p ON p.id = t.problem_id JOIN configs c ON c.id = t.config_id "
+                        "JOIN environments e ON e.id = t.environment_id WHERE tp.name = ? AND tp.source_hash = ? "
+                        "AND tp.backend_hash = ? AND p.key = ? AND e.device_name = ? AND e.arch = ? AND t.source = ?");
+    q.bind(1, t.name);
+    q.bind(2, t.source_hash);
+    q.bind(3, t.backend_hash);
+    q.bind(4, problem_key);
+    q.bind(5, env.device_name);
+    q.bind(6, env.arch);
+    q.bind(7, source);
+    std::set<std::string> out;
+    while (q.executeStep()) out.insert(q.getColumn(0).getString());
+    return out;
+  });
 }
 
 std::vector<TrialRow> Store::history(const std::string& template_name, const std::string& problem_key,
@@ -368,6 +427,8 @@ std::vector<TrialRow> Store::history(const std::string& template_name, const std
   });
 }
 
-bool Store::integrity_ok() { return results::integrity_ok(*db_); }
+bool Store::integrity_ok() {
+  return guard_database(path_, [&] { return results::integrity_ok(*db_); });
+}
 
 }  // namespace mgpu::results

@@ -1,7 +1,10 @@
 // The results store: every trial kept with its provenance in SQLite. Contract: open() refuses
-// a file that is not an SQLite database, or one from a newer schema, with Error{InvalidInput}
-// and without writing to it; opened for writing, the database is migrated to the current
-// schema and runs in WAL mode with a busy timeout, so several processes may write at once.
+// a file that is not an SQLite database, a damaged one, one from a newer schema, or one
+// missing a table or column the queries read, with Error{InvalidInput} and without writing to
+// it (see database.h for read-only, locked and read-only-opened files); opened for writing, the
+// database is migrated to the current schema and runs in WAL mode with a busy timeout, so
+// several processes may write at once. Every method turns an SQLite failure into the same
+// one-line Error naming the file (database_error).
 // record_trial() commits the trial in its own transaction before returning: a process killed
 // at any moment leaves every recorded trial intact. Rows whose template hash differs from the
 // current one are stale: they stay, and queries given the current template skip them.
@@ -74,6 +77,12 @@ struct RunRow {
   std::string uuid, kind, arguments, started_at, ended_at, tool_version;
 };
 
+// Which trials to list; empty fields match anything.
+struct TrialFilter {
+  std::optional<std::int64_t> run_id;
+  std::string status, source, template_name, arch;
+};
+
 class Store {
  public:
   static Store open(const std::string& path, OpenMode mode);
@@ -94,6 +103,9 @@ class Store {
 
   // Every trial, oldest first; optionally only one run's.
   std::vector<TrialRow> trials(std::optional<std::int64_t> run_id = std::nullopt);
+  std::vector<TrialRow> trials(const TrialFilter& filter);
+  // Names of the templates with rows here.
+  std::vector<std::string> template_names();
   // The best ok trial per (template, problem, environment): lowest median; verified (a
   // verification error recorded) unless model results are included, and measured ("cuda")
   // unless include_model. `current`: only rows of these template versions (others are stale).
@@ -107,9 +119,10 @@ class Store {
                                 const std::string& config_json);
   bool integrity_ok();
   SQLite::Database& db() { return *db_; }
+  const std::string& path() const { return path_; }
 
  private:
-  Store(std::unique_ptr<SQLite::Database> db, int schema) : db_(std::move(db)), schema_(schema) {}
+  Store(DatabasePtr db, int schema, std::string path) : db_(std::move(db)), schema_(schema), path_(std::move(path)) {}
   std::int64_t environment_id(const Environment& e);
   std::int64_t template_id(const TemplateId& t);
   std::int64_t problem_id(const ProblemRecord& p);
@@ -117,8 +130,9 @@ class Store {
   std::int64_t insert_trial(const TrialRecord& t, const std::string& uuid, const std::string& created_at);
   std::vector<TrialRow> query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind);
 
-  std::unique_ptr<SQLite::Database> db_;
+  DatabasePtr db_;
   int schema_;  // a read-only store may be an older schema: queries read what it has
+  std::string path_;  // as the user gave it, for messages
 };
 
 // Throughput of an ok trial's median, 2*M*N*K flops.

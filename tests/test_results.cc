@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
@@ -218,9 +219,13 @@ TEST_F(Results, ExportsJsonCsvAndACompilableCppHeader) {
   EXPECT_EQ(doc["entries"]["m4096_n4096_k4096_bf16_bf16_kn"]["config"]["tile_n"], 128);
   EXPECT_EQ(doc["entries"].size(), 2u);
 
-  EXPECT_EQ(export_csv(s, path("t.csv")), 3);  // every trial, the model's too
+  EXPECT_EQ(export_csv(s, path("t.csv"), /*include_model=*/true), 3);  // every trial, the model's too
   std::string csv = slurp(path("t.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  EXPECT_EQ(export_csv(s, path("t.csv"), /*include_model=*/false), 2);  // measured only (replaced whole)
+  csv = slurp(path("t.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
+  EXPECT_EQ(csv.find(",model,"), std::string::npos);
 
   EXPECT_EQ(export_cpp(s, path("tuned.h"), false), 2);
   std::ofstream(path("use.cc")) << R"(#include "tuned.h"
@@ -378,6 +383,107 @@ TEST_F(Results, AWriterKilledMidRunKeepsEveryCommittedTrial) {
   auto rows = s.trials();
   EXPECT_GE(static_cast<int>(rows.size()), last + 1);
   for (int i = 0; i <= last; ++i) EXPECT_EQ(rows[i].config_json, cfg(i));
+}
+
+TEST_F(Results, ACppExportWithNothingTunedStillDeclaresEveryLookup) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  s.record_trial(trial(run, problem(512, 512, 512), cfg(64), 0.01, 0.0, "model"));  // predicted only
+  EXPECT_EQ(export_cpp(s, path("tuned.h"), false, {}, {}, {{"matmul_sm90", cfg(128)}, {"matmul_sm100", cfg(64)}}), 0);
+  std::ofstream(path("use.cc")) << R"(#include "tuned.h"
+#include <cstdio>
+using namespace mgpu_tuned;
+static_assert(lookup_matmul_sm90("sm_90a", {4096, 4096, 4096, "bf16", "bf16", "kn"}) == nullptr);
+int main() {
+  const Config_matmul_sm100* c = lookup_matmul_sm100("sm_100a", {1, 2, 3, "f16", "f16", "nk"});
+  std::printf("%s\n", c ? "found" : "not found");
+}
+)";
+  std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Wextra -Werror use.cc -o use 2> err.txt && ./use > out.txt",
+                                dir_.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt")) << slurp(path("tuned.h"));
+  EXPECT_EQ(slurp(path("out.txt")), "not found\n");
+}
+
+TEST_F(Results, ManyProcessesCreatingOneNewDatabaseAllSucceed) {
+  // They start together on a path that does not exist yet: schema creation must be one
+  // exclusive transaction ("table environments already exists" before).
+  constexpr int kProcs = 16;
+  int gate[2];
+  ASSERT_EQ(pipe(gate), 0);
+  std::vector<pid_t> kids;
+  for (int i = 0; i < kProcs; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(gate[1]);
+      char c;
+      if (read(gate[0], &c, 1) != 0) _exit(3);  // EOF: every process released at once
+      try {
+        Store s = Store::open(path("new.db"), OpenMode::ReadWrite);
+        std::int64_t run = s.begin_run("tune", fmt::format("proc {}", i), "0.1.0");
+        s.record_trial(trial(run, problem(64, 64, 64), cfg(i), 1.0));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "process %d failed: %s\n", i, e.what());
+        _exit(1);
+      }
+      _exit(0);
+    }
+    kids.push_back(pid);
+  }
+  close(gate[0]);
+  close(gate[1]);
+  for (pid_t pid : kids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
+  Store s = Store::open(path("new.db"), OpenMode::ReadOnly);
+  EXPECT_EQ(schema_version(s.db()), kSchemaVersion);
+  EXPECT_EQ(s.runs().size(), static_cast<size_t>(kProcs));
+  EXPECT_EQ(s.trials().size(), static_cast<size_t>(kProcs));
+  EXPECT_TRUE(s.integrity_ok());
+}
+
+TEST_F(Results, ReadingLeavesNoWalOrShmBehindAndTheFileUnchanged) {
+  {
+    Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+    s.record_trial(trial(s.begin_run("tune", "", "0.1.0"), problem(64, 64, 64), cfg(8), 1.0));
+  }
+  ASSERT_FALSE(fs::exists(path("r.db-wal")));  // the last writer closed: checkpointed
+  std::string before = slurp(path("r.db"));
+  {
+    Store s = Store::open(path("r.db"), OpenMode::ReadOnly);
+    EXPECT_EQ(s.trials().size(), 1u);
+    EXPECT_EQ(s.best(false).size(), 1u);
+  }
+  EXPECT_FALSE(fs::exists(path("r.db-wal")));
+  EXPECT_FALSE(fs::exists(path("r.db-shm")));
+  EXPECT_EQ(slurp(path("r.db")), before);
+  // With a writer open, the reader sees its committed rows and leaves its files alone.
+  Store w = Store::open(path("r.db"), OpenMode::ReadWrite);
+  w.record_trial(trial(w.begin_run("tune", "", "0.1.0"), problem(64, 64, 64), cfg(16), 1.0));
+  {
+    Store r = Store::open(path("r.db"), OpenMode::ReadOnly);
+    EXPECT_EQ(r.trials().size(), 2u);
+  }
+  EXPECT_TRUE(fs::exists(path("r.db-wal")));
+  w.record_trial(trial(w.begin_run("tune", "", "0.1.0"), problem(64, 64, 64), cfg(32), 1.0));  // still works
+  EXPECT_EQ(w.trials().size(), 3u);
+}
+
+TEST_F(Results, InMemoryAndUriPathsAreRefusedForEveryMode) {
+  for (const char* bad : {"", ":memory:", "file::memory:", "file:x.db?mode=memory", "FILE:x.db"})
+    for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::ReadWrite}) {
+      try {
+        Store::open(bad, mode);
+        ADD_FAILURE() << "opened '" << bad << "'";
+      } catch (const core::Error& e) {
+        EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput) << bad;
+      }
+    }
+  // A name that merely contains URI characters is a plain file.
+  Store s = Store::open(path("a?b#c%d.db"), OpenMode::ReadWrite);
+  EXPECT_TRUE(fs::exists(path("a?b#c%d.db")));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "harness/report/cmd_report.h"
 
 #include <filesystem>
+#include <iostream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -9,19 +10,35 @@
 #include "core/error.h"
 #include "harness/report/report_data.h"
 #include "harness/report/report_py.h"
+#include "results/database.h"
+#include "results/output_file.h"
 #include "search/python_runtime.h"
 
 namespace mgpu::harness {
+namespace {
+
+// The files report.py writes into the output folder; none of them may be the database.
+constexpr const char* kReportFiles[] = {"index.html", "convergence.png", "landscape.png", "importance.png",
+                                        "history.png"};
+
+}  // namespace
 
 void add_report_command(CLI::App& app) {
   struct O {
     std::string db, out = "mgpu-report";
+    bool json = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = app.add_subcommand("report", "Write an HTML report with pictures of a results database");
   cmd->add_option("--db", o->db, "Results database (read only)")->required();
   cmd->add_option("-o,--output", o->out, "Folder for index.html and its pictures")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
   cmd->callback([o] {
+    results::check_database_path(o->db);
+    if (o->out.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output folder (-o) is empty");
+    results::refuse_database_path(o->out, {o->db});
+    for (const char* name : kReportFiles)
+      results::refuse_database_path((std::filesystem::path(o->out) / name).string(), {o->db});
     std::string data = report_data_json(o->db);  // bad databases fail here, before Python starts
     std::error_code ec;
     std::filesystem::create_directories(o->out, ec);
@@ -30,6 +47,14 @@ void add_report_command(CLI::App& app) {
     search::ensure_python();
     search::check_python_module("matplotlib", "python3-matplotlib");
     nlohmann::json summary = nlohmann::json::parse(search::call_python(kReportPy, "render", {data, o->out}));
+    if (o->json) {
+      std::cout << nlohmann::json{{"db", o->db}, {"output", o->out},
+                                  {"index", (std::filesystem::path(o->out) / "index.html").string()},
+                                  {"pictures", summary["pictures"]}, {"notes", summary["notes"]}}
+                       .dump(2)
+                << "\n";
+      return;
+    }
     fmt::print("wrote {}/index.html with {} pictures\n", o->out, summary["pictures"].size());
     for (const auto& note : summary["notes"]) fmt::print("note: {}\n", note.get<std::string>());
   });

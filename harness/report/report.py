@@ -14,6 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 MEASURED = dict(linestyle="-", marker="o", fillstyle="full")
 PREDICTED = dict(linestyle="--", marker="o", fillstyle="none")
+MAX_LINES = 10  # convergence lines (run, problem) drawn; the page says how many were left out
+MAX_HISTORY = 12  # exported configs drawn in the history
 
 
 def _style(source):
@@ -39,9 +41,10 @@ def _convergence(d, out_dir):
         if t["run"] in runs:
             lines.setdefault((t["run"], t["problem"], t["source"]), []).append(t)
     if not lines:
-        return None
+        return None, 0, 0
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for (run, problem, source), trials in sorted(lines.items())[:10]:
+    shown = sorted(lines.items())[:MAX_LINES]
+    for (run, problem, source), trials in shown:
         best, ys = 0.0, []
         for t in trials:
             if t["status"] == "ok" and t["tflops"]:
@@ -54,7 +57,7 @@ def _convergence(d, out_dir):
     ax.set_title("Tuning convergence")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
-    return _save(fig, out_dir, "convergence.png")
+    return _save(fig, out_dir, "convergence.png"), len(shown), len(lines)
 
 
 def _largest_group(d):
@@ -63,9 +66,14 @@ def _largest_group(d):
         if t["status"] == "ok" and t["tflops"]:
             groups.setdefault((t["template"], t["problem"], t["device"], t["source"]), []).append(t)
     if not groups:
-        return None, []
+        return None, [], 0
     key = max(groups, key=lambda k: (k[3] != "model", len(groups[k])))  # measured first, then the most trials
-    return key, groups[key]
+    return key, groups[key], len(groups)
+
+
+def _axis_order(v):
+    """Numbers in numeric order (32, 64, 128, not 128, 32, 64), before any text, then text."""
+    return (0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0, str(v))
 
 
 def _varying(trials):
@@ -73,7 +81,7 @@ def _varying(trials):
     for t in trials:
         for k, v in t["config"].items():
             values.setdefault(k, set()).add(v)
-    return {k: sorted(v, key=str) for k, v in values.items() if len(v) > 1}
+    return {k: sorted(v, key=_axis_order) for k, v in values.items() if len(v) > 1}
 
 
 def _importance(trials, notes):
@@ -141,13 +149,13 @@ def _landscape(trials, importance, title, out_dir):
 def _history(d, out_dir):
     """Each exported config's median time in every run that measured it, oldest first."""
     series = []
-    for e in d["exported"][:12]:
+    for e in d["exported"][:MAX_HISTORY]:
         points = [t for t in d["trials"] if t["status"] == "ok" and t["template"] == e["template"]
                   and t["problem"] == e["problem"] and t["device"] == e["device"] and t["config"] == e["config"]]
         if points:
             series.append((e, points))
     if not series:
-        return None
+        return None, 0, 0
     cols = min(3, len(series))
     rows = (len(series) + cols - 1) // cols
     fig, axs = plt.subplots(rows, cols, figsize=(4.2 * cols, 3 * rows), squeeze=False)
@@ -167,7 +175,14 @@ def _history(d, out_dir):
     for ax in [a for r in axs for a in r][len(series):]:
         ax.axis("off")
     fig.suptitle("Regression history of the exported configs", fontsize=10)
-    return _save(fig, out_dir, "history.png")
+    return _save(fig, out_dir, "history.png"), len(series), len(d["exported"])
+
+
+def _shown(shown, total, what):
+    """Says on the page when a picture leaves some of the data out."""
+    if shown >= total:
+        return f"All {total} {what} shown."
+    return f"Showing {shown} of {total} {what}."
 
 
 def render(data_json, out_dir):
@@ -175,29 +190,32 @@ def render(data_json, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     notes = []
     pictures = []
-    conv = _convergence(d, out_dir)
+    conv, shown, total = _convergence(d, out_dir)
     if conv:
         pictures.append((conv, "Tuning convergence: the best TFLOP/s found so far after each trial, per tuning run "
                                "and problem. Dashed lines with hollow markers are predicted by the cost model, "
-                               "not measured."))
-    key, trials = _largest_group(d)
+                               "not measured. " + _shown(shown, total, "run and problem lines")))
+    key, trials, groups = _largest_group(d)
     if key:
         template, problem, device, source = key
         title = f"{template} {problem}\non {device} ({_kind(source)}, {len(trials)} ok trials)"
+        of_groups = (f"Drawn for 1 of {groups} groups of ok trials (template, problem, device, source): the one "
+                     "with the most trials." if groups > 1 else "")
         importance = _importance(trials, notes)
         land = _landscape(trials, importance, title, out_dir)
         if land:
             pictures.append((land, f"Landscape of {title.replace(chr(10), ' ')}: the best TFLOP/s of any config with these two parameter "
                                    "values (the two most important ones when importance is known); grey cells "
-                                   "were not tried."))
+                                   "were not tried. " + of_groups))
         imp = _importance_plot(importance, title, out_dir)
         if imp:
             pictures.append((imp, f"Which parameters matter for {title.replace(chr(10), ' ')}: Optuna's fANOVA "
-                                  "importance."))
-    hist = _history(d, out_dir)
+                                  "importance. " + of_groups))
+    hist, shown, total = _history(d, out_dir)
     if hist:
         pictures.append((hist, "Regression history: the median time of each exported config in every run that "
-                               "measured it (error bars: the run's noise). Hollow, dashed: predicted."))
+                               "measured it (error bars: the run's noise). Hollow, dashed: predicted. "
+                               + _shown(shown, total, "exported configs")))
 
     esc = html.escape
     rows = "".join(

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Bad inputs for the results store and the commands over it (issue 15): damaged, truncated,
+# foreign, read-only and locked databases; in-memory and URI paths; outputs that would land on
+# the database; numeric options out of range; trials filters that cannot match. Every case
+# asserts the exit code, the message, no crash, and (unless --writes) the database and its
+# folder unchanged -- so a read-only command that leaves -wal/-shm behind fails here too.
+# Run: MGPU=build/harness/mgpu-tune SRC=. bash tests/robustness/store_cases.sh
+. "$(dirname "$0")/lib.sh"
+export MGPU_DB_BUSY_TIMEOUT_MS=300  # locked cases give up after 0.3 s, not the default 10 s
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+MODEL_RUN="matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 2 --seed 2"
+
+sql() { "$PY" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit(); c.close()' "$@"; }
+
+# Pages 3 and 4 overwritten with 0xFF: the header is fine, the b-trees are not.
+fixture_corrupt() {
+  fixture_good
+  head -c 8192 /dev/zero | tr '\0' '\377' | dd of="$W/t.db" bs=4096 seek=2 count=2 conv=notrunc status=none
+}
+# The schema page itself damaged (past the 100-byte header).
+fixture_corrupt_schema() {
+  fixture_good
+  head -c 1000 /dev/zero | tr '\0' '\377' | dd of="$W/t.db" bs=1 seek=200 count=1000 conv=notrunc status=none
+}
+fixture_truncated() { fixture_good; truncate -s 6000 "$W/t.db"; }
+fixture_no_trials() { fixture_good; sql "$W/t.db" "DROP TABLE trials;"; }
+fixture_no_runs() { fixture_good; sql "$W/t.db" "PRAGMA foreign_keys=OFF; DROP TABLE runs;"; }
+fixture_no_column() { fixture_good; sql "$W/t.db" "ALTER TABLE trials DROP COLUMN median_ms;"; }
+fixture_text() { printf 'not a database, just text long enough to have a header\n%.0s' 1 2 3 > "$W/t.db"; }
+fixture_empty_file() { : > "$W/t.db"; }
+fixture_foreign() { sql "$W/t.db" "CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('mine');"; }
+fixture_future() { fixture_good; sql "$W/t.db" "PRAGMA user_version = 99;"; }
+# A good database plus a file that is not one, for merges.
+fixture_good_and_bad() { fixture_corrupt; mv "$W/t.db" "$W/bad.db"; fixture_good; }
+fixture_foreign_out() { fixture_good; mv "$W/t.db" "$W/u.db"; fixture_foreign; }
+fixture_locked_out() { fixture_locked; cp "$W/t.db" "$W/u.db"; }
+fixture_good_into_bad() { fixture_good; mv "$W/t.db" "$W/u.db"; fixture_corrupt; }
+# A FIFO with a reader: an export into it must write through, not rename a file over it.
+fixture_fifo() {
+  fixture_good; mkfifo "$W/pipe"
+  (cat "$W/pipe" > /dev/null &)
+}
+fixture_two_good() { fixture_good; cp "$W/t.db" "$W/u.db"; }
+fixture_existing_outputs() {
+  fixture_good
+  echo "an older export" > "$W/out.json"; echo "old header" > "$W/out.h"; mkdir "$W/dir"
+}
+fixture_links() { fixture_good; ln -s t.db "$W/link.db"; ln "$W/t.db" "$W/hard.db"; ln -s t.db-wal "$W/wal-link"; }
+fixture_report_over_db() { mkdir -p "$W/rep"; W0="$W"; W="$W/rep"; fixture_good; mv "$W/t.db" "$W/index.html"; W="$W0"; }
+# Another process holds an exclusive lock (rollback journal, so readers are locked out too);
+# it lets go when the case's folder is removed.
+fixture_locked() {
+  fixture_good
+  sql "$W/t.db" "PRAGMA journal_mode=DELETE;"
+  (cd "$W" && exec "$PY" -c '
+import os, sqlite3, time
+c = sqlite3.connect("t.db", isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+open("holder-ready", "w").close()
+t0 = time.time()
+while os.path.exists("t.db") and time.time() - t0 < 120:
+    time.sleep(0.05)
+' >/dev/null 2>&1 &)
+  for _ in $(seq 200); do [ -f "$W/holder-ready" ] && break; sleep 0.05; done
+}
+
+# unwritable PATH CMD...: runs CMD while PATH cannot be written, even by root (chattr +i);
+# without chattr as root the case fails (exit 99) rather than pretending.
+unwritable() {
+  local p="$1" rc; shift
+  if chattr +i "$p" 2>/dev/null; then
+    "$@"; rc=$?; chattr -i "$p"; return $rc
+  elif [ "$(id -u)" != 0 ]; then
+    chmod a-w "$p"; "$@"; rc=$?; chmod u+w "$p"; return $rc
+  fi
+  echo "unwritable: cannot make $p unwritable here"; return 99
+}
+export -f unwritable
+
+# --- In-memory, empty and URI paths: refused by every command that takes a database --------
+for db in "" ":memory:" "file::memory:" "file:t.db?mode=memory&cache=shared"; do
+  tag="${db:-empty}"; tag="${tag//[^a-z]/_}"
+  re="database path is empty|in-memory database|SQLite URI, not a file path"
+  bad "matmul_db_$tag" 2 "$re" -- $MODEL_RUN --db "$db"
+  bad "best_db_$tag" 2 "$re" -- best --db "$db"
+  bad "export_db_$tag" 2 "$re" -- export --db "$db" --format csv -o out.csv
+  bad "trials_db_$tag" 2 "$re" -- trials --db "$db"
+  bad "regress_db_$tag" 2 "$re" -- regress --db "$db" --baseline 1 --candidate 1
+  bad "report_db_$tag" 2 "$re" -- report --db "$db" -o rep
+  bad "merge_out_$tag" 2 "$re" --fixture good -- merge '$DB' -o "$db"
+  bad "merge_in_$tag" 2 "$re" -- merge "$db" -o out.db
+done
+
+# --- Damaged databases: one line naming the file and the problem, nothing written ----------
+dmg="t.db is damaged \((quick_check: Page [0-9]+|database disk image is malformed)"
+for f in corrupt truncated; do
+  bad "matmul_$f" 2 "$dmg" --fixture $f -- $MODEL_RUN --db '$DB'
+  bad "best_$f" 2 "$dmg" --fixture $f -- best --db '$DB'
+  bad "best_runs_$f" 2 "$dmg" --fixture $f -- best --db '$DB' --runs
+  bad "trials_$f" 2 "$dmg" --fixture $f -- trials --db '$DB'
+  bad "export_json_$f" 2 "$dmg" --fixture $f -- export --db '$DB' --format json -o out
+  bad "export_cpp_$f" 2 "$dmg" --fixture $f -- export --db '$DB' --format cpp -o out.h
+  bad "export_csv_$f" 2 "$dmg" --fixture $f -- export --db '$DB' --format csv -o out.csv
+  bad "report_$f" 2 "$dmg" --fixture $f -- report --db '$DB' -o rep
+  bad "regress_$f" 2 "$dmg" --fixture $f -- regress --db '$DB' --baseline 1 --candidate 1
+done
+bad merge_damaged_input 2 "bad.db is damaged" --fixture good_and_bad -- merge '$DB' '$W/bad.db' -o out.db
+bad merge_damaged_output 2 "t.db is damaged" --fixture good_into_bad -- merge '$W/u.db' -o '$DB'
+bad matmul_corrupt_schema 2 "t.db is damaged \(database disk image is malformed" --fixture corrupt_schema -- $MODEL_RUN --db '$DB'
+bad best_corrupt_schema 2 "t.db is damaged \(database disk image is malformed" --fixture corrupt_schema -- best --db '$DB'
+for f in no_trials no_runs no_column; do
+  re="t.db is damaged: no such (table|column)"
+  bad "matmul_$f" 2 "$re" --fixture $f -- $MODEL_RUN --db '$DB'
+  bad "best_$f" 2 "$re" --fixture $f -- best --db '$DB'
+  bad "trials_$f" 2 "$re" --fixture $f -- trials --db '$DB'
+  bad "export_$f" 2 "$re" --fixture $f -- export --db '$DB' --format csv -o out.csv
+  bad "merge_$f" 2 "$re" --fixture $f -- merge '$DB' -o out.db
+done
+bad report_no_trials 2 "t.db is damaged: no such table: trials" --fixture no_trials -- report --db '$DB' -o rep
+bad regress_no_trials 2 "t.db is damaged: no such table: trials" --fixture no_trials -- regress --db '$DB' --baseline 1 --candidate 1
+bad matmul_text_file 2 "cannot use .*t.db as a results database: it is not an SQLite database" --fixture text -- $MODEL_RUN --db '$DB'
+bad best_text_file 2 "not an SQLite database" --fixture text -- best --db '$DB'
+bad trials_empty_file 2 "not an mgpu-tune results database \(schema version 0\)" --fixture empty_file -- trials --db '$DB'
+bad matmul_foreign_sqlite 2 "t.db is (an SQLite database of something else|not an mgpu-tune results database)" --fixture foreign -- $MODEL_RUN --db '$DB'
+bad merge_into_foreign_sqlite 2 "t.db is an SQLite database of something else" --fixture foreign_out -- merge '$W/u.db' -o '$DB'
+bad best_foreign_sqlite 2 "not an mgpu-tune results database" --fixture foreign -- best --db '$DB'
+bad matmul_future_schema 2 "schema version 99, newer than" --fixture future -- $MODEL_RUN --db '$DB'
+bad trials_future_schema 2 "schema version 99, newer than" --fixture future -- trials --db '$DB'
+bad best_db_is_folder 2 "is a folder, not a results database" -- best --db '$W'
+bad matmul_db_in_missing_folder 2 "cannot create .*: the folder .*nowhere does not exist" -- $MODEL_RUN --db '$W/nowhere/t.db'
+
+# --- Read-only databases (chattr +i: unwritable even for root) -----------------------------
+ro="t.db is read-only .*read-only commands \(best, trials, export, regress, report, merge inputs\) still work on it"
+bad matmul_readonly_file 2 "$ro" --fixture good -- sh: unwritable '$DB' '"$MGPU"' $MODEL_RUN --db '$DB'
+bad matmul_readonly_folder 2 "t.db is read-only \(its folder .* cannot be written" --fixture good -- sh: unwritable '$W' '"$MGPU"' $MODEL_RUN --db '$DB'
+bad merge_into_readonly_file 2 "$ro" --fixture two_good -- sh: unwritable '$DB' '"$MGPU"' merge '$W/u.db' -o '$DB'
+bad best_readonly_file_works 0 "\| matmul_sm90|no measured, verified results" --fixture good -- sh: unwritable '$DB' '"$MGPU"' best --db '$DB' --include-model
+bad trials_readonly_file_works 0 "4 trials" --fixture good -- sh: unwritable '$DB' '"$MGPU"' trials --db '$DB'
+bad trials_readonly_folder_works 0 "4 trials" --fixture good -- sh: unwritable '$W' '"$MGPU"' trials --db '$DB'
+bad best_runs_readonly_folder_works 0 "run 1 " --fixture good -- sh: unwritable '$W' '"$MGPU"' best --db '$DB' --runs
+bad regress_readonly_folder_works 0 "0 slower, 0 faster, [0-9]+ same" --fixture good -- sh: unwritable '$W' '"$MGPU"' regress --db '$DB' --baseline 1 --candidate 1 --max-noise 100
+bad export_from_readonly_file_works 0 "wrote [0-9]+ trials to .*elsewhere.csv" --writes --fixture good -- sh: unwritable '$DB' '"$MGPU"' export --db '$DB' --format csv --include-model -o '$W/elsewhere.csv'
+bad merge_from_readonly_input_works 0 "trials added" --writes --fixture good -- sh: unwritable '$DB' '"$MGPU"' merge '$DB' -o '$W/m.db'
+# Reading a writable database leaves no -wal/-shm (lib.sh fails a case on any new file).
+bad best_leaves_no_wal 0 "\| matmul_sm90" --fixture good -- best --db '$DB' --include-model
+bad trials_leaves_no_wal 0 '"matching": 4' --fixture good -- trials --db '$DB' --json
+bad regress_leaves_no_wal 0 "0 slower" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
+
+# --- Locked by another process ---------------------------------------------------------------
+lk="t.db is locked by another process \(waited 0.3 s, MGPU_DB_BUSY_TIMEOUT_MS\)"
+bad matmul_locked 2 "$lk" --fixture locked -- $MODEL_RUN --db '$DB'
+bad best_locked 2 "$lk" --fixture locked -- best --db '$DB'
+bad trials_locked 2 "$lk" --fixture locked -- trials --db '$DB'
+bad merge_into_locked 2 "$lk" --fixture locked_out -- merge '$W/u.db' -o '$DB'
+bad busy_timeout_not_a_number 2 "MGPU_DB_BUSY_TIMEOUT_MS='soon' must be a whole number" --fixture good -- sh: MGPU_DB_BUSY_TIMEOUT_MS=soon '"$MGPU"' best --db '$DB'
+
+# --- Outputs that would land on the database, or on what is not a file ------------------------
+for fmt in json cpp csv; do
+  bad "export_${fmt}_onto_db" 2 "refusing to write .*t.db: it is the results database" --fixture good -- export --db '$DB' --format $fmt -o '$DB'
+  bad "export_${fmt}_onto_symlink" 2 "refusing to write .*link.db: it is the results database" --fixture links -- export --db '$DB' --format $fmt -o '$W/link.db'
+  bad "export_${fmt}_onto_hardlink" 2 "refusing to write .*hard.db: it is the results database" --fixture links -- export --db '$DB' --format $fmt -o '$W/hard.db'
+done
+bad export_onto_wal 2 "it is the -wal file of the results database" --fixture good -- export --db '$DB' --format csv -o '$DB-wal'
+bad export_onto_shm 2 "it is the -shm file of the results database" --fixture good -- export --db '$DB' --format cpp -o '$DB-shm'
+bad export_onto_wal_link 2 "it is the -wal file of the results database" --fixture links -- export --db '$DB' --format csv -o '$W/wal-link'
+bad export_db_via_symlink_onto_db 2 "refusing to write .*t.db: it is the results database" --fixture links -- export --db '$W/link.db' --format csv -o '$DB'
+bad export_json_onto_existing_file 2 "out.json is a file, but --format json writes a folder" --fixture existing_outputs -- export --db '$DB' --format json -o '$W/out.json'
+bad export_cpp_onto_folder 2 "dir is a folder: give a file path" --fixture existing_outputs -- export --db '$DB' --format cpp -o '$W/dir'
+bad export_csv_into_missing_folder 2 "cannot write .*: the folder .*nowhere does not exist" --fixture good -- export --db '$DB' --format csv -o '$W/nowhere/x.csv'
+bad export_cpp_over_existing_file 0 "wrote 0 entries to .*out.h" --writes --fixture existing_outputs -- export --db '$DB' --format cpp -o '$W/out.h'
+bad report_onto_db 2 "refusing to write .*t.db: it is the results database" --fixture good -- report --db '$DB' -o '$DB'
+bad report_over_db_named_index 2 "refusing to write .*index.html: it is the results database" --fixture report_over_db -- report --db '$W/rep/index.html' -o '$W/rep'
+bad merge_onto_input_symlink 2 "refusing to write .*link.db: it is the input database" --fixture links -- merge '$DB' -o '$W/link.db'
+bad merge_onto_input_hardlink 2 "refusing to write .*hard.db: it is the input database" --fixture links -- merge '$DB' -o '$W/hard.db'
+bad merge_onto_input_wal 2 "it is the -wal file of the input database" --fixture good -- merge '$DB' -o '$DB-wal'
+bad export_json_empty_output 2 "the output path is empty" --fixture good -- export --db '$DB' --format json -o ""
+bad export_csv_empty_output 2 "the output path is empty" --fixture good -- export --db '$DB' --format csv -o ""
+bad report_empty_output 2 "the output folder \(-o\) is empty" --fixture good -- report --db '$DB' -o ""
+bad export_csv_to_stdout 0 "^trial,run,created_at" --fixture good -- export --db '$DB' --format csv --include-model -o /dev/stdout
+bad export_csv_into_fifo 0 "wrote 4 trials" --fixture fifo -- sh: '"$MGPU"' export --db '$DB' --format csv --include-model -o '$W/pipe' '&&' test -p '$W/pipe'
+
+# --- Numeric options: finite and in range ----------------------------------------------------
+for v in 0 -1 nan inf -inf 101 1e309; do
+  bad "regress_threshold_$v" 2 "error: --threshold: must be a finite number greater than 0 and at most 100, got '$v'" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --threshold "$v"
+done
+bad regress_threshold_text 2 "error: --threshold: must be a finite number greater than 0 and at most 100, got 'lots'" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --threshold lots
+for v in -1 nan inf 150; do
+  bad "regress_max_noise_$v" 2 "error: --max-noise: must be a finite number between 0 and 100, got '$v'" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --max-noise "$v"
+done
+for v in 0 -3 nan 1e12 2.5; do
+  bad "trials_limit_$v" 2 "error: .*--limit" --fixture good -- trials --db '$DB' --limit "$v"
+done
+
+# --- trials filters that cannot match ----------------------------------------------------------
+bad trials_unknown_status 2 "error: --status: .*wonderful" --fixture good -- trials --db '$DB' --status wonderful
+bad trials_unknown_source 2 "error: --source: .*gpu" --fixture good -- trials --db '$DB' --source gpu
+bad trials_unknown_arch 2 "unknown arch 'sm_42'" --fixture good -- trials --db '$DB' --arch sm_42
+bad trials_unknown_template 2 "no template 'matmul_sm70' in .*t.db \(it has: matmul_sm90" --fixture good -- trials --db '$DB' --template matmul_sm70
+bad trials_unknown_run 2 "no run '999' in .*t.db" --fixture good -- trials --db '$DB' --run 999
+bad trials_missing_db 2 "database .*absent.db does not exist" -- trials --db '$W/absent.db'
+bad trials_needs_db 2 "error: --db is required" -- trials
+bad trials_filters_match_nothing_is_fine 0 "^0 trials$" --fixture good -- trials --db '$DB' --status timeout --limit 5
+bad trials_limit_says_so 0 "showing the newest 1 of 4 matching trials" --fixture good -- trials --db '$DB' --arch sm_90 --source model --limit 1
+finish
