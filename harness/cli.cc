@@ -11,6 +11,7 @@
 #include "harness/report/cmd_report.h"
 #include "harness/cmd_compile.h"
 #include "harness/cmd_devices.h"
+#include "harness/cmd_emulate.h"
 #include "harness/cmd_matmul.h"
 #include "harness/cmd_results.h"
 #include "harness/cmd_space.h"
@@ -53,6 +54,7 @@ int run_cli(int argc, char** argv) {
   add_campaign_command(app);
   add_worker_command(app);
   add_matmul_command(app);
+  add_emulate_command(app);
   app.footer(examples);
 
   try {

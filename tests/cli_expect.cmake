@@ -1,7 +1,10 @@
 # Runs one mgpu-tune command and checks its exit code and output (stdout + stderr).
-#   cmake -DEXE=path -DARGS="a|b|c" -DEXPECT_EXIT=N [-DEXPECT_REGEX=re] [-DJSON_KEY=key] -P ...
+#   cmake -DEXE=path -DARGS="a|b|c" -DEXPECT_EXIT=N [-DEXPECT_REGEX=re] [-DJSON_KEY=key] [-DFRESH_DB=file] -P ...
 # ARGS are separated by '|'. JSON_KEY: stdout must be a JSON object holding that key.
 string(REPLACE "|" ";" args "${ARGS}")
+if(DEFINED FRESH_DB)  # a database the command must create anew (not resume) on every run
+  file(REMOVE "${FRESH_DB}" "${FRESH_DB}-wal" "${FRESH_DB}-shm")
+endif()
 execute_process(COMMAND ${EXE} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 if(NOT rc STREQUAL EXPECT_EXIT)

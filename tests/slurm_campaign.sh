@@ -25,7 +25,7 @@ wait_idle() {  # until Slurm runs and queues nothing (at most 5 minutes)
   fail "jobs still queued after 5 minutes: $(squeue)"
 }
 uuids() {  # trial uuids of a database, sorted
-  "$TUNE" export --db "$1" --format csv -o "$work/x.csv" > /dev/null || fail "export of $1"
+  "$TUNE" export --db "$1" --format csv --include-model -o "$work/x.csv" > /dev/null || fail "export of $1"
   tail -n +2 "$work/x.csv" | cut -d, -f1 | sort
 }
 

@@ -104,7 +104,7 @@ bad bench_suite_help_lists_exit_codes 0 "Exit codes: 0 success" -- sh: '$BENCH' 
 bad bench_without_a_gpu 3 "bench needs a sm_100a GPU: .*nothing was measured" -- \
   bench matmul --arch sm_100 --m 256 --n 256 --k 256
 bad bench_bad_timer 2 "unknown timer 'stopwatch'" -- bench matmul --arch sm_90a --timer stopwatch
-bad bench_zero_repeat 2 "error: --repeat must be at least 1" -- bench matmul --arch sm_90a --repeat 0
+bad bench_zero_repeat 2 "error: --repeat: must be a whole number between 1 and 1000, got '0'" -- bench matmul --arch sm_90a --repeat 0
 bad bench_bad_arch 2 "unknown arch 'sm_80'" -- bench matmul --arch sm_80
 bad bench_bad_config 2 "not valid JSON" -- bench matmul --arch sm_90a --config '{tile_m'
 bad bench_help_lists_exit_codes 0 "3 nothing could be measured" -- bench matmul --help

@@ -20,7 +20,8 @@ fixture_corrupt() {
 # The schema page itself damaged (past the 100-byte header).
 fixture_corrupt_schema() {
   fixture_good
-  head -c 1000 /dev/zero | tr '\0' '\377' | dd of="$W/t.db" bs=1 seek=200 count=1000 conv=notrunc status=none
+  # Page 1 after its 100-byte file header: the schema b-tree, wherever on the page its cells are.
+  head -c 3996 /dev/zero | tr '\0' '\377' | dd of="$W/t.db" bs=1 seek=100 count=3996 conv=notrunc status=none
 }
 fixture_truncated() { fixture_good; truncate -s 6000 "$W/t.db"; }
 fixture_no_trials() { fixture_good; sql "$W/t.db" "DROP TABLE trials;"; }

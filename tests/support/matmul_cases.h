@@ -28,6 +28,12 @@ inline constexpr const char* kClusterN =
     R"({"cluster_dimension":"N","epi_tile_m":64,"epi_tile_n":128,"grid_minor_dim":"N","grid_tile_width":1,)"
     R"("max_concurrent_steps":5,"tile_k":32,"tile_m":128,"tile_n":128,"wg_dimension":"N"})";
 
+// 2 x 192 rows of A per stage, multicast in halves of 192: more rows than one TMA box (256)
+// holds -- the virtual device found these loaded as two 256-row boxes overrunning the stage.
+inline constexpr const char* kTallStage =
+    R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N","grid_tile_width":2,)"
+    R"("max_concurrent_steps":2,"tile_k":64,"tile_m":192,"tile_n":64,"wg_dimension":"M"})";
+
 inline std::vector<MatmulCase> gpu_matmul_cases() {
   using kernels::BLayout;
   return {MatmulCase{{.m = 512, .n = 512, .k = 512}, kBase},
@@ -37,7 +43,8 @@ inline std::vector<MatmulCase> gpu_matmul_cases() {
           MatmulCase{{.m = 768, .n = 1024, .k = 512}, kClusterM},
           MatmulCase{{.m = 777, .n = 1000, .k = 200, .b_layout = BLayout::NK}, kClusterM},
           MatmulCase{{.m = 1024, .n = 768, .k = 512}, kClusterN},
-          MatmulCase{{.m = 1, .n = 8, .k = 8}, kBase}};  // smaller than one tile
+          MatmulCase{{.m = 1, .n = 8, .k = 8}, kBase},  // smaller than one tile
+          MatmulCase{{.m = 768, .n = 256, .k = 256}, kTallStage}};
 }
 
 }  // namespace mgpu::testing

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/emu/check/launch_json.h"
 #include "core/emu/device.h"
 
 namespace mgpu::emu {
@@ -39,7 +40,5 @@ struct DriverState {
 
 // CUresult for a fatal report (what a GPU's driver would return).
 CUresult fault_code(ReportKind k);
-// The reports of a launch as JSON (for mgpuEmuLastLaunch and mgpu-tune emulate).
-std::string launch_json(const LaunchResult& r);
 
 }  // namespace mgpu::emu

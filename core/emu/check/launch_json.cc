@@ -1,0 +1,43 @@
+#include "core/emu/check/launch_json.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace mgpu::emu {
+
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+        else o += c;
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string launch_json(const LaunchResult& r) {
+  std::ostringstream o;
+  o << "{\"ok\":" << (r.ok ? "true" : "false") << ",\"instructions\":" << r.instructions << ",\"thread_instructions\":" << r.thread_instructions << ",\"printf\":\""
+    << escape(r.printf_output) << "\",\"reports\":[";
+  for (std::size_t i = 0; i < r.reports.size(); ++i) {
+    const Report& p = r.reports[i];
+    o << (i ? "," : "") << "{\"kind\":\"" << report_kind_name(p.kind) << "\",\"fatal\":" << (report_kind_fatal(p.kind) ? "true" : "false")
+      << ",\"cta\":[" << p.where.cta[0] << "," << p.where.cta[1] << "," << p.where.cta[2] << "],\"warp\":" << p.where.warp
+      << ",\"lane\":" << p.where.lane << ",\"pc\":" << p.where.pc << ",\"line\":" << p.where.line << ",\"message\":\""
+      << escape(p.message) << "\"}";
+  }
+  o << "]}";
+  return o.str();
+}
+
+}  // namespace mgpu::emu

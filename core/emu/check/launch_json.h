@@ -1,0 +1,14 @@
+// A launch's outcome as JSON (ok, warp- and thread-instruction counts, printf output, and each
+// report with kind, fatal, CTA, warp, lane, pc, PTX line and message): what the driver's
+// mgpuEmuLastLaunch extension and `mgpu-tune emulate --json` print.
+#pragma once
+
+#include <string>
+
+#include "core/emu/device.h"
+
+namespace mgpu::emu {
+
+std::string launch_json(const LaunchResult& r);
+
+}  // namespace mgpu::emu
