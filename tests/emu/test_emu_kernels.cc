@@ -258,6 +258,47 @@ TEST_F(Wgmma, AccumulatorReadBeforeWaitGroupIsReported) {
   EXPECT_NE(all(r).find("no wgmma.wait_group has retired"), std::string::npos);
 }
 
+// --- TMA multicast across a cluster --------------------------------------------------------
+
+TEST_F(Async, MulticastLandsInEveryCtaOfTheMaskAndCompletesEachBarrier) {
+  std::uint64_t dout2 = dev.memory().alloc(128 * 64 * 2);
+  std::memset(dev.memory().find(dout2, 128 * 64 * 2), 0, 128 * 64 * 2);
+  alignas(64) std::uint8_t map_out2[128];
+  std::uint64_t dims[2] = {64, 128}, strides[1] = {128};
+  std::uint32_t box[2] = {64, 64}, es[2] = {1, 1};
+  ASSERT_EQ(encode_tensor_map(map_out2, 9, 2, dout2, dims, strides, box, es, 0, 3, 0), "");
+  int mask = 3;
+  void* args[] = {map_in, map_out2, &mask};
+  LaunchConfig c = cfg(2, 128, 1);
+  c.cluster[0] = 2;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    c.seed = seed;
+    LaunchResult r = dev.launch(*m, "multicast", c, args);
+    ASSERT_TRUE(r.ok) << all(r);
+    EXPECT_TRUE(r.reports.empty()) << all(r);
+    auto out = download<std::uint16_t>(dout2, 128 * 64);
+    for (int rank = 0; rank < 2; ++rank)
+      for (int i = 0; i < 64 * 64; ++i) ASSERT_EQ(out[rank * 64 * 64 + i], host_in[i]) << "rank " << rank << " element " << i;
+  }
+}
+
+TEST_F(Async, MulticastMissingACtaDeadlocksThatCtaNamingItsBarrier) {
+  std::uint64_t dout2 = dev.memory().alloc(128 * 64 * 2);
+  alignas(64) std::uint8_t map_out2[128];
+  std::uint64_t dims[2] = {64, 128}, strides[1] = {128};
+  std::uint32_t box[2] = {64, 64}, es[2] = {1, 1};
+  ASSERT_EQ(encode_tensor_map(map_out2, 9, 2, dout2, dims, strides, box, es, 0, 3, 0), "");
+  int mask = 1;  // rank 1 expects the bytes too, but is not in the mask
+  void* args[] = {map_in, map_out2, &mask};
+  LaunchConfig c = cfg(2, 128, 1);
+  c.cluster[0] = 2;
+  LaunchResult r = dev.launch(*m, "multicast", c, args);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << all(r);
+  EXPECT_NE(r.reports[0].message.find("CTA (1,0,0) warp 0 lane 0: waits"), std::string::npos) << all(r);
+  EXPECT_NE(r.reports[0].message.find("tx-count 8192 bytes"), std::string::npos) << all(r);
+}
+
 // --- a warp-specialized TMA -> wgmma pipeline ----------------------------------------------
 
 struct Pipeline : Async {

@@ -181,3 +181,31 @@ extern "C" __global__ void pipelined(const __grid_constant__ CUtensorMap a_map, 
     out[row * 64 + col] = d[r];
   }
 }
+
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// TMA multicast (PTX ISA cp.async.bulk.tensor .multicast::cluster): CTA rank 0 loads one
+// 64 x 64 bf16 box into the same shared offset of every CTA in `mask`, completing its bytes on
+// each destination's mbarrier; every CTA then stores what it received to rows 64 * rank of out.
+extern "C" __global__ void multicast(const __grid_constant__ CUtensorMap in, const __grid_constant__ CUtensorMap out,
+                                     int mask) {
+  __shared__ __align__(1024) std::uint8_t tile[64 * 128];
+  __shared__ std::uint64_t bar;
+  std::uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  if (threadIdx.x == 0) mbar_init(&bar, 1);
+  cluster_sync();  // every CTA's barrier is initialized before anyone signals it
+  if (threadIdx.x == 0) {
+    mbar_expect(&bar, 64 * 128);
+    if (rank == 0)
+      asm volatile(
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+          " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smem(tile)), "l"(&in), "r"(0), "r"(0), "r"(smem(&bar)), "h"(static_cast<unsigned short>(mask))
+          : "memory");
+  }
+  mbar_wait(&bar, 0);
+  if (threadIdx.x == 0) tma_store(&out, 0, 64 * static_cast<int>(rank), tile);
+  cluster_sync();
+}
