@@ -32,6 +32,7 @@ struct Options {
   std::string arch = "sm_90a";
   std::int64_t seed = 1, schedules = 1;
   bool json_out = false;
+  bool races = false;
 };
 
 std::string read_file(const std::string& path, const char* what) {
@@ -224,6 +225,7 @@ void run(const Options& o) {
     }
     c.dynamic_smem = launch.value("dynamic_smem", 0u);
     c.seed = static_cast<std::uint64_t>(o.seed + s);
+    c.detect_races = o.races;
     emu::LaunchResult r = dev.launch(*mod, kernel, c, ptrs.data());
     json one = json::parse(emu::launch_json(r));
     one["seed"] = c.seed;
@@ -272,6 +274,7 @@ void add_emulate_command(CLI::App& app) {
                                      "odd seeds hand over to woken waiters at once)")
       ->check(whole_number(0));
   cmd->add_option("--schedules", o->schedules, "Schedules to run, seeds --seed, --seed+1, ...")->check(whole_number(1, 10000));
+  cmd->add_flag("--races", o->races, "Also detect shared-memory data races between threads (vector clocks; slower)");
   cmd->add_flag("--json", o->json_out, "Print JSON");
   cmd->callback([o] { run(*o); });
 }

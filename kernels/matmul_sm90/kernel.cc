@@ -117,7 +117,12 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
 
   e.if_then(e.eq(tid, zero), [&] {
     full.init(e, 1);
-    empty.init(e, 2 * c.cluster_size());  // each consumer warpgroup of each CTA of the cluster
+    // One arrival per consumer warp (4 per warpgroup, 2 warpgroups) of each CTA of the cluster:
+    // wgmma.wait_group speaks for the warp that executes it only (PTX ISA 9.7.15.8), so a stage
+    // is free when every warp reading it has retired its MMAs -- one thread per warpgroup
+    // arriving after its own warp's wait released the stage under the other three warps'
+    // MMAs (found by the virtual device).
+    empty.init(e, 8 * c.cluster_size());
     core::ir::fence_barrier_init(e);
   });
   if (g.clustered) core::ir::cluster_sync(e);  // peers' barriers exist before any multicast
@@ -181,7 +186,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     Value peer = g.clustered ? e.bit_and(e.add(cta_rank, one), one) : Value();
 
     auto release = [&](Value step) {
-      e.if_then(leader, [&] {
+      e.if_then(e.eq(lane, zero), [&] {
         Value slot = BarrierRing::slot_phase(e, step, S).slot;
         empty.arrive(e, slot);
         if (g.clustered) empty.arrive_remote(e, slot, peer);

@@ -117,6 +117,25 @@ TEST_F(Fixture, BarrierReachedByHalfTheBlockDeadlocks) {
   EXPECT_TRUE(r.reports[0].kind == ReportKind::Deadlock) << all(r);
 }
 
+TEST_F(Fixture, RaceDetectorFindsTheMissingBarrierAndOnlyIt) {
+  LoadedModule& m = dev.load(read_ptx("basics"));
+  std::vector<int> in(256);
+  for (int i = 0; i < 256; ++i) in[i] = i;
+  std::uint64_t din = upload(in.data(), 1024), dout = dev.memory().alloc(1024);
+  void* args[] = {&din, &dout};
+  LaunchConfig c = cfg(1, 256, 1);
+  c.detect_races = true;
+  LaunchResult ok = dev.launch(m, "block_reverse", c, args);
+  ASSERT_TRUE(ok.ok) << all(ok);
+  EXPECT_TRUE(ok.reports.empty()) << all(ok);
+  LaunchResult racy = dev.launch(m, "racy_reverse", c, args);
+  ASSERT_TRUE(racy.ok) << all(racy);
+  ASSERT_TRUE(has(racy, ReportKind::Race)) << all(racy);
+  EXPECT_NE(all(racy).find("no barrier orders them"), std::string::npos) << all(racy);
+  c.detect_races = false;  // opt-in: without it the same kernel runs silently
+  EXPECT_FALSE(has(dev.launch(m, "racy_reverse", c, args), ReportKind::Race));
+}
+
 // --- TMA and mbarrier ---------------------------------------------------------------------
 
 struct Async : Fixture {
@@ -323,10 +342,12 @@ struct Pipeline : Async {
       ASSERT_EQ(encode_tensor_map(map, 9, 2, base, dims, strides, box, es, 0, 3, 0), "");
     }
   }
-  LaunchResult run(int release_early, std::uint64_t seed) {
+  LaunchResult run(int release_early, std::uint64_t seed, bool races = false) {
     int steps = kSteps;
     void* args[] = {map_a, map_b, &dd, &steps, &release_early};
-    return dev.launch(*m, "pipelined", cfg(1, 256, seed), args);
+    LaunchConfig c = cfg(1, 256, seed);
+    c.detect_races = races;
+    return dev.launch(*m, "pipelined", c, args);
   }
   double max_error() {
     const int K = 64 * kSteps;
@@ -345,7 +366,7 @@ struct Pipeline : Async {
 
 TEST_F(Pipeline, MatchesTheReferenceUnderEverySchedule) {
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-    LaunchResult r = run(0, seed);
+    LaunchResult r = run(0, seed, /*races=*/seed % 2 == 0);
     ASSERT_TRUE(r.ok) << all(r);
     EXPECT_TRUE(r.reports.empty()) << "seed " << seed << ": " << all(r);
     EXPECT_LT(max_error(), 1e-2) << "seed " << seed;

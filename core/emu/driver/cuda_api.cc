@@ -5,7 +5,8 @@
 // cuEventElapsedTime answers CUDA_ERROR_NOT_SUPPORTED and nothing run here is ever a time.
 // Extensions (through cuGetProcAddress): mgpuEmuLastLaunch (JSON of the last launch: ok,
 // reports, printf output), mgpuEmuLastError. Environment: MGPU_EMU_SEED (scheduler seed,
-// default 1), MGPU_EMU_REPORTS=stderr|off (where findings are printed; default stderr).
+// default 1), MGPU_EMU_REPORTS=stderr|off (where findings are printed; default stderr),
+// MGPU_EMU_RACES=1 (shared-memory race detection, check/race_detector.h).
 #include <cuda.h>
 
 #include <cstdio>
@@ -60,6 +61,8 @@ CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const
   }
   c.dynamic_smem = smem;
   c.seed = seed();
+  const char* races = std::getenv("MGPU_EMU_RACES");
+  c.detect_races = races && std::strcmp(races, "1") == 0;
   mgpu::emu::LaunchResult r = S.device->launch(*fn.module, fn.name, c, params);
   S.last_launch_json = mgpu::emu::launch_json(r);
   if (!r.printf_output.empty()) {

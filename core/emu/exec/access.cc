@@ -9,6 +9,18 @@ namespace mgpu::emu {
 
 namespace {
 
+void report_race(Warp& w, const Insn& in, int lane, std::uint32_t offset, std::uint32_t bytes, bool is_write,
+                 const RaceDetector::Conflict& c) {
+  const Launch& L = w.launch();
+  int line = c.pc >= 0 && static_cast<std::size_t>(c.pc) < L.code->size() ? (*L.code)[c.pc].line() : -1;
+  w.launch().report(ReportKind::Race, where(w, in, lane),
+                    std::string(is_write ? "write" : "read") + " of shared bytes [" + std::to_string(offset) + ", " +
+                        std::to_string(offset + bytes) + ") by thread " + std::to_string(w.thread(lane)) + " races with the " +
+                        (c.earlier_was_write ? "write" : "read") + " by thread " + std::to_string(c.thread) + " (warp " +
+                        std::to_string(c.thread / 32) + " lane " + std::to_string(c.thread % 32) + ") at PTX line " +
+                        std::to_string(line) + ": no barrier orders them");
+}
+
 std::string hex(std::uint64_t v) {
   std::ostringstream o;
   o << "0x" << std::hex << v;
@@ -236,6 +248,10 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
       w.launch().report(ReportKind::AsyncOverlap, where(w, in, lane),
                         "shared bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") written while " + what);
   }
+  if (cta.races && &cta == w.cta) {
+    RaceDetector::Conflict c = cta.races->on_write(w.thread(lane), offset, bytes, where(w, in, lane).pc);
+    if (c.found) report_race(w, in, lane, offset, bytes, true, c);
+  }
   std::uint16_t writer = static_cast<std::uint16_t>(w.thread(lane));
   for (std::uint32_t i = 0; i < bytes; ++i) {
     SmemShadow& s = cta.shadow[offset + i];
@@ -246,6 +262,10 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
 }
 
 void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane) {
+  if (cta.races && &cta == w.cta) {
+    RaceDetector::Conflict c = cta.races->on_read(w.thread(lane), offset, bytes, where(w, in, lane).pc);
+    if (c.found) report_race(w, in, lane, offset, bytes, false, c);
+  }
   for (std::uint32_t i = 0; i < bytes; ++i)
     if (!(cta.shadow[offset + i].flags & SmemShadow::kInit)) {
       w.launch().report(ReportKind::Uninitialized, where(w, in, lane),

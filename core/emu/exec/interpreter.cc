@@ -59,7 +59,15 @@ bool warp_can_run(Warp& w) {
 
 bool gather(Warp& w, std::uint32_t mask, std::uint32_t members) {
   std::uint32_t need = members & w.alive;
-  if ((need & ~mask) == 0) return true;
+  if ((need & ~mask) == 0) {
+    // A warp collective orders its participants (what __syncwarp is for).
+    if (RaceDetector* rd = w.cta->races.get()) {
+      std::vector<int> threads;
+      for (std::uint32_t m = mask; m; m &= m - 1) threads.push_back(w.thread(__builtin_ctz(m)));
+      rd->join(threads);
+    }
+    return true;
+  }
   for (std::uint32_t m = mask; m; m &= m - 1) w.wait[__builtin_ctz(m)] = Wait{Wait::Converge, 0, need};
   return false;
 }

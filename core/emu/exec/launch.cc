@@ -35,6 +35,14 @@ Where Cta::where(const Warp* w, int lane, int pc) const {
   return r;
 }
 
+void Cta::mbar_phase_completed(std::uint32_t offset) {
+  if (!races) return;
+  MbarClocks& m = mbar_clocks[offset];
+  if (m.pending.empty()) m.pending = races->empty_clock();
+  m.completed = m.pending;
+  m.pending = races->empty_clock();
+}
+
 namespace {
 
 std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
@@ -64,6 +72,7 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
         cta->smem.assign(L.smem_bytes, 0xFF);
         cta->shadow.assign(L.smem_bytes, SmemShadow{});
         cta->warpgroups.resize(static_cast<std::size_t>(nwarps) / 4);
+        if (c.detect_races) cta->races = std::make_unique<RaceDetector>(static_cast<int>(threads), L.smem_bytes);
         for (int wi = 0; wi < nwarps; ++wi) {
           auto w = std::make_unique<Warp>();
           w->cta = cta.get();

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/emu/check/race_detector.h"
 #include "core/emu/check/report.h"
 #include "core/emu/engines/mbarrier.h"
 #include "core/emu/engines/tensor_map.h"
@@ -147,6 +148,13 @@ struct NamedBarrier {
   std::uint32_t arrived = 0;   // threads arrived in this generation
   std::uint32_t expected = 0;  // thread count of this generation (0: not started)
   std::uint64_t generation = 0;
+  RaceDetector::Clock acc, released;  // race detection: the arrivals' clocks, the last generation's
+};
+
+// Race detection's view of an mbarrier: the clocks released into the current phase, and those
+// of the last completed phase (what a successful wait acquires).
+struct MbarClocks {
+  RaceDetector::Clock pending, completed;
 };
 
 struct WarpGroupQueue {
@@ -167,6 +175,11 @@ struct Cta {
   std::uint32_t threads = 0;
   bool exited = false;
   std::int64_t registers_in_use = 0;  // setmaxnreg accounting
+  std::unique_ptr<RaceDetector> races;  // when the launch detects races
+  std::unordered_map<std::uint32_t, MbarClocks> mbar_clocks;
+  NamedBarrier cluster_clocks;          // barrier.cluster, as seen by this CTA's threads
+  // An mbarrier of this CTA completed a phase: what its arrivals released becomes acquirable.
+  void mbar_phase_completed(std::uint32_t offset);
 
   Where where(const Warp* w = nullptr, int lane = -1, int pc = -1) const;
 };
@@ -190,6 +203,7 @@ struct LaunchConfig {
   std::uint32_t dynamic_smem = 0;
   std::uint64_t seed = 1;
   std::uint64_t step_limit = 2'000'000'000;  // instructions per cluster before StepLimit
+  bool detect_races = false;                  // check/race_detector.h (costs memory and time)
 };
 
 // Everything one launch needs; lives while the launch runs.

@@ -19,7 +19,11 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
   }
   const int l0 = __builtin_ctz(mask);
   // Lanes coming back after waiting: their generation has completed.
-  if (w.wait[l0].kind == Wait::Bar) return Flow::Next;
+  if (w.wait[l0].kind == Wait::Bar) {
+    if (RaceDetector* rd = w.cta->races.get())
+      EMU_FOR_LANES(mask, l) rd->acquire(w.thread(l), w.cta->bars[w.wait[l0].object].released);
+    return Flow::Next;
+  }
   if (!gather(w, mask, w.alive)) return Flow::Block;
   std::uint64_t id = src(w, in, 0, l0);
   if (id >= 16) w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l0), "barrier id " + std::to_string(id) + " is not in [0, 15]");
@@ -34,11 +38,21 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
                       "barrier " + std::to_string(id) + " used with thread count " + std::to_string(count) + " while " +
                           std::to_string(b.expected) + " threads are expected in this generation");
   b.arrived += static_cast<std::uint32_t>(__builtin_popcount(mask));
+  RaceDetector* rd = cta.races.get();
+  if (rd) {
+    if (b.acc.empty()) b.acc = rd->empty_clock();
+    EMU_FOR_LANES(mask, l) rd->release(w.thread(l), b.acc);
+  }
   std::uint64_t gen = b.generation;
   if (b.arrived >= b.expected) {
     ++b.generation;
     b.arrived = 0;
     b.expected = 0;
+    if (rd) {
+      b.released = std::move(b.acc);
+      b.acc.clear();
+      if (in.op != Arrive) EMU_FOR_LANES(mask, l) rd->acquire(w.thread(l), b.released);
+    }
     return Flow::Next;
   }
   if (in.op == Arrive) return Flow::Next;
@@ -68,6 +82,11 @@ void maybe_complete_cluster_barrier(Cluster& c) {
   if (c.barrier.arrived > 0 && c.barrier.arrived >= live) {
     ++c.barrier.generation;
     c.barrier.arrived = 0;
+    for (auto& cta : c.ctas)
+      if (cta->races) {
+        cta->cluster_clocks.released = std::move(cta->cluster_clocks.acc);
+        cta->cluster_clocks.acc.clear();
+      }
   }
 }
 
@@ -80,6 +99,10 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
       if (w.cluster_arrival[l])
         w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l), "barrier.cluster.arrive twice without a barrier.cluster.wait");
       w.cluster_arrival[l] = c.barrier.generation + 1;
+      if (RaceDetector* rd = w.cta->races.get()) {
+        if (w.cta->cluster_clocks.acc.empty()) w.cta->cluster_clocks.acc = rd->empty_clock();
+        rd->release(w.thread(l), w.cta->cluster_clocks.acc);
+      }
     }
     c.barrier.arrived += static_cast<std::uint32_t>(__builtin_popcount(mask));
     maybe_complete_cluster_barrier(c);
@@ -89,7 +112,11 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
   if (w.cluster_arrival[l0] == 0)
     w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l0), "barrier.cluster.wait without a preceding barrier.cluster.arrive");
   if (c.barrier.generation + 1 > w.cluster_arrival[l0]) {
-    EMU_FOR_LANES(mask, l) w.cluster_arrival[l] = 0;
+    EMU_FOR_LANES(mask, l) {
+      w.cluster_arrival[l] = 0;
+      if (RaceDetector* rd = w.cta->races.get())
+        if (!w.cta->cluster_clocks.released.empty()) rd->acquire(w.thread(l), w.cta->cluster_clocks.released);
+    }
     return Flow::Next;
   }
   EMU_FOR_LANES(mask, l) w.wait[l] = Wait{Wait::ClusterBar, 0, w.cluster_arrival[l] - 1};

@@ -70,11 +70,14 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         t.bar->expect_tx(static_cast<std::uint32_t>(src(w, in, 1, l)), err);
         misuse(w, in, t, l, err);
         break;
-      case CompleteTx:
+      case CompleteTx: {
         check_init(w, in, t, l);
+        const std::uint64_t phase_before = t.bar->phase();
         t.bar->complete_tx(static_cast<std::uint32_t>(src(w, in, 1, l)), err);
+        if (t.bar->phase() != phase_before) t.cta->mbar_phase_completed(t.offset);
         misuse(w, in, t, l, err);
         break;
+      }
       case Arrive: case ArriveDrop: case ArriveExpectTx: {
         check_init(w, in, t, l);
         std::uint32_t count = 1;
@@ -86,8 +89,16 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
           count = static_cast<std::uint32_t>(src(w, in, 2, l));
         }
         const std::uint64_t phase_before = t.bar->phase();
+        if (RaceDetector* rd = w.cta->races.get(); rd && t.cta == w.cta) {
+          MbarClocks& mc = t.cta->mbar_clocks[t.offset];
+          if (mc.pending.empty()) mc.pending = rd->empty_clock();
+          rd->release(w.thread(l), mc.pending);
+        }
         std::uint64_t token = t.bar->arrive(count, err);
-        if (t.bar->phase() != phase_before) w.launch().phase_completed = true;
+        if (t.bar->phase() != phase_before) {
+          w.launch().phase_completed = true;
+          t.cta->mbar_phase_completed(t.offset);
+        }
         misuse(w, in, t, l, err);
         if (in.operand(0).kind != ptx::Operand::Kind::Sink) dst(w, in, 0, l, token);
         break;
@@ -103,6 +114,11 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
           flow = Flow::Block;
           break;
         }
+        if (done)
+          if (RaceDetector* rd = w.cta->races.get(); rd && t.cta == w.cta) {
+            const MbarClocks& mc = t.cta->mbar_clocks[t.offset];
+            if (!mc.completed.empty()) rd->acquire(w.thread(l), mc.completed);
+          }
         write_operand(w, in, in.operand(0), l, done, Ty::Pred);
         break;
       }

@@ -26,3 +26,10 @@ extern "C" __global__ void diverged_sync(int* p) {
   if (threadIdx.x < 16) __syncthreads();  // only half of the block reaches the barrier
   p[threadIdx.x] = 1;
 }
+
+// block_reverse without the barrier: a thread reads a slot another thread writes, unordered.
+extern "C" __global__ void racy_reverse(const int* in, int* out) {
+  __shared__ int buf[256];
+  buf[threadIdx.x] = in[threadIdx.x];
+  out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
+}

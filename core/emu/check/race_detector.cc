@@ -1,0 +1,60 @@
+#include "core/emu/check/race_detector.h"
+
+#include <algorithm>
+
+namespace mgpu::emu {
+
+RaceDetector::RaceDetector(int threads, std::size_t smem_bytes)
+    : threads_(threads), vc_(static_cast<std::size_t>(threads) * threads, 0), write_(smem_bytes), read_(smem_bytes) {
+  for (int t = 0; t < threads; ++t) vc(t)[t] = 1;
+}
+
+bool RaceDetector::ordered_before(const Epoch& e, int thread) const {
+  if (e.thread_plus1 == 0) return true;
+  int u = e.thread_plus1 - 1;
+  return u == thread || e.clock <= vc(thread)[u];
+}
+
+RaceDetector::Conflict RaceDetector::on_write(int thread, std::uint32_t offset, std::uint32_t bytes, int pc) {
+  Conflict c;
+  const std::uint32_t now = vc(thread)[thread];
+  for (std::uint32_t i = 0; i < bytes; ++i) {
+    Epoch& w = write_[offset + i];
+    Epoch& r = read_[offset + i];
+    if (!c.found && !ordered_before(w, thread)) c = {true, true, w.thread_plus1 - 1, w.pc};
+    if (!c.found && !ordered_before(r, thread)) c = {true, false, r.thread_plus1 - 1, r.pc};
+    w = {now, pc, static_cast<std::uint16_t>(thread + 1)};
+  }
+  return c;
+}
+
+RaceDetector::Conflict RaceDetector::on_read(int thread, std::uint32_t offset, std::uint32_t bytes, int pc) {
+  Conflict c;
+  const std::uint32_t now = vc(thread)[thread];
+  for (std::uint32_t i = 0; i < bytes; ++i) {
+    const Epoch& w = write_[offset + i];
+    if (!c.found && !ordered_before(w, thread)) c = {true, true, w.thread_plus1 - 1, w.pc};
+    read_[offset + i] = {now, pc, static_cast<std::uint16_t>(thread + 1)};
+  }
+  return c;
+}
+
+void RaceDetector::release(int thread, Clock& sync) {
+  const std::uint32_t* mine = vc(thread);
+  for (int u = 0; u < threads_; ++u) sync[u] = std::max(sync[u], mine[u]);
+  ++vc(thread)[thread];
+}
+
+void RaceDetector::acquire(int thread, const Clock& sync) {
+  std::uint32_t* mine = vc(thread);
+  for (int u = 0; u < threads_; ++u) mine[u] = std::max(mine[u], sync[u]);
+}
+
+void RaceDetector::join(const std::vector<int>& threads) {
+  if (threads.size() < 2) return;
+  Clock all = empty_clock();
+  for (int t : threads) release(t, all);
+  for (int t : threads) acquire(t, all);
+}
+
+}  // namespace mgpu::emu

@@ -1,0 +1,58 @@
+// Data races between the threads of a CTA on shared memory (opt-in: LaunchConfig::detect_races,
+// MGPU_EMU_RACES=1, `mgpu-tune emulate --races`), in the manner of FastTrack: every thread has
+// a vector clock; barriers (bar.sync / barrier.sync, barrier.cluster), mbarrier phases
+// (arrive releases, a successful test_wait/try_wait acquires) and warp collectives (shfl.sync,
+// vote, elect, bar.warp.sync, .aligned instructions) order threads; each shared byte remembers
+// its last write and last read as (thread, clock, pc). Two accesses race when one is a write,
+// they come from different threads, and the earlier is not ordered before the later.
+// Contract: never reports ordered accesses (no false positives from the model itself); keeps
+// one reader per byte, so it can miss a race with an earlier reader. Atomics and the async
+// proxy (TMA, wgmma) are not thread accesses here: the hazard checkers cover those.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mgpu::emu {
+
+class RaceDetector {
+ public:
+  using Clock = std::vector<std::uint32_t>;  // one entry per thread of the CTA
+
+  RaceDetector(int threads, std::size_t smem_bytes);
+
+  // A conflicting earlier access, or none.
+  struct Conflict {
+    bool found = false;
+    bool earlier_was_write = false;
+    int thread = -1;
+    int pc = -1;
+  };
+  Conflict on_write(int thread, std::uint32_t offset, std::uint32_t bytes, int pc);
+  Conflict on_read(int thread, std::uint32_t offset, std::uint32_t bytes, int pc);
+
+  // Synchronization: a release folds the thread's clock into `sync` and advances the thread;
+  // an acquire folds `sync` into the thread's clock.
+  void release(int thread, Clock& sync);
+  void acquire(int thread, const Clock& sync);
+  Clock empty_clock() const { return Clock(static_cast<std::size_t>(threads_), 0); }
+  // Threads that synchronize together (a warp collective): all of them end up ordered after all.
+  void join(const std::vector<int>& threads);
+
+ private:
+  struct Epoch {
+    std::uint32_t clock = 0;
+    std::int32_t pc = -1;
+    std::uint16_t thread_plus1 = 0;  // 0: no access yet
+  };
+  bool ordered_before(const Epoch& e, int thread) const;
+  std::uint32_t* vc(int thread) { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
+  const std::uint32_t* vc(int thread) const { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
+
+  int threads_;
+  std::vector<std::uint32_t> vc_;  // threads x threads
+  std::vector<Epoch> write_, read_;
+};
+
+}  // namespace mgpu::emu
