@@ -65,6 +65,7 @@ Device emulator(const core::ArchSpec& arch) {
                       "--device emulate: libmgpu_vcuda.so is neither beside this executable nor named by MGPU_CUDA_DRIVER");
   setenv("MGPU_CUDA_DRIVER", lib.c_str(), 1);  // for this process and its worker
   setenv("MGPU_EMU_REPORTS", "off", 0);        // findings come back in each trial's message
+  setenv("MGPU_EMU_RACES", "1", 0);            // verified means race-checked too (MGPU_EMU_RACES=0 to skip)
   core::DeviceReport report = core::query_devices();
   if (report.gpus.empty() || !core::CudaDriver::get().emulated())
     throw core::Error(core::ErrorKind::InvalidInput,

@@ -58,7 +58,7 @@ done
 printf 'm,n,k\n1024,1024,1024\n2048,1024,1024\n4096,1024,2048\n' > "$T/suite.csv"
 SUITE=(matmul --arch sm_90a --shapes "$T/suite.csv" --device model --no-compile --strategy random --seed 5 --trials 120)
 db="$T/suite.db"
-for i in $(seq $((ROUNDS / 2))); do
+for i in $(seq "$ROUNDS"); do
   round "suite#$i" "$db" KILL -- "$MGPU" "${SUITE[@]}" --db "$db"
   round "suite#$i" "$db" TERM -- "$MGPU" "${SUITE[@]}" --db "$db"
 done
@@ -70,7 +70,7 @@ per="$(q "$db" "SELECT group_concat(n) FROM (SELECT count(*) n FROM trials GROUP
 # --- a merge (into an existing database: what was there stays) ---
 out="$T/merged.db"
 q "$T/tune.db" ".backup '$out'"
-for i in $(seq $((ROUNDS / 2))); do
+for i in $(seq "$ROUNDS"); do
   round "merge#$i" "$out" KILL -- "$MGPU" merge "$T/suite.db" -o "$out"
   round "merge#$i" "$out" TERM -- "$MGPU" merge "$T/suite.db" -o "$out"
 done
