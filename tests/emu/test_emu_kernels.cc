@@ -277,6 +277,24 @@ TEST_F(Wgmma, AccumulatorReadBeforeWaitGroupIsReported) {
   EXPECT_NE(all(r).find("no wgmma.wait_group has retired"), std::string::npos);
 }
 
+TEST_F(Async, APhaseCompletingBeforeItsWaiterLookedIsReported) {
+  std::uint64_t dout1 = dev.memory().alloc(4);
+  void* args[] = {&dout1};
+  bool misuse_seen = false;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    LaunchResult r = dev.launch(*m, "missed_phase", cfg(1, 64, seed), args);
+    // A racy kernel: in some schedules the waiter looks between the two completions and all
+    // is well; in the others it was asleep in try_wait when the second phase completed (the
+    // misuse report, then a deadlock naming the barrier).
+    if (!r.ok) {
+      EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << all(r);
+      EXPECT_NE(r.reports[0].message.find("for the phase of parity 0 (current phase 2"), std::string::npos) << all(r);
+    }
+    misuse_seen |= all(r).find("still waited to observe phase 0 (parity 0): it missed it") != std::string::npos;
+  }
+  EXPECT_TRUE(misuse_seen) << "no schedule of 8 exposed the missed phase";
+}
+
 // --- TMA multicast across a cluster --------------------------------------------------------
 
 TEST_F(Async, MulticastLandsInEveryCtaOfTheMaskAndCompletesEachBarrier) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/emu/exec/interpreter.h"
 #include "core/emu/exec/scalar.h"
 
 namespace mgpu::emu {
@@ -127,7 +128,10 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
     std::string err;
     const std::uint64_t phase_before = it->second.phase();
     it->second.complete_tx(bytes, err);
-    if (it->second.phase() != phase_before) cta.mbar_phase_completed(op.mbar);
+    if (it->second.phase() != phase_before) {
+      cta.mbar_phase_completed(op.mbar);
+      report_missed_phase(cta, op.mbar, it->second.phase(), op.issued);
+    }
     if (!err.empty())
       L.report(ReportKind::BarrierMisuse, op.issued, "mbarrier at shared offset " + std::to_string(op.mbar) + " of CTA rank " + std::to_string(r) + ": " + err);
   }

@@ -117,6 +117,28 @@ bool step_warp(Warp& w, int budget) {
   return true;
 }
 
+void report_missed_phase(Cta& owner, std::uint32_t offset, std::uint64_t phase, const Where& where) {
+  for (auto& cta : owner.cluster->ctas)
+    for (auto& w : cta->warps)
+      for (std::uint32_t m = w->alive; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        const Wait& wt = w->wait[l];
+        if (wt.kind != Wait::Mbar) continue;
+        int rank = static_cast<int>(wt.object >> 24) - 1;
+        Cta* target = rank >= 0 ? owner.cluster->ctas[rank].get() : cta.get();
+        if (target != &owner || (wt.object & 0xFFFFFF) != offset) continue;
+        const bool satisfied_before = ((phase - 1) & 1u) != (wt.value & 1u);
+        const bool satisfied_now = (phase & 1u) != (wt.value & 1u);
+        if (satisfied_before && !satisfied_now)
+          owner.cluster->launch->report(
+              ReportKind::BarrierMisuse, where,
+              "the mbarrier at shared offset " + std::to_string(offset) + " completed phase " + std::to_string(phase - 1) +
+                  " while CTA (" + std::to_string(cta->id[0]) + "," + std::to_string(cta->id[1]) + "," + std::to_string(cta->id[2]) +
+                  ") warp " + std::to_string(w->index) + " lane " + std::to_string(l) + " still waited to observe phase " +
+                  std::to_string(phase - 2) + " (parity " + std::to_string(wt.value & 1) + "): it missed it");
+      }
+}
+
 std::string describe_wait(Warp& w, int l) {
   const Wait& wt = w.wait[l];
   const Launch& L = w.launch();

@@ -19,6 +19,12 @@ bool step_warp(Warp& w, int budget);
 // pc for the others (a warp reconverges before a collective) and the handler returns Block.
 bool gather(Warp& w, std::uint32_t mask, std::uint32_t members);
 
+// The mbarrier at `offset` of `owner` just completed a phase (its phase count is now `phase`):
+// a lane still blocked on it whose wait the previous completion had satisfied never observed
+// that phase and now waits for one that may never come (PTX ISA 9.7.13.15.16: a waiter must see
+// the phase it waits for before the barrier completes the next one). Reported as misuse.
+void report_missed_phase(Cta& owner, std::uint32_t offset, std::uint64_t phase, const Where& where);
+
 // A describing line of what a waiting lane waits for (deadlock reports).
 std::string describe_wait(Warp& w, int lane);
 

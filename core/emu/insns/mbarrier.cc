@@ -8,6 +8,7 @@
 #include "core/emu/exec/access.h"
 #include "core/emu/exec/address.h"
 #include "core/emu/exec/decode.h"
+#include "core/emu/exec/interpreter.h"
 
 namespace mgpu::emu {
 namespace {
@@ -74,7 +75,10 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         check_init(w, in, t, l);
         const std::uint64_t phase_before = t.bar->phase();
         t.bar->complete_tx(static_cast<std::uint32_t>(src(w, in, 1, l)), err);
-        if (t.bar->phase() != phase_before) t.cta->mbar_phase_completed(t.offset);
+        if (t.bar->phase() != phase_before) {
+          t.cta->mbar_phase_completed(t.offset);
+          report_missed_phase(*t.cta, t.offset, t.bar->phase(), where(w, in, l));
+        }
         misuse(w, in, t, l, err);
         break;
       }
@@ -98,6 +102,7 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         if (t.bar->phase() != phase_before) {
           w.launch().phase_completed = true;
           t.cta->mbar_phase_completed(t.offset);
+          report_missed_phase(*t.cta, t.offset, t.bar->phase(), where(w, in, l));
         }
         misuse(w, in, t, l, err);
         if (in.operand(0).kind != ptx::Operand::Kind::Sink) dst(w, in, 0, l, token);

@@ -209,3 +209,20 @@ extern "C" __global__ void multicast(const __grid_constant__ CUtensorMap in, con
   if (threadIdx.x == 0) tma_store(&out, 0, 64 * static_cast<int>(rank), tile);
   cluster_sync();
 }
+
+// Warp 1 waits for phase 0 of a count-1 barrier that thread 0 completes twice in a row: unless
+// the waiter looked between the two completions, it never sees phase 0 (the parity it waits
+// for comes back) and waits for a phase nobody completes.
+extern "C" __global__ void missed_phase(int* out) {
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) mbar_init(&bar, 1);
+  __syncthreads();
+  if (threadIdx.x == 32) {
+    mbar_wait(&bar, 0);
+    out[0] = 1;
+  }
+  if (threadIdx.x == 0) {
+    mbar_arrive(&bar);
+    mbar_arrive(&bar);
+  }
+}
