@@ -136,6 +136,16 @@ TEST_F(Fixture, RaceDetectorFindsTheMissingBarrierAndOnlyIt) {
   EXPECT_FALSE(has(dev.launch(m, "racy_reverse", c, args), ReportKind::Race));
 }
 
+TEST_F(Fixture, ShuffleByALaneOutsideItsMembermaskFaults) {
+  LoadedModule& m = dev.load(read_ptx("basics"));
+  std::uint64_t p = dev.memory().alloc(32 * 4);
+  void* args[] = {&p};
+  LaunchResult r = dev.launch(m, "shfl_outside_mask", cfg(1, 32), args);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::NotConverged) << all(r);
+  EXPECT_NE(r.reports[0].message.find("lanes 0xffff0000 execute it outside its membermask 0x0000ffff"), std::string::npos) << all(r);
+}
+
 // --- TMA and mbarrier ---------------------------------------------------------------------
 
 struct Async : Fixture {

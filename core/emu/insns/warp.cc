@@ -1,6 +1,8 @@
 // Warp-level collectives (PTX ISA 9.7.9.x shfl.sync, 9.7.12.x vote.sync, elect.sync,
 // activemask, bar.warp.sync). The lanes of membermask reconverge first (gather), so a
 // collective sees every member's operands.
+#include <cstdio>
+
 #include "core/emu/exec/access.h"
 #include "core/emu/exec/decode.h"
 #include "core/emu/exec/interpreter.h"
@@ -10,8 +12,16 @@ namespace {
 
 enum ShflMode : std::uint8_t { Up, Down, Bfly, Idx };
 
+// The membermask operand. PTX ISA (shfl.sync, vote.sync, elect.sync): "the behavior is
+// undefined if the executing thread is not in the membermask" -- a fault, not a guess.
 std::uint32_t members(Warp& w, const Insn& in, std::size_t i, std::uint32_t mask) {
-  return static_cast<std::uint32_t>(src(w, in, i, __builtin_ctz(mask)));
+  std::uint32_t mm = static_cast<std::uint32_t>(src(w, in, i, __builtin_ctz(mask)));
+  if (std::uint32_t outside = mask & ~mm) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "lanes 0x%08x execute it outside its membermask 0x%08x", outside, mm);
+    w.launch().fault(ReportKind::NotConverged, where(w, in, __builtin_ctz(outside)), "'" + in.src->opcode + "': " + buf);
+  }
+  return mm;
 }
 
 // shfl.sync: PTX ISA 9.7.9.7 (the pseudocode of lane, minLane, maxLane, pval).

@@ -33,3 +33,8 @@ extern "C" __global__ void racy_reverse(const int* in, int* out) {
   buf[threadIdx.x] = in[threadIdx.x];
   out[threadIdx.x] = buf[blockDim.x - 1 - threadIdx.x];
 }
+
+// All 32 lanes shuffle with a membermask naming only the low 16: undefined per the ISA.
+extern "C" __global__ void shfl_outside_mask(int* out) {
+  out[threadIdx.x] = __shfl_sync(0x0000ffffu, static_cast<int>(threadIdx.x), 0);
+}
