@@ -111,6 +111,14 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
         if (!have_first) { first = cta->where(w.get(), l, static_cast<int>(w->pc[l])); have_first = true; }
       }
     }
+  // Who else could have arrived: threads that have exited (and so never will).
+  for (auto& cta : cl.ctas) {
+    int exited = 0;
+    for (auto& w : cta->warps) exited += w->lanes - __builtin_popcount(w->alive);
+    if (exited)
+      msg += "\n  CTA (" + std::to_string(cta->id[0]) + "," + std::to_string(cta->id[1]) + "," + std::to_string(cta->id[2]) +
+             "): " + std::to_string(exited) + " of " + std::to_string(cta->threads) + " threads have exited and cannot arrive";
+  }
   std::size_t pending = 0;
   for (auto& op : cl.inflight) pending += !op->performed;
   msg += "\n  async operations in flight: " + std::to_string(pending);
