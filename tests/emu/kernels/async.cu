@@ -72,6 +72,21 @@ __device__ __forceinline__ std::uint64_t desc(const void* p, int swizzle_code) {
 
 #define ACC8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 
+// One wgmma.mma_async m64n64k16 (bf16 x bf16 -> f32) on 32 accumulators per thread; D is added
+// to (scale-d) unless `accumulate` is false.
+__device__ __forceinline__ void wgmma_m64n64k16(float* d, std::uint64_t da, std::uint64_t db, bool accumulate) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n"
+      "}"
+      : ACC8(0), ACC8(8), ACC8(16), ACC8(24)
+      : "l"(da), "l"(db), "r"(accumulate ? 1 : 0));
+}
+
 // D (64 x 64, f32) = A (64 x 64 bf16, K-major) x B^T (B: 64 x 64 bf16, N rows of K, K-major),
 // one warpgroup, four k-steps of wgmma.mma_async m64n64k16, operands through TMA with 128B
 // swizzle. desc_swizzle: the layout code the descriptors carry (1 = 128B agrees with the maps).
@@ -94,16 +109,7 @@ extern "C" __global__ void wgmma_tile(const __grid_constant__ CUtensorMap a_map,
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   for (int ks = 0; ks < 4; ++ks) {
     std::uint64_t da = desc(sa + 32 * ks, desc_swizzle), db = desc(sb + 32 * ks, desc_swizzle);
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "setp.ne.b32 p, %34, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n"
-        "}"
-        : ACC8(0), ACC8(8), ACC8(16), ACC8(24)
-        : "l"(da), "l"(db), "r"(ks > 0 ? 1 : 0));
+    wgmma_m64n64k16(d, da, db, ks > 0);
   }
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
   if (early_read) out[64 * 64 + threadIdx.x] = d[0];
@@ -158,16 +164,7 @@ extern "C" __global__ void pipelined(const __grid_constant__ CUtensorMap a_map, 
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     for (int kk = 0; kk < 4; ++kk) {
       std::uint64_t da = desc(sa[s] + 32 * kk, 1), db = desc(sb[s] + 32 * kk, 1);
-      asm volatile(
-          "{\n"
-          ".reg .pred p;\n"
-          "setp.ne.b32 p, %34, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-          "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n"
-          "}"
-          : ACC8(0), ACC8(8), ACC8(16), ACC8(24)
-          : "l"(da), "l"(db), "r"(ks > 0 || kk > 0 ? 1 : 0));
+      wgmma_m64n64k16(d, da, db, ks > 0 || kk > 0);
     }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     if (release_early && threadIdx.x % 32 == 0) mbar_arrive(&empty[s]);
