@@ -109,7 +109,7 @@ void add_submit_options(CLI::App* cmd, SubmitOptions& o, bool& dry_run) {
 }
 
 // Writes the scripts for `tasks`, submits (unless dry_run) and records the submission.
-void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, bool dry_run) {
+void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, bool dry_run, bool json = false) {
   check_submit_options(o);
   check_tasks(c, tasks);
   o.mgpu_tune = executable_path();
@@ -119,6 +119,13 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
   std::string array = c.scripts_dir() + "/array.sbatch", merge = c.scripts_dir() + "/merge.sbatch";
   std::ofstream(array) << array_script(c, tasks, o);
   std::ofstream(merge) << merge_script(c, o);
+  if (dry_run && json) {
+    std::cout << nlohmann::json{{"campaign", c.path}, {"dry_run", true}, {"tasks", tasks}, {"array_script", array},
+                                {"merge_script", merge}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
   if (dry_run) {
     fmt::print("# {}\n{}\n# {}\n{}\n", array, array_script(c, tasks, o), merge, merge_script(c, o));
     fmt::print("# would run:\n#   sbatch --parsable {}\n#   sbatch --parsable --dependency=afterany:<array job> {}\n", array,
@@ -129,6 +136,13 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
   std::string merge_job = submit(merge, {"--dependency=afterany:" + job});
   c.submissions.push_back({job, merge_job, tasks, o.partition, results::now_utc()});
   save_campaign(c);
+  if (json) {
+    std::cout << nlohmann::json{{"campaign", c.path}, {"tasks", tasks}, {"array_job", job}, {"merge_job", merge_job},
+                                {"merged_db", c.merged_db()}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
   fmt::print("submitted {} tasks as array job {} ({}), merge job {} -> {}\n", tasks.size(), job,
              array_spec(tasks, o.max_parallel), merge_job, c.merged_db());
 }
@@ -141,6 +155,7 @@ void add_plan(CLI::App& parent) {
     int trials = 100;
     double time_budget_s = 0;
     std::uint64_t seed = 0;
+    bool json = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = parent.add_subcommand("plan", "Write a campaign file: one tuning task per (arch, shape)");
@@ -154,6 +169,7 @@ void add_plan(CLI::App& parent) {
   cmd->add_option("--seed", o->seed, "Seed of every task's strategy")->capture_default_str();
   cmd->add_option("--name", o->name, "Campaign name (default: the file's stem)");
   cmd->add_option("-o,--output", o->output, "The campaign file to write (CAMPAIGN.json)")->required();
+  cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o, cmd] {
     kernels::MatmulProblem base = o->problem.resolve();
     std::vector<kernels::MatmulProblem> shapes = {base};
@@ -176,6 +192,13 @@ void add_plan(CLI::App& parent) {
     }
     if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));
     save_campaign(c);
+    if (o->json) {
+      std::cout << nlohmann::json{{"campaign", c.path}, {"name", c.name}, {"tasks", c.tasks.size()},
+                                  {"shards", fmt::format("{}/{}-shards", c.dir(), c.name)}, {"merged_db", c.merged_db()}}
+                       .dump(2)
+                << "\n";
+      return;
+    }
     fmt::print("wrote {}: {} tasks; shards will be {}/{}-shards/task-N.db, merged into {}\n", c.path, c.tasks.size(),
                c.dir(), c.name, c.merged_db());
   });
@@ -185,12 +208,13 @@ void add_submit(CLI::App& parent) {
   struct O {
     std::string campaign;
     SubmitOptions submit;
-    bool dry_run = false;
+    bool dry_run = false, json = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = parent.add_subcommand("submit", "Submit every task as a Slurm job array, then a dependent merge job");
   cmd->add_option("campaign", o->campaign, "The campaign file")->required();
   add_submit_options(cmd, o->submit, o->dry_run);
+  cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] {
     Campaign c = load_campaign(o->campaign);
     if (!c.submissions.empty() && !o->dry_run)
@@ -199,7 +223,7 @@ void add_submit(CLI::App& parent) {
                               c.path, c.submissions.back().job));
     std::vector<int> all;
     for (const CampaignTask& t : c.tasks) all.push_back(t.index);
-    submit_tasks(c, all, o->submit, o->dry_run);
+    submit_tasks(c, all, o->submit, o->dry_run, o->json);
   });
 }
 
@@ -244,12 +268,13 @@ void add_resume(CLI::App& parent) {
   struct O {
     std::string campaign;
     SubmitOptions submit;
-    bool dry_run = false;
+    bool dry_run = false, json = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = parent.add_subcommand("resume", "Resubmit only the tasks that are not done and not queued or running");
   cmd->add_option("campaign", o->campaign, "The campaign file")->required();
   add_submit_options(cmd, o->submit, o->dry_run);
+  cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o] {
     Campaign c = load_campaign(o->campaign);
     std::vector<TaskState> states = task_states_of(c, nullptr);
@@ -258,12 +283,13 @@ void add_resume(CLI::App& parent) {
       if (states[i].state != "done" && states[i].state != "running" && states[i].state != "pending")
         missing.push_back(static_cast<int>(i));
     if (missing.empty()) {
-      fmt::print("{}: nothing to resume: every task is done, queued or running\n", c.name);
+      if (o->json) std::cout << nlohmann::json{{"campaign", c.path}, {"tasks", nlohmann::json::array()}}.dump(2) << "\n";
+      else fmt::print("{}: nothing to resume: every task is done, queued or running\n", c.name);
       return;
     }
     // A task run again resumes its own shard: trials it committed are not repeated.
     for (int i : missing) fs::remove(c.status_file(i));
-    submit_tasks(c, missing, o->submit, o->dry_run);
+    submit_tasks(c, missing, o->submit, o->dry_run, o->json);
   });
 }
 
