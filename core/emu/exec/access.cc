@@ -111,7 +111,6 @@ std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int 
       } else if (op.symbol <= -2) {
         v = L.kernel->params[-2 - op.symbol].offset;
       } else {
-        L.code->size();  // a function name used as a value
         w.launch().fault(ReportKind::Unsupported, where(w, in, lane), "function address '" + op.name + "' used as a value");
       }
       break;
@@ -123,7 +122,7 @@ std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int 
   return v;
 }
 
-void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, std::uint64_t bits, Ty ty) {
+void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, std::uint64_t bits, Ty) {
   if (op.kind == ptx::Operand::Kind::Sink) return;
   if (op.kind != ptx::Operand::Kind::Reg)
     w.launch().fault(ReportKind::Unsupported, where(w, in, lane), "destination is not a register");
@@ -140,7 +139,6 @@ void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, st
     case ptx::RegType::B32: case ptx::RegType::F32: case ptx::RegType::F16x2: bits &= 0xFFFFFFFFull; break;
     default: break;
   }
-  (void)ty;
   w.reg(op.reg, lane) = bits;
 }
 

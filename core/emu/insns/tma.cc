@@ -122,7 +122,6 @@ std::string decode(const ptx::Instruction& p, Insn& out) {
     if (!has_part(p, "mbarrier::complete_tx::bytes")) return "a tensor load without mbarrier::complete_tx::bytes";
     if (has_part(p, "multicast::cluster")) out.flags |= Multicast;
     if (has_part(p, "cta_group::2")) return "cta_group::2 loads are not implemented yet (Blackwell)";
-    if (has_part(p, "L2::cache_hint")) return "";  // the cache policy operand is accepted below
   } else if (p.parts[5] == "global") {
     out.op = Store;
     if (!has_part(p, "bulk_group")) return "a tensor store without .bulk_group";
@@ -133,14 +132,9 @@ std::string decode(const ptx::Instruction& p, Insn& out) {
   return "";
 }
 
-std::string decode_checked(const ptx::Instruction& p, Insn& out) {
-  std::string err = decode(p, out);
-  if (err.empty() && !out.fn) out.fn = &tma;
-  return err;
-}
 
 }  // namespace
 
-void register_tma() { register_decoder("cp", &decode_checked); }
+void register_tma() { register_decoder("cp", &decode); }
 
 }  // namespace mgpu::emu
