@@ -165,7 +165,7 @@ void add_plan(CLI::App& parent) {
   cmd->add_option("--strategy", o->strategy, "Search strategy of every task")->capture_default_str();
   cmd->add_option("--trials", o->trials, "Trials per task")->capture_default_str();
   cmd->add_option("--time-budget", o->time_budget_s, "Search seconds per task (0: no limit)")->capture_default_str();
-  cmd->add_option("--device", o->device, "auto, cuda or model, for every task")->capture_default_str();
+  cmd->add_option("--device", o->device, "auto, cuda, emulate or model, for every task")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of every task's strategy")->capture_default_str();
   cmd->add_option("--name", o->name, "Campaign name (default: the file's stem)");
   cmd->add_option("-o,--output", o->output, "The campaign file to write (CAMPAIGN.json)")->required();
