@@ -83,7 +83,7 @@ wait_idle
 # 3. A task killed at its time limit, in a folder whose path has a space, quotes and a %: status
 #    says it timed out, resume continues its shard without repeating a committed trial, and it
 #    completes. Each trial compiles its kernel (the cache is fresh) and runs and verifies it on
-#    the virtual device -- about 0.8 s of CPU work per trial at 512^3 -- so 200 trials (~165 s)
+#    the virtual device -- about 0.8 s of CPU work per trial at 512^3 -- so 150 trials (~125 s)
 #    outlast Slurm's shortest limit, 1 minute, plus its grace, on any machine like CI's.
 export MGPU_CACHE_DIR="$work/cache"
 c="$work/c/night shift 'q\" 100%"
@@ -95,7 +95,7 @@ db = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri
 print(*db.execute("SELECT COUNT(*), COUNT(DISTINCT config_id) FROM trials").fetchone())' "$1"
 }
 started=$SECONDS
-N=200
+N=150
 "$TUNE" campaign plan --arch sm_90a --m 512 --n 512 --k 512 --trials $N --strategy random --device emulate \
   -o "$c/long.json" || fail "plan in a folder with a space and quotes"
 "$TUNE" campaign submit "$c/long.json" --partition debug --gpus-per-task 0 --time 1 || fail "submit with --time 1"
