@@ -40,6 +40,7 @@ int run_cli(int argc, char** argv) {
       "  mgpu-tune export --db mgpu-tune.db --format cpp -o tuned_configs.h\n"
       "  mgpu-tune matmul --arch sm_90a --m 8192 --n 8192 --k 8192 --dtype bf16\n"
       "  mgpu-tune matmul --arch sm_100 --m 4096 --n 8192 --k 4096 --dtype f16\n"
+      "  mgpu-tune matmul --arch sm_90a --m 512 --n 512 --k 512 --device emulate --trials 20   (verify on the virtual device)\n"
       "  mgpu-tune report --db mgpu-tune.db -o report/   (then open report/index.html)\n"
       "Nightly: mgpu-bench --db mgpu-tune.db (Google Benchmark), scripts/nightly.sh mgpu-tune.db\n"
       "Run 'mgpu-tune COMMAND --help' for a command's options.\n" +
