@@ -72,5 +72,47 @@ TEST_F(Isa, BarSyncWholeCta) {
   }
 }
 
+// bar.red (PTX ISA 9.7.13.1): "bar.red performs a reduction across the threads of the barrier":
+// .popc.u32 counts the threads whose predicate is true, .and/.or combine them, and every
+// participating thread receives the result. 64 threads, c = (tid % 3 == 0) -> 22 of them;
+// !c in the .and form: false for some thread -> false; .or of c -> true.
+TEST_F(Isa, BarRedPopcAndOr) {
+  const std::string body =
+      "  mov.u32 %r1, %tid.x;\n  rem.u32 %r2, %r1, 3;\n  setp.eq.u32 %p1, %r2, 0;\n"
+      "  bar.red.popc.u32 %r3, 0, %p1;\n"
+      "  bar.red.and.pred %p2, 1, 64, !%p1;\n"
+      "  bar.red.or.pred %p3, 2, %p1;\n"
+      "  selp.u32 %r4, 1, 0, %p2;\n  selp.u32 %r5, 1, 0, %p3;\n"
+      "  mul.wide.u32 %rd1, %r1, 24;\n  add.u64 %rd2, %rd63, %rd1;\n"
+      "  st.global.u32 [%rd2], %r3;\n  st.global.u32 [%rd2+8], %r4;\n  st.global.u32 [%rd2+16], %r5;\n";
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    auto o = run(body, {}, 64 * 3, cfg(64, 1, seed));
+    for (int t = 0; t < 64; ++t) {
+      ASSERT_EQ(o[3 * t], 22u) << "thread " << t << " seed " << seed;
+      ASSERT_EQ(o[3 * t + 1], 0u) << "thread " << t;
+      ASSERT_EQ(o[3 * t + 2], 1u) << "thread " << t;
+    }
+  }
+}
+
+// mbarrier.arrive_drop through the decoder: count 2, one arrive_drop and two arrives complete two
+// phases (the second needs one arrival after the drop), so the current phase is 2: test_wait
+// with parity 1 (phase 1 done) is true, with parity 0 (phase 2 not done) false. Without the drop
+// it would be the other way round.
+TEST_F(Isa, MbarrierArriveDrop) {
+  const std::string body =
+      "  mov.u32 %r1, bar;\n  mbarrier.init.shared.b64 [%r1], 2;\n"
+      "  mbarrier.arrive_drop.shared.b64 %rd1, [%r1];\n"
+      "  mbarrier.arrive.shared.b64 %rd2, [%r1];\n"
+      "  mbarrier.arrive.shared.b64 %rd3, [%r1];\n"
+      "  mbarrier.test_wait.parity.shared.b64 %p1, [%r1], 1;\n"
+      "  mbarrier.test_wait.parity.shared.b64 %p2, [%r1], 0;\n"
+      "  selp.u32 %r2, 1, 0, %p1;\n  selp.u32 %r3, 1, 0, %p2;\n"
+      "  st.global.u32 [%rd63], %r2;\n  st.global.u32 [%rd63+8], %r3;\n";
+  auto o = run(body, {}, 2, cfg(1), ".shared .align 8 .b64 bar;");
+  EXPECT_EQ(o[0], 1u);
+  EXPECT_EQ(o[1], 0u);
+}
+
 }  // namespace
 }  // namespace mgpu::emu::isa

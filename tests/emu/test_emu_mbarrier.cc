@@ -245,5 +245,27 @@ TEST(EmuMBarrier, TxCountRange) {
   EXPECT_EQ(err2, "tx-count -1048576 is below -(2^20-1)");
 }
 
+// 9.7.13.15.x mbarrier.arrive_drop: "decrements the expected arrival count ... for the current
+// and all subsequent phases" besides arriving: a barrier of 3 where one thread drops out
+// completes its next phases with 2 arrivals.
+TEST(EmuMBarrier, ArriveDropLowersTheCountOfEveryLaterPhase) {
+  MBarrier b;
+  b.init(3);
+  std::string err;
+  b.arrive(1, err);
+  b.arrive_drop(1, err);
+  EXPECT_EQ(b.phase(), 0u);  // 1 of 2 left in phase 0
+  b.arrive(1, err);
+  EXPECT_EQ(b.phase(), 1u);
+  EXPECT_EQ(b.expected(), 2u);
+  EXPECT_EQ(b.pending(), 2u);
+  b.arrive(1, err);
+  b.arrive(1, err);
+  EXPECT_EQ(b.phase(), 2u);
+  EXPECT_TRUE(err.empty()) << err;
+  b.arrive_drop(5, err);
+  EXPECT_NE(err.find("arrive_drop of 5 with an expected count of only 2"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace mgpu::emu

@@ -63,4 +63,13 @@ std::uint64_t MBarrier::arrive(std::uint32_t count, std::string& error) {
   return token;
 }
 
+std::uint64_t MBarrier::arrive_drop(std::uint32_t count, std::string& error) {
+  if (count > expected_) {
+    error = "arrive_drop of " + std::to_string(count) + " with an expected count of only " + std::to_string(expected_);
+    count = expected_;
+  }
+  expected_ -= count;
+  return arrive(count, error);
+}
+
 }  // namespace mgpu::emu

@@ -24,6 +24,9 @@ class MBarrier {
   // arrive(count): pending -= count; may complete the phase. Returns the state token (the
   // phase the arrival counted in).
   std::uint64_t arrive(std::uint32_t count, std::string& error);
+  // arrive_drop(count): an arrival that also lowers the expected count of this and every later
+  // phase by count (a thread leaving the pipeline for good).
+  std::uint64_t arrive_drop(std::uint32_t count, std::string& error);
 
   // test_wait / try_wait with a token or a parity: has the phase completed?
   bool phase_complete_parity(std::uint32_t parity) const { return (phase_ & 1u) != (parity & 1u); }

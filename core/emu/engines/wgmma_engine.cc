@@ -48,7 +48,12 @@ void perform_wgmma(Cluster& c, WgmmaOp& op) {
   const float sa = static_cast<float>(in.imm[1]), sb = static_cast<float>(in.imm[2]);
   MatrixDescriptor da = decode_wgmma_descriptor(op.desc_a), db = decode_wgmma_descriptor(op.desc_b);
   if (da.base_offset || db.base_offset)
-    c.launch->fault(ReportKind::Unsupported, op.issued, "wgmma descriptors with a non-zero base offset are not implemented");
+    // The virtual device swizzles on absolute shared addresses: base offset 0 with operand
+    // atoms on swizzle-repeat boundaries, which is all CUTLASS and Mosaic GPU ever emit. Another
+    // base offset would need a model of the hardware this device has no evidence for.
+    c.launch->fault(ReportKind::Unsupported, op.issued,
+                    "a wgmma descriptor with base offset " + std::to_string(da.base_offset ? da.base_offset : db.base_offset) +
+                        ": the virtual device models base offset 0 only");
   bool reported = false;
   std::vector<float> A(64 * 16), B(static_cast<std::size_t>(n) * 16);
   if (!op.a_in_regs) {

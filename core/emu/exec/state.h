@@ -149,6 +149,10 @@ struct NamedBarrier {
   std::uint32_t expected = 0;  // thread count of this generation (0: not started)
   std::uint64_t generation = 0;
   RaceDetector::Clock acc, released;  // race detection: the arrivals' clocks, the last generation's
+  // bar.red: the reduction over this generation's arrivals, and the last generation's result.
+  std::uint32_t red_popc = 0;
+  bool red_and = true, red_or = false;
+  std::uint64_t red_result = 0;
 };
 
 // Race detection's view of an mbarrier: the clocks released into the current phase, and those

@@ -10,7 +10,13 @@
 namespace mgpu::emu {
 namespace {
 
-enum BarOp : std::uint8_t { Sync, Arrive, WarpSync };
+enum BarOp : std::uint8_t { Sync, Arrive, WarpSync, Red };
+enum RedOp : std::uint32_t { Popc = 1, And = 2, Or = 3 };  // bar.red's operation, in Insn::flags
+
+// bar.red writes the generation's reduction to its destination (PTX ISA 9.7.13.1).
+void write_reduction(Warp& w, const Insn& in, std::uint32_t mask, const NamedBarrier& b) {
+  EMU_FOR_LANES(mask, l) write_operand(w, in, in.operand(0), l, b.red_result, in.flags == Popc ? Ty::U32 : Ty::Pred);
+}
 
 Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
   if (in.op == WarpSync) {
@@ -20,17 +26,21 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
   const int l0 = __builtin_ctz(mask);
   // Lanes coming back after waiting: their generation has completed.
   if (w.wait[l0].kind == Wait::Bar) {
-    if (RaceDetector* rd = w.cta->races.get())
-      EMU_FOR_LANES(mask, l) rd->acquire(w.thread(l), w.cta->bars[w.wait[l0].object].released);
+    const NamedBarrier& done = w.cta->bars[w.wait[l0].object];
+    if (RaceDetector* rd = w.cta->races.get()) EMU_FOR_LANES(mask, l) rd->acquire(w.thread(l), done.released);
+    if (in.op == Red) write_reduction(w, in, mask, done);
     return Flow::Next;
   }
   if (!gather(w, mask, w.alive)) return Flow::Block;
-  std::uint64_t id = src(w, in, 0, l0);
+  // bar.red d, a{, b}, {!}c: the barrier operands follow the destination; c is the last.
+  const std::size_t first = in.op == Red ? 1 : 0;
+  const bool has_count = in.operand_count() > first + (in.op == Red ? 2 : 1);
+  std::uint64_t id = src(w, in, first, l0);
   if (id >= 16) w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l0), "barrier id " + std::to_string(id) + " is not in [0, 15]");
   Cta& cta = *w.cta;
   NamedBarrier& b = cta.bars[id];
-  std::uint32_t count = in.operand_count() > 1 ? static_cast<std::uint32_t>(src(w, in, 1, l0)) : cta.threads;
-  if (in.operand_count() > 1 && count % 32)
+  std::uint32_t count = has_count ? static_cast<std::uint32_t>(src(w, in, first + 1, l0)) : cta.threads;
+  if (has_count && count % 32)
     w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l0), "barrier thread count " + std::to_string(count) + " is not a multiple of 32");
   if (b.expected == 0) b.expected = count;
   else if (b.expected != count)
@@ -38,6 +48,15 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
                       "barrier " + std::to_string(id) + " used with thread count " + std::to_string(count) + " while " +
                           std::to_string(b.expected) + " threads are expected in this generation");
   b.arrived += static_cast<std::uint32_t>(__builtin_popcount(mask));
+  if (in.op == Red) {
+    const std::size_t c = in.operand_count() - 1;
+    EMU_FOR_LANES(mask, l) {
+      const bool v = src(w, in, c, l) & 1;
+      b.red_popc += v;
+      b.red_and = b.red_and && v;
+      b.red_or = b.red_or || v;
+    }
+  }
   RaceDetector* rd = cta.races.get();
   if (rd) {
     if (b.acc.empty()) b.acc = rd->empty_clock();
@@ -48,6 +67,11 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
     ++b.generation;
     b.arrived = 0;
     b.expected = 0;
+    b.red_result = in.flags == Popc ? b.red_popc : in.flags == And ? b.red_and : b.red_or;
+    b.red_popc = 0;
+    b.red_and = true;
+    b.red_or = false;
+    if (in.op == Red) write_reduction(w, in, mask, b);
     if (rd) {
       b.released = std::move(b.acc);
       b.acc.clear();
@@ -64,7 +88,12 @@ std::string decode_bar(const ptx::Instruction& p, Insn& out) {
   if (p.parts.size() > 1 && p.parts[1] == "warp") {
     out.op = WarpSync;
   } else if (has_part(p, "red")) {
-    return "bar.red is not implemented";
+    // bar.red.popc.u32 d, a{, b}, {!}c / bar.red.and.pred, bar.red.or.pred: a barrier that also
+    // reduces c over the arriving threads (PTX ISA 9.7.13.1).
+    out.op = Red;
+    out.flags = has_part(p, "popc") ? Popc : has_part(p, "and") ? And : has_part(p, "or") ? Or : 0;
+    if (!out.flags) return "bar.red needs .popc, .and or .or";
+    if (p.operands.size() < 3 || p.operands.size() > 4) return "expected d, a{, b}, {!}c";
   } else {
     out.op = has_part(p, "arrive") ? Arrive : Sync;
     if (p.operands.empty() || p.operands.size() > 2) return "expected a barrier id and an optional thread count";

@@ -14,7 +14,7 @@ namespace mgpu::emu {
 namespace {
 
 enum Op : std::uint8_t { Init, Inval, Arrive, ArriveDrop, ExpectTx, CompleteTx, ArriveExpectTx, TestWait, TryWait };
-enum Flag : std::uint32_t { Parity = 1 };
+enum Flag : std::uint32_t { Parity = 1, DropExpectTx = 2 };
 
 struct Target {
   Cta* cta;
@@ -85,7 +85,7 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
       case Arrive: case ArriveDrop: case ArriveExpectTx: {
         check_init(w, in, t, l);
         std::uint32_t count = 1;
-        if (in.op == ArriveExpectTx) {
+        if (in.op == ArriveExpectTx || (in.flags & DropExpectTx)) {
           t.bar->expect_tx(static_cast<std::uint32_t>(src(w, in, 2, l)), err);
           misuse(w, in, t, l, err);
           err.clear();
@@ -98,7 +98,7 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
           if (mc.pending.empty()) mc.pending = rd->empty_clock();
           rd->release(w.thread(l), mc.pending);
         }
-        std::uint64_t token = t.bar->arrive(count, err);
+        std::uint64_t token = in.op == ArriveDrop ? t.bar->arrive_drop(count, err) : t.bar->arrive(count, err);
         if (t.bar->phase() != phase_before) {
           w.launch().phase_completed = true;
           t.cta->mbar_phase_completed(t.offset);
@@ -144,7 +144,10 @@ std::string decode(const ptx::Instruction& p, Insn& out) {
   else if (what == "inval") out.op = Inval;
   else if (what == "arrive" && has_part(p, "expect_tx")) out.op = ArriveExpectTx;
   else if (what == "arrive") out.op = Arrive;
-  else if (what == "arrive_drop") return "mbarrier.arrive_drop is not implemented";
+  else if (what == "arrive_drop") {
+    out.op = ArriveDrop;
+    if (has_part(p, "expect_tx")) out.flags |= DropExpectTx;
+  }
   else if (what == "expect_tx") out.op = ExpectTx;
   else if (what == "complete_tx") out.op = CompleteTx;
   else if (what == "test_wait") out.op = TestWait;
