@@ -196,7 +196,9 @@ void run(const Options& o) {
   json results = json::array();
   int with_findings = 0;
   for (std::int64_t s = 0; s < o.schedules; ++s) {
-    emu::Device dev;  // fresh memory per schedule: every schedule starts from the same inputs
+    // A fresh device per schedule, the module loaded again: every schedule starts from the same
+    // inputs, .global variables from their initializers included.
+    emu::Device dev;
     emu::LoadedModule* mod = nullptr;
     try {
       mod = &dev.load(ptx);

@@ -140,6 +140,43 @@ double verification_threshold(DType out) {
   return out == DType::BF16 ? 1e-2 : out == DType::F16 ? 2e-3 : 1e-4;
 }
 
+MatmulInputs matmul_inputs(const kernels::MatmulProblem& p) {
+  std::uint64_t seed = std::hash<std::string>{}(p.key());
+  return {seeded_input(p.m * p.k, seed, p.in_dtype), seeded_input(p.k * p.n, seed + 1, p.in_dtype)};
+}
+
+namespace {
+
+template <typename T>
+double relative_error_of(const std::vector<std::uint8_t>& got, DType out, const std::vector<T>& want) {
+  double err = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    double g = read_out(got, i, out);
+    err += (g - want[i]) * (g - want[i]);
+    norm += double(want[i]) * want[i];
+  }
+  double rel = std::sqrt(err / std::max(norm, 1e-300));
+  return std::isnan(rel) ? INFINITY : rel;
+}
+
+}  // namespace
+
+double relative_error(const std::vector<std::uint8_t>& got, DType out, const std::vector<float>& want) {
+  return relative_error_of(got, out, want);
+}
+double relative_error(const std::vector<std::uint8_t>& got, DType out, const std::vector<double>& want) {
+  return relative_error_of(got, out, want);
+}
+
+bool judge_verification(Measurement& m, double rel, DType out, std::string_view reference) {
+  m.verification_error = rel;
+  if (rel <= verification_threshold(out)) return true;
+  m.status = TrialStatus::WrongResult;
+  m.message = fmt::format("relative Frobenius error {:.3g} exceeds {:.1g} for {} output (vs {})", rel,
+                          verification_threshold(out), to_string(out), reference);
+  return false;
+}
+
 Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
                            const std::string& cubin) {
   Measurement m;
@@ -149,12 +186,10 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
     core::CudaContext& ctx = core::CudaContext::primary();
     const core::GpuInfo gpu = core::query_devices().gpus.at(0);
     const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
-    // The same inputs for every config of the problem: a seed from the problem's key.
-    std::uint64_t seed = std::hash<std::string>{}(p.key());
-    std::vector<std::uint16_t> a = seeded_input(p.m * p.k, seed, p.in_dtype), b = seeded_input(p.k * p.n, seed + 1, p.in_dtype);
-    core::DeviceBuffer da(a.size() * in), db(b.size() * in), dc(p.m * p.n * out), flush(2 * gpu.l2_bytes);
-    da.upload(std::as_bytes(std::span(a)));
-    db.upload(std::as_bytes(std::span(b)));
+    MatmulInputs x = matmul_inputs(p);
+    core::DeviceBuffer da(x.a.size() * in), db(x.b.size() * in), dc(p.m * p.n * out), flush(2 * gpu.l2_bytes);
+    da.upload(std::as_bytes(std::span(x.a)));
+    db.upload(std::as_bytes(std::span(x.b)));
     std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
     core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config),
                                 t.grid(p, req.config, gpu.sm_count));
@@ -172,20 +207,7 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
       std::vector<float> want(p.m * p.n);
       dc.download(std::as_writable_bytes(std::span(got)));
       ref.download(std::as_writable_bytes(std::span(want)));
-      double err = 0, norm = 0;
-      for (std::size_t i = 0; i < want.size(); ++i) {
-        double g = read_out(got, i, p.out_dtype);
-        err += (g - want[i]) * (g - want[i]);
-        norm += double(want[i]) * want[i];
-      }
-      double rel = std::sqrt(err / std::max(norm, 1e-300));
-      m.verification_error = std::isnan(rel) ? INFINITY : rel;
-      if (!(rel <= verification_threshold(p.out_dtype))) {
-        m.status = TrialStatus::WrongResult;
-        m.message = fmt::format("relative Frobenius error {:.3g} exceeds {:.1g} for {} output", rel,
-                                verification_threshold(p.out_dtype), to_string(p.out_dtype));
-        return m;
-      }
+      if (!judge_verification(m, relative_error(got, p.out_dtype, want), p.out_dtype, "cuBLASLt")) return m;
     }
 
     core::ClockState before = clocks();

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,22 @@ std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, kerne
 
 // Element i of an output buffer of dtype t, as a double.
 double read_out(const std::vector<std::uint8_t>& c, std::size_t i, kernels::DType t);
+
+// A and B of a problem: the same seeded inputs for every config of it (the seed is the
+// problem's key), on a GPU and on the virtual device alike.
+struct MatmulInputs {
+  std::vector<std::uint16_t> a, b;
+};
+MatmulInputs matmul_inputs(const kernels::MatmulProblem& p);
+
+// ||got - want|| / ||want|| over every element, infinity when it is NaN (an unwritten, poisoned
+// element never passes).
+double relative_error(const std::vector<std::uint8_t>& got, kernels::DType out, const std::vector<float>& want);
+double relative_error(const std::vector<std::uint8_t>& got, kernels::DType out, const std::vector<double>& want);
+
+// Records the verification error in `m` and fails it (wrong_result) above the dtype's threshold;
+// `reference` names what the result was compared with. Returns whether it passed.
+bool judge_verification(Measurement& m, double rel, kernels::DType out, std::string_view reference);
 
 // Largest acceptable relative Frobenius error for an output dtype.
 double verification_threshold(kernels::DType out);

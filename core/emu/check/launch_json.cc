@@ -32,6 +32,7 @@ std::string launch_json(const LaunchResult& r) {
   for (std::size_t i = 0; i < r.reports.size(); ++i) {
     const Report& p = r.reports[i];
     o << (i ? "," : "") << "{\"kind\":\"" << report_kind_name(p.kind) << "\",\"fatal\":" << (report_kind_fatal(p.kind) ? "true" : "false")
+      << ",\"note\":" << (report_kind_note(p.kind) ? "true" : "false")
       << ",\"cta\":[" << p.where.cta[0] << "," << p.where.cta[1] << "," << p.where.cta[2] << "],\"warp\":" << p.where.warp
       << ",\"lane\":" << p.where.lane << ",\"pc\":" << p.where.pc << ",\"line\":" << p.where.line << ",\"message\":\""
       << escape(p.message) << "\"}";

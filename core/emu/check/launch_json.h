@@ -1,5 +1,5 @@
 // A launch's outcome as JSON (ok, warp- and thread-instruction counts, printf output, and each
-// report with kind, fatal, CTA, warp, lane, pc, PTX line and message): what the driver's
+// report with kind, fatal, note, CTA, warp, lane, pc, PTX line and message): what the driver's
 // mgpuEmuLastLaunch extension and `mgpu-tune emulate --json` print.
 #pragma once
 

@@ -37,6 +37,8 @@ bool report_kind_fatal(ReportKind k) {
   }
 }
 
+bool report_kind_note(ReportKind k) { return k == ReportKind::TmaOutOfBounds; }
+
 std::string Report::format() const {
   std::ostringstream o;
   o << report_kind_name(kind) << ": " << message;

@@ -33,6 +33,9 @@ enum class ReportKind : std::uint8_t {
 
 const char* report_kind_name(ReportKind k);
 bool report_kind_fatal(ReportKind k);
+// A note: legal behaviour worth knowing (a TMA box wholly outside its tensor writes nothing),
+// not a finding that makes a kernel wrong.
+bool report_kind_note(ReportKind k);
 
 struct Where {
   int cta[3] = {-1, -1, -1};

@@ -134,10 +134,7 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
     std::string err;
     const std::uint64_t phase_before = it->second.phase();
     it->second.complete_tx(bytes, err);
-    if (it->second.phase() != phase_before) {
-      cta.mbar_phase_completed(op.mbar);
-      report_missed_phase(cta, op.mbar, it->second.phase(), op.issued);
-    }
+    after_mbarrier_update(cta, op.mbar, it->second, phase_before, op.issued);
     if (!err.empty())
       L.report(ReportKind::BarrierMisuse, op.issued, "mbarrier at shared offset " + std::to_string(op.mbar) + " of CTA rank " + std::to_string(r) + ": " + err);
   }

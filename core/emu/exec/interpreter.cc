@@ -1,12 +1,21 @@
 #include "core/emu/exec/interpreter.h"
 
 #include "core/emu/exec/access.h"
+#include "core/emu/exec/address.h"
 
 namespace mgpu::emu {
 
 bool registers_available(Warp& w, std::int32_t n);  // insns/misc.cc
 
 namespace {
+
+// The CTA and shared offset of the mbarrier a Wait::Mbar names (a shared::cluster address
+// relative to the waiter's CTA).
+Cta& waited_cta(const Warp& w, const Wait& wt, std::uint32_t& offset) {
+  offset = wt.object & kSharedOffsetMask;
+  int rank = cluster_rank_of(wt.object);
+  return rank >= 0 ? *w.cta->cluster->ctas[rank] : *w.cta;
+}
 
 bool wgmma_groups_ready(Warp& w, std::uint64_t keep) {
   // The groups older than the `keep` most recent must be complete, or completable now (every
@@ -34,13 +43,10 @@ bool lane_can_run(Warp& w, int l) {
     }
     case Wait::Bar: return w.cta->bars[wt.object].generation != wt.value;
     case Wait::Mbar: {
-      std::uint32_t off = 0;
-      Cta* cta = w.cta;
-      int rank = static_cast<int>(wt.object >> 24) - 1;
-      if (rank >= 0) cta = w.cta->cluster->ctas[rank].get();
-      off = wt.object & 0xFFFFFF;
-      auto it = cta->mbarriers.find(off);
-      if (it == cta->mbarriers.end() || !it->second.initialized()) return true;  // re-execution reports it
+      std::uint32_t off;
+      Cta& cta = waited_cta(w, wt, off);
+      auto it = cta.mbarriers.find(off);
+      if (it == cta.mbarriers.end() || !it->second.initialized()) return true;  // re-execution reports it
       return it->second.phase_complete_parity(static_cast<std::uint32_t>(wt.value));
     }
     case Wait::WgmmaGroups: return wgmma_groups_ready(w, wt.value);
@@ -124,9 +130,8 @@ void report_missed_phase(Cta& owner, std::uint32_t offset, std::uint64_t phase, 
         int l = __builtin_ctz(m);
         const Wait& wt = w->wait[l];
         if (wt.kind != Wait::Mbar) continue;
-        int rank = static_cast<int>(wt.object >> 24) - 1;
-        Cta* target = rank >= 0 ? owner.cluster->ctas[rank].get() : cta.get();
-        if (target != &owner || (wt.object & 0xFFFFFF) != offset) continue;
+        std::uint32_t off;
+        if (&waited_cta(*w, wt, off) != &owner || off != offset) continue;
         const bool satisfied_before = ((phase - 1) & 1u) != (wt.value & 1u);
         const bool satisfied_now = (phase & 1u) != (wt.value & 1u);
         if (satisfied_before && !satisfied_now)
@@ -137,6 +142,14 @@ void report_missed_phase(Cta& owner, std::uint32_t offset, std::uint64_t phase, 
                   ") warp " + std::to_string(w->index) + " lane " + std::to_string(l) + " still waited to observe phase " +
                   std::to_string(phase - 2) + " (parity " + std::to_string(wt.value & 1) + "): it missed it");
       }
+}
+
+bool after_mbarrier_update(Cta& owner, std::uint32_t offset, const MBarrier& bar, std::uint64_t phase_before,
+                           const Where& where) {
+  if (bar.phase() == phase_before) return false;
+  owner.mbar_phase_completed(offset);
+  report_missed_phase(owner, offset, bar.phase(), where);
+  return true;
 }
 
 std::string describe_wait(Warp& w, int l) {
@@ -153,13 +166,13 @@ std::string describe_wait(Warp& w, int l) {
              std::to_string(b.expected) + " threads arrived)";
     }
     case Wait::Mbar: {
-      int rank = static_cast<int>(wt.object >> 24) - 1;
-      Cta* cta = rank >= 0 ? w.cta->cluster->ctas[rank].get() : w.cta;
-      std::uint32_t off = wt.object & 0xFFFFFF;
+      std::uint32_t off;
+      Cta& cta = waited_cta(w, wt, off);
       std::string s = "waits at " + at + " on the mbarrier at shared offset " + std::to_string(off) +
-                      (rank >= 0 ? " of CTA rank " + std::to_string(rank) : "") + " for the phase of parity " + std::to_string(wt.value);
-      auto it = cta->mbarriers.find(off);
-      if (it != cta->mbarriers.end()) {
+                      (&cta != w.cta ? " of CTA rank " + std::to_string(cta.rank) : "") + " for the phase of parity " +
+                      std::to_string(wt.value);
+      auto it = cta.mbarriers.find(off);
+      if (it != cta.mbarriers.end()) {
         const MBarrier& m = it->second;
         s += " (current phase " + std::to_string(m.phase()) + ", " + std::to_string(m.pending()) + " of " +
              std::to_string(m.expected()) + " arrivals pending, tx-count " + std::to_string(m.tx_count()) + " bytes)";

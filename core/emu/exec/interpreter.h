@@ -25,6 +25,13 @@ bool gather(Warp& w, std::uint32_t mask, std::uint32_t members);
 // the phase it waits for before the barrier completes the next one). Reported as misuse.
 void report_missed_phase(Cta& owner, std::uint32_t offset, std::uint64_t phase, const Where& where);
 
+// After any update of the mbarrier `bar` at `offset` of `owner` (arrive, complete-tx): when it
+// completed a phase (its phase count moved past `phase_before`), hands the arrivals' clocks to
+// the race detector and checks for waiters that missed the previous phase. Returns whether a
+// phase completed.
+bool after_mbarrier_update(Cta& owner, std::uint32_t offset, const MBarrier& bar, std::uint64_t phase_before,
+                           const Where& where);
+
 // A describing line of what a waiting lane waits for (deadlock reports).
 std::string describe_wait(Warp& w, int lane);
 

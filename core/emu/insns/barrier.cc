@@ -91,7 +91,7 @@ std::string decode_bar(const ptx::Instruction& p, Insn& out) {
     // bar.red.popc.u32 d, a{, b}, {!}c / bar.red.and.pred, bar.red.or.pred: a barrier that also
     // reduces c over the arriving threads (PTX ISA 9.7.13.1).
     out.op = Red;
-    out.flags = has_part(p, "popc") ? Popc : has_part(p, "and") ? And : has_part(p, "or") ? Or : 0;
+    out.flags = has_part(p, "popc") ? Popc : has_part(p, "and") ? And : has_part(p, "or") ? Or : 0u;
     if (!out.flags) return "bar.red needs .popc, .and or .or";
     if (p.operands.size() < 3 || p.operands.size() > 4) return "expected d, a{, b}, {!}c";
   } else {

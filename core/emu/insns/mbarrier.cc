@@ -75,10 +75,7 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         check_init(w, in, t, l);
         const std::uint64_t phase_before = t.bar->phase();
         t.bar->complete_tx(static_cast<std::uint32_t>(src(w, in, 1, l)), err);
-        if (t.bar->phase() != phase_before) {
-          t.cta->mbar_phase_completed(t.offset);
-          report_missed_phase(*t.cta, t.offset, t.bar->phase(), where(w, in, l));
-        }
+        after_mbarrier_update(*t.cta, t.offset, *t.bar, phase_before, where(w, in, l));
         misuse(w, in, t, l, err);
         break;
       }
@@ -99,11 +96,8 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
           rd->release(w.thread(l), mc.pending);
         }
         std::uint64_t token = in.op == ArriveDrop ? t.bar->arrive_drop(count, err) : t.bar->arrive(count, err);
-        if (t.bar->phase() != phase_before) {
-          w.launch().phase_completed = true;
-          t.cta->mbar_phase_completed(t.offset);
-          report_missed_phase(*t.cta, t.offset, t.bar->phase(), where(w, in, l));
-        }
+        // The arrival that completes a phase may hand the warp over to its waiters.
+        if (after_mbarrier_update(*t.cta, t.offset, *t.bar, phase_before, where(w, in, l))) w.launch().phase_completed = true;
         misuse(w, in, t, l, err);
         if (in.operand(0).kind != ptx::Operand::Kind::Sink) dst(w, in, 0, l, token);
         break;
@@ -111,7 +105,9 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
       case TestWait: case TryWait: {
         check_init(w, in, t, l);
         std::uint64_t v = src(w, in, 2, l);
-        std::uint32_t parity = in.flags & Parity ? static_cast<std::uint32_t>(v & 1) : static_cast<std::uint32_t>(v & 1);
+        // A parity operand, or a state token (the phase it arrived in): either way the lane waits
+        // for the phase of that parity to complete.
+        const std::uint32_t parity = static_cast<std::uint32_t>(v & 1);
         bool done = in.flags & Parity ? t.bar->phase_complete_parity(parity) : t.bar->phase_complete_token(v);
         if (!done && in.op == TryWait && t.bar->initialized()) {
           std::uint32_t who = t.cta == w.cta ? t.offset : cluster_address(t.cta->rank, t.offset);
