@@ -114,6 +114,15 @@ const char* const kMigrations[] = {
     CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);
     CREATE INDEX trials_by_run ON trials(run_id);
     )sql",
+    // 5: verification keys (harness/verify). kernel_hash: the content hash of the compiled
+    // kernel (its PTX) a trial ran or predicted; problem_class: the class of problem it ran
+    // at for that kernel (ragged, K tail, tiles per CTA, idle CTAs, cluster). A verification on
+    // the virtual device counts for every problem of its class run by the same binary.
+    R"sql(
+    ALTER TABLE trials ADD COLUMN kernel_hash TEXT NOT NULL DEFAULT '';
+    ALTER TABLE trials ADD COLUMN problem_class TEXT NOT NULL DEFAULT '';
+    CREATE INDEX trials_by_kernel ON trials(kernel_hash, problem_class);
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 

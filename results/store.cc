@@ -26,6 +26,11 @@ static constexpr const char* kTrialColumns =
     "e.cuda_version, t.status, t.source, t.median_ms, t.min_ms, t.mean_ms, t.noise, t.samples_json, "
     "t.verification_error, t.throttled, t.compile_ms, t.registers, t.smem_bytes, t.spill_bytes, t.message, "
     "t.created_at";
+// Columns later schemas added, read as '' from older read-only databases.
+static std::string later_trial_columns(int schema) {
+  return fmt::format("{}, {}, {}", schema >= 2 ? "t.timer" : "''", schema >= 5 ? "t.kernel_hash" : "''",
+                     schema >= 5 ? "t.problem_class" : "''");
+}
 static constexpr const char* kTrialJoins =
     "FROM trials t JOIN templates tp ON tp.id = t.template_id JOIN problems p ON p.id = t.problem_id "
     "JOIN configs c ON c.id = t.config_id JOIN environments e ON e.id = t.environment_id";
@@ -68,7 +73,7 @@ Store Store::open(const std::string& path, OpenMode mode) {
   // as what it is, not as a crash in the middle of a command.
   try {
     SQLite::Statement trials(*db, fmt::format("SELECT {}, {} {} LIMIT 0", kTrialColumns,
-                                              schema >= 2 ? "t.timer" : "''", kTrialJoins));
+                                              later_trial_columns(schema), kTrialJoins));
     SQLite::Statement runs(*db, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs LIMIT 0");
   } catch (const SQLite::Exception& e) {
     if ((e.getErrorCode() & 0xff) != SQLITE_ERROR) throw database_error(path, e);
@@ -246,8 +251,8 @@ std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, 
     SQLite::Statement q(*db_,
                         "INSERT INTO trials(uuid, run_id, template_id, problem_id, config_id, environment_id, status, "
                         "source, median_ms, min_ms, mean_ms, noise, sample_count, samples_json, verification_error, "
-                        "throttled, compile_ms, registers, smem_bytes, spill_bytes, message, created_at, timer) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                        "throttled, compile_ms, registers, smem_bytes, spill_bytes, message, created_at, timer, kernel_hash, "
+                        "problem_class) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     int i = 1;
     q.bind(i++, uuid);
     q.bind(i++, t.run_id);
@@ -272,6 +277,8 @@ std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, 
     q.bind(i++, t.message);
     q.bind(i++, created_at);
     q.bind(i++, t.timer);
+    q.bind(i++, t.kernel_hash);
+    q.bind(i++, t.problem_class);
     q.exec();
     std::int64_t id = db_->getLastInsertRowid();
     tx.commit();
@@ -288,9 +295,8 @@ static std::optional<T> opt(const SQLite::Column& c) {
 
 std::vector<TrialRow> Store::query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind) {
   return guard_database(path_, [&] {
-    // Schema 1 had no timer column.
     SQLite::Statement q(*db_, fmt::format("SELECT {}, {} {} {} ORDER BY t.id", kTrialColumns,
-                                          schema_ >= 2 ? "t.timer" : "''", kTrialJoins, where));
+                                          later_trial_columns(schema_), kTrialJoins, where));
     bind(q);
     std::vector<TrialRow> out;
     while (q.executeStep()) {
@@ -338,6 +344,8 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.message = q.getColumn(i++).getString();
       r.created_at = q.getColumn(i++).getString();
       r.timer = q.getColumn(i++).getString();
+      r.kernel_hash = q.getColumn(i++).getString();
+      r.problem_class = q.getColumn(i++).getString();
       out.push_back(std::move(r));
     }
     return out;
@@ -425,6 +433,38 @@ std::vector<TrialRow> Store::history(const std::string& template_name, const std
     q.bind(2, problem_key);
     q.bind(3, config_json);
   });
+}
+
+Verification Store::verification(const VerificationKey& key) {
+  Verification v;
+  if (key.kernel_hash.empty() || key.problem_class.empty() || schema_ < 5) return v;
+  // Verdicts on the virtual device for this binary, run-time parameters and problem class; a
+  // trial the machine failed (env_error) says nothing about the kernel.
+  for (TrialRow& r : query_trials("WHERE t.source = 'emulate' AND t.kernel_hash = ? AND t.problem_class = ? AND "
+                                  "c.json = ? AND t.status != 'env_error'",
+                                  [&](SQLite::Statement& q) {
+                                    q.bind(1, key.kernel_hash);
+                                    q.bind(2, key.problem_class);
+                                    q.bind(3, key.config_json);
+                                  })) {
+    bool ok = r.status == "ok";
+    (ok ? v.passed : v.failed) += 1;
+    if (!ok && !v.failure) v.failure = std::move(r);
+  }
+  v.state = v.failed > 0 ? Verification::State::Failed
+            : v.passed > 0 ? Verification::State::Verified
+                           : Verification::State::None;
+  return v;
+}
+
+std::string_view verification_label(const TrialRow& row, const Verification& virtual_device) {
+  if (row.source == "cuda" && row.status == "ok" && row.verification_error) return "hardware";
+  switch (virtual_device.state) {
+    case Verification::State::Verified: return "virtual";
+    case Verification::State::Failed: return "failed";
+    case Verification::State::None: break;
+  }
+  return "none";
 }
 
 bool Store::integrity_ok() {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,7 @@ struct TrialRecord {
   std::string config_json;  // canonical
   Environment env;
   std::string status = "ok";
-  std::string source = "cuda";  // cuda | model | replay
+  std::string source = "cuda";  // cuda | model | replay | emulate
   std::optional<double> median_ms, min_ms, mean_ms, noise;
   std::vector<double> samples_ms;
   std::optional<double> verification_error;
@@ -63,6 +64,10 @@ struct TrialRecord {
   std::optional<double> compile_ms;
   std::optional<int> registers, smem_bytes, spill_bytes;
   std::string message;
+  // The verification key (schema 5): the compiled kernel's content hash, and the class of the
+  // problem it ran at (kernels/problem_class.h). Empty when the trial compiled nothing.
+  std::string kernel_hash;
+  std::string problem_class;
 };
 
 // A stored trial with the ids and names queries need.
@@ -76,6 +81,28 @@ struct RunRow {
   std::int64_t id = 0;
   std::string uuid, kind, arguments, started_at, ended_at, tool_version;
 };
+
+// What a verification on the virtual device is keyed by: the binary (kernel_hash), its
+// run-time parameters (inside the config), and the class of problem.
+struct VerificationKey {
+  std::string config_json;
+  std::string kernel_hash;
+  std::string problem_class;
+};
+
+// Every virtual-device verdict for a key: Failed if any run failed (a hazard under one
+// schedule is a hazard), Verified if some passed and none failed.
+struct Verification {
+  enum class State { None, Verified, Failed };
+  State state = State::None;
+  int passed = 0, failed = 0;
+  std::optional<TrialRow> failure;  // the first failing trial, with its report
+};
+
+// A row's verification as shown by best/export: "hardware" (a GPU compared it with cuBLAS),
+// "virtual" (verified on the virtual device for its kernel and problem class), "failed" (the
+// virtual device found it wrong, hung or racy) or "none".
+std::string_view verification_label(const TrialRow& row, const Verification& virtual_device);
 
 // Which trials to list; empty fields match anything.
 struct TrialFilter {
@@ -117,6 +144,8 @@ class Store {
   // A config's trials across runs (its performance history), oldest first.
   std::vector<TrialRow> history(const std::string& template_name, const std::string& problem_key,
                                 const std::string& config_json);
+  // The virtual device's verdicts for a key (None without a kernel hash or on schema < 5).
+  Verification verification(const VerificationKey& key);
   bool integrity_ok();
   SQLite::Database& db() { return *db_; }
   const std::string& path() const { return path_; }

@@ -82,6 +82,8 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
   t.registers = 154;
   t.message = "fine";
   t.timer = "cupti";
+  t.kernel_hash = "1878e9774e011a73";
+  t.problem_class = "aligned";
   s.record_trial(t);
   s.end_run(run);
   auto rows = s.trials();
@@ -90,6 +92,8 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
   EXPECT_EQ(rows[0].median_ms, 0.25);
   EXPECT_EQ(rows[0].registers, 154);
   EXPECT_EQ(rows[0].timer, "cupti");
+  EXPECT_EQ(rows[0].kernel_hash, "1878e9774e011a73");
+  EXPECT_EQ(rows[0].problem_class, "aligned");
   EXPECT_EQ(rows[0].env.device_name, kH100.device_name);
   EXPECT_EQ(rows[0].samples_ms.size(), 2u);
   EXPECT_FALSE(rows[0].uuid.empty());
@@ -100,13 +104,59 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
   EXPECT_EQ(again.trials().size(), 1u);
 }
 
+TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
+  Store s = Store::open(path("v.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "verify matmul", "0.1.0");
+  auto emulated = [&](const std::string& config, const std::string& status, const std::string& hash,
+                      const std::string& cls) {
+    TrialRecord t = trial(run, problem(264, 264, 200), config, 0, 0, "emulate");
+    t.median_ms = t.min_ms = t.mean_ms = t.noise = std::nullopt;
+    t.samples_ms.clear();
+    t.status = status;
+    t.kernel_hash = hash;
+    t.problem_class = cls;
+    t.message = status == "ok" ? "" : "hazard: a stage released before the wgmma reading it retired";
+    s.record_trial(t);
+  };
+  emulated(cfg(128), "ok", "aaaa", "ragged_m+ragged_n");
+  emulated(cfg(128), "env_error", "aaaa", "multi_tile");  // the machine failed: no verdict
+  emulated(cfg(64), "ok", "bbbb", "multi_tile");
+  emulated(cfg(64), "hazard", "bbbb", "multi_tile");     // one bad schedule fails the key
+  using State = Verification::State;
+  EXPECT_EQ(s.verification({cfg(128), "aaaa", "ragged_m+ragged_n"}).state, State::Verified);
+  EXPECT_EQ(s.verification({cfg(128), "aaaa", "multi_tile"}).state, State::None);
+  EXPECT_EQ(s.verification({cfg(128), "cccc", "ragged_m+ragged_n"}).state, State::None);  // the kernel changed
+  EXPECT_EQ(s.verification({cfg(64), "aaaa", "ragged_m+ragged_n"}).state, State::None);   // another config
+  Verification bad = s.verification({cfg(64), "bbbb", "multi_tile"});
+  EXPECT_EQ(bad.state, State::Failed);
+  EXPECT_EQ(bad.passed, 1);
+  EXPECT_EQ(bad.failed, 1);
+  ASSERT_TRUE(bad.failure);
+  EXPECT_EQ(bad.failure->status, "hazard");
+  EXPECT_EQ(s.verification({cfg(64), "", "multi_tile"}).state, State::None);  // no kernel hash: unknown
+
+  TrialRow measured;
+  measured.source = "cuda";
+  measured.status = "ok";
+  measured.verification_error = 0.001;
+  EXPECT_EQ(verification_label(measured, {}), "hardware");
+  TrialRow predicted;
+  predicted.source = "model";
+  predicted.status = "ok";
+  EXPECT_EQ(verification_label(predicted, s.verification({cfg(128), "aaaa", "ragged_m+ragged_n"})), "virtual");
+  EXPECT_EQ(verification_label(predicted, bad), "failed");
+  EXPECT_EQ(verification_label(predicted, {}), "none");
+}
+
 TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
   {
     Store s = Store::open(path("v1.db"), OpenMode::ReadWrite);
     std::int64_t run = s.begin_run("tune", "matmul", "0.1.0");
     s.record_trial(trial(run, problem(512, 512, 512), cfg(64), 0.5));
-    // Back to version 1's shape: no timer column.
-    s.db().exec("ALTER TABLE trials DROP COLUMN timer; PRAGMA user_version = 1");
+    // Back to version 1's shape: no timer column, no verification key.
+    s.db().exec("DROP INDEX trials_by_kernel; ALTER TABLE trials DROP COLUMN problem_class; "
+                "ALTER TABLE trials DROP COLUMN kernel_hash; ALTER TABLE trials DROP COLUMN timer; "
+                "PRAGMA user_version = 1");
   }
   {
     // Read-only, a version-1 database is read as it is and left at version 1.
