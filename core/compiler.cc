@@ -84,6 +84,13 @@ std::string cache_key(std::string_view mlir_text, const ArchSpec& arch, const Co
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
+std::string kernel_hash(std::string_view ptx) {
+  llvm::SHA256 h;
+  h.update(llvm::StringRef(ptx.data(), ptx.size()));
+  std::array<uint8_t, 32> digest = h.final();
+  return llvm::toHex(digest, /*LowerCase=*/true).substr(0, 16);
+}
+
 CompileResult compile_module(std::string_view mlir_text, const ArchSpec& arch, const CompileOptions& options) {
   auto t0 = Clock::now();
   CompileResult r;

@@ -47,6 +47,9 @@ struct CompileResult {
 };
 
 std::string cache_key(std::string_view mlir_text, const ArchSpec& arch, const CompileOptions& options);
+// A compiled kernel's identity: the first 16 hex digits of the SHA-256 of its PTX (what the
+// virtual device runs and ptxas assembles). Verifications are keyed by it.
+std::string kernel_hash(std::string_view ptx);
 CompileResult compile_module(std::string_view mlir_text, const ArchSpec& arch,
                              const CompileOptions& options = {});
 

@@ -11,6 +11,7 @@
 #include "harness/report/cmd_report.h"
 #include "harness/cmd_compile.h"
 #include "harness/cmd_devices.h"
+#include "harness/verify/cmd_verify.h"
 #include "harness/cmd_emulate.h"
 #include "harness/cmd_matmul.h"
 #include "harness/cmd_results.h"
@@ -56,6 +57,7 @@ int run_cli(int argc, char** argv) {
   add_worker_command(app);
   add_matmul_command(app);
   add_emulate_command(app);
+  add_verify_command(app);
   app.footer(examples);
 
   try {

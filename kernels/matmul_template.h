@@ -16,6 +16,7 @@
 #include "core/built_kernel.h"
 #include "core/tuning_config.h"
 #include "kernels/matmul_problem.h"
+#include "kernels/problem_class.h"
 #include "kernels/rejection.h"
 
 namespace mgpu::kernels {
@@ -45,6 +46,9 @@ class MatmulTemplate {
   // default space: problems with the same counts for every one of them run the same padded
   // grids, so they share a best config (shape-suite bucketing).
   virtual std::vector<std::array<int, 3>> grid_units() const = 0;
+  // How a config's kernel tiles the output and pipelines K: what its problem classes and
+  // verification proxies are computed from (kernels/problem_class.h).
+  virtual KernelShape kernel_shape(const core::TuningConfig& c) const = 0;
   // The analytic estimate of the kernel's time on `device`, in milliseconds ("model").
   virtual double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& device) const = 0;
 };

@@ -122,6 +122,20 @@ const char* const kMigrations[] = {
     ALTER TABLE trials ADD COLUMN kernel_hash TEXT NOT NULL DEFAULT '';
     ALTER TABLE trials ADD COLUMN problem_class TEXT NOT NULL DEFAULT '';
     CREATE INDEX trials_by_kernel ON trials(kernel_hash, problem_class);
+    -- Runs of 'mgpu-tune verify'. Rebuilding the parent table of trials: the foreign keys are
+    -- checked at commit, when 'runs' exists again under its name.
+    PRAGMA defer_foreign_keys = ON;
+    CREATE TABLE runs_v5(
+      id INTEGER PRIMARY KEY,
+      uuid TEXT NOT NULL UNIQUE,
+      kind TEXT NOT NULL CHECK(kind IN ('tune', 'regress', 'bench', 'verify')),
+      arguments TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      ended_at TEXT,
+      tool_version TEXT NOT NULL);
+    INSERT INTO runs_v5 SELECT * FROM runs;
+    DROP TABLE runs;
+    ALTER TABLE runs_v5 RENAME TO runs;
     )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);

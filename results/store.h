@@ -99,9 +99,10 @@ struct Verification {
   std::optional<TrialRow> failure;  // the first failing trial, with its report
 };
 
-// A row's verification as shown by best/export: "hardware" (a GPU compared it with cuBLAS),
-// "virtual" (verified on the virtual device for its kernel and problem class), "failed" (the
-// virtual device found it wrong, hung or racy) or "none".
+// A row's verification as shown by best/export: "failed" (the virtual device found its kernel
+// wrong, hung or racy for the row's problem class -- even if a GPU run happened to pass),
+// "hardware" (a GPU compared it with cuBLAS), "virtual" (verified on the virtual device for its
+// kernel and problem class) or "none".
 std::string_view verification_label(const TrialRow& row, const Verification& virtual_device);
 
 // Which trials to list; empty fields match anything.

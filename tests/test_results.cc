@@ -106,7 +106,7 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
 
 TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
   Store s = Store::open(path("v.db"), OpenMode::ReadWrite);
-  std::int64_t run = s.begin_run("tune", "verify matmul", "0.1.0");
+  std::int64_t run = s.begin_run("verify", "verify matmul", "0.1.0");
   auto emulated = [&](const std::string& config, const std::string& status, const std::string& hash,
                       const std::string& cls) {
     TrialRecord t = trial(run, problem(264, 264, 200), config, 0, 0, "emulate");
@@ -140,6 +140,7 @@ TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
   measured.status = "ok";
   measured.verification_error = 0.001;
   EXPECT_EQ(verification_label(measured, {}), "hardware");
+  EXPECT_EQ(verification_label(measured, bad), "failed");
   TrialRow predicted;
   predicted.source = "model";
   predicted.status = "ok";
@@ -172,6 +173,10 @@ TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
   EXPECT_EQ(rows[0].median_ms, 0.5);
   EXPECT_EQ(rows[0].timer, "");  // how an old trial was timed is unknown
   EXPECT_TRUE(s.integrity_ok());
+  // Schema 5 rebuilt the runs table under the trials: every trial still names its run.
+  EXPECT_FALSE(s.db().execAndGet("SELECT count(*) = 0 FROM pragma_foreign_key_check").getInt() == 0);
+  EXPECT_EQ(s.run(std::to_string(rows[0].run_id)).kind, "tune");
+  EXPECT_GT(s.begin_run("verify", "verify matmul --all", "0.1.0"), rows[0].run_id);
 }
 
 TEST_F(Results, BestIsTheFastestVerifiedMeasuredOkTrialPerProblem) {

@@ -39,27 +39,43 @@ std::string find_virtual_device_library() {
   return "";
 }
 
-Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
-                               const std::string& ptx) {
+namespace {
+
+// The status a fatal finding gives a trial: a hang and an unimplemented instruction are told
+// apart from a fault.
+TrialStatus fatal_status(const std::string& kind) {
+  if (kind == "deadlock" || kind == "step-limit") return TrialStatus::Deadlock;
+  if (kind == "unsupported") return TrialStatus::Unsupported;
+  return TrialStatus::Fault;
+}
+
+int device_sm_count() {
+  const core::CudaDriver& drv = core::CudaDriver::get();
+  int v = 0;
+  drv.check(drv.api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, core::CudaContext::primary().device()),
+            "cuDeviceGetAttribute", core::ErrorKind::Unavailable);
+  return v;
+}
+
+// One launch under scheduler seed `seed`, verified.
+Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
+                     const core::LoadedModule& mod, const MatmulInputs& x, const std::vector<double>& want,
+                     std::uint64_t seed) {
   Measurement m;
   m.source = "emulate";
   const kernels::MatmulProblem& p = req.problem;
   try {
-    if (!core::CudaDriver::get().emulated())
-      throw core::Error(core::ErrorKind::Unavailable, "the CUDA driver loaded is not the virtual device");
-    core::CudaContext& ctx = core::CudaContext::primary();
+    setenv("MGPU_EMU_SEED", std::to_string(seed).c_str(), 1);  // read by the virtual device at each launch
     const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
-    const MatmulInputs x = matmul_inputs(p);
-    const std::vector<std::uint16_t>&a = x.a, &b = x.b;
-    core::DeviceBuffer da(a.size() * in), db(b.size() * in), dc(p.m * p.n * out);
-    da.upload(std::as_bytes(std::span(a)));
-    db.upload(std::as_bytes(std::span(b)));
+    core::DeviceBuffer da(x.a.size() * in), db(x.b.size() * in), dc(p.m * p.n * out);
+    da.upload(std::as_bytes(std::span(x.a)));
+    db.upload(std::as_bytes(std::span(x.b)));
     dc.fill_bytes(0xFF);  // NaN poison: an element the kernel misses cannot pass
     std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
-    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, 132));
-    core::LoadedModule mod(ptx);
+    int sms = req.sm_count > 0 ? req.sm_count : device_sm_count();
+    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, sms));
     launch.launch(mod.function(kernel.kernel_name));
-    ctx.synchronize();
+    core::CudaContext::primary().synchronize();
 
     // What the checkers found.
     nlohmann::json j = nlohmann::json::parse(core::CudaDriver::get().last_emulated_launch());
@@ -68,18 +84,8 @@ Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTem
       std::string line = fmt::format("{}: {} (PTX line {})", r.value("kind", "?"), r.value("message", ""), r.value("line", -1));
       (r.value("note", false) ? notes : hazards).push_back(line);
     }
-
     std::vector<std::uint8_t> got(p.m * p.n * out);
     dc.download(std::as_writable_bytes(std::span(got)));
-    // The float64 reference on the CPU (cuBLASLt needs a GPU).
-    std::vector<double> want(static_cast<std::size_t>(p.m * p.n), 0.0);
-    for (std::int64_t i = 0; i < p.m; ++i)
-      for (std::int64_t kk = 0; kk < p.k; ++kk) {
-        double av = input_value(a, i * p.k + kk, p.in_dtype);
-        double* row = &want[static_cast<std::size_t>(i * p.n)];
-        for (std::int64_t n = 0; n < p.n; ++n)
-          row[n] += av * input_value(b, p.b_layout == kernels::BLayout::NK ? n * p.k + kk : kk * p.n + n, p.in_dtype);
-      }
     const double rel = relative_error(got, p.out_dtype, want);
     std::string found;
     for (const auto& h : hazards) found += (found.empty() ? "" : "; ") + h;
@@ -97,12 +103,69 @@ Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTem
     std::string last = core::CudaDriver::get().last_emulated_launch();
     if (!last.empty()) {
       nlohmann::json j = nlohmann::json::parse(last);
-      if (!j.value("reports", nlohmann::json::array()).empty())
-        m.message += ": " + j["reports"][0].value("kind", "") + ": " + j["reports"][0].value("message", "");
+      if (!j.value("reports", nlohmann::json::array()).empty()) {
+        const auto& first = j["reports"][0];
+        std::string kind = first.value("kind", "");
+        if (e.is_fault()) m.status = fatal_status(kind);
+        m.message += ": " + kind + ": " + first.value("message", "");
+      }
     }
     return m;
+  }
+}
+
+// The float64 reference on the CPU (cuBLASLt needs a GPU).
+std::vector<double> reference(const kernels::MatmulProblem& p, const MatmulInputs& x) {
+  std::vector<double> want(static_cast<std::size_t>(p.m * p.n), 0.0);
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t kk = 0; kk < p.k; ++kk) {
+      double av = input_value(x.a, i * p.k + kk, p.in_dtype);
+      double* row = &want[static_cast<std::size_t>(i * p.n)];
+      for (std::int64_t n = 0; n < p.n; ++n)
+        row[n] += av * input_value(x.b, p.b_layout == kernels::BLayout::NK ? n * p.k + kk : kk * p.n + n, p.in_dtype);
+    }
+  return want;
+}
+
+}  // namespace
+
+std::uint64_t schedule_seed(int i) {
+  static constexpr std::uint64_t kOrder[4] = {1, 4, 2, 3};
+  return 4 * static_cast<std::uint64_t>(i / 4) + kOrder[i % 4];
+}
+
+Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
+                               const std::string& ptx) {
+  Measurement m;
+  m.source = "emulate";
+  try {
+    if (!core::CudaDriver::get().emulated())
+      throw core::Error(core::ErrorKind::Unavailable, "the CUDA driver loaded is not the virtual device");
+    core::CudaContext::primary();
+    const MatmulInputs x = matmul_inputs(req.problem);
+    const std::vector<double> want = reference(req.problem, x);
+    core::LoadedModule mod(ptx);
+    const int seeds = std::max(1, req.seeds);
+    // Schedules one after another; the first that fails is the verdict (a fault loses the
+    // context, as on a GPU, so nothing could run after it anyway).
+    for (int i = 0; i < seeds; ++i) {
+      m = run_once(req, t, kernel, mod, x, want, schedule_seed(i));
+      if (m.status != TrialStatus::Ok) {
+        if (seeds > 1) m.message = fmt::format("schedule {} (seed {}) of {}: {}", i + 1, schedule_seed(i), seeds, m.message);
+        return m;
+      }
+    }
+    if (seeds > 1) {
+      std::string notes = m.message.rfind("verified; ", 0) == 0 ? m.message.substr(10) : m.message;
+      m.message = fmt::format("verified under {} schedules{}{}", seeds, notes.empty() ? "" : "; ", notes);
+    }
+    return m;
+  } catch (const core::CudaError& e) {
+    m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;
+    m.message = e.what();
+    return m;
   } catch (const core::Error& e) {
-    m.status = TrialStatus::LaunchError;
+    m.status = e.kind() == core::ErrorKind::Unavailable ? TrialStatus::EnvError : TrialStatus::LaunchError;
     m.message = e.what();
     return m;
   }

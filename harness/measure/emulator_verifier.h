@@ -6,6 +6,7 @@
 // fault or launch_error; the findings are in the message.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "core/built_kernel.h"
@@ -15,8 +16,14 @@
 
 namespace mgpu::harness {
 
+// Runs request.seeds schedules (seeds schedule_seed(0), schedule_seed(1), ...); the first
+// that fails is the verdict, its seed named in the message.
 Measurement verify_on_emulator(const TrialRequest& request, const kernels::MatmulTemplate& t,
                                const core::BuiltKernel& kernel, const std::string& ptx);
+
+// The i-th schedule's seed: 1, 4, 2, 3, 5, 8, 6, 7, ... (seed % 4 == 0: async work lands as
+// late as is legal; odd: woken waiters run at once), so two schedules already try both.
+std::uint64_t schedule_seed(int i);
 
 // Where the virtual device's driver library is: $MGPU_CUDA_DRIVER, else next to this
 // executable (the build tree's core/emu/, or the bundle's lib/). Empty when not found.

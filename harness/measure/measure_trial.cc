@@ -40,6 +40,7 @@ Measurement measure_trial(const TrialRequest& req) {
       core::CompileResult r = core::compile_module(k.mlir, arch, o);
       cubin = r.units.at(0).cubin.image;
       ptx = r.units.at(0).ptx;
+      m.kernel_hash = core::kernel_hash(ptx);
     } catch (const core::Error& e) {
       // A missing tool or an unwritable file says nothing about the config.
       bool machine = e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable;
@@ -55,8 +56,9 @@ Measurement measure_trial(const TrialRequest& req) {
     m.noise_converged = true;
     return m;
   }
-  if (req.measurer == "emulate") return verify_on_emulator(req, t, k, ptx);
-  return measure_on_gpu(req, t, k, cubin);
+  Measurement done = req.measurer == "emulate" ? verify_on_emulator(req, t, k, ptx) : measure_on_gpu(req, t, k, cubin);
+  done.kernel_hash = m.kernel_hash;
+  return done;
 }
 
 }  // namespace mgpu::harness

@@ -13,7 +13,8 @@ constexpr std::pair<TrialStatus, std::string_view> kNames[] = {
     {TrialStatus::LaunchError, "launch_error"}, {TrialStatus::Fault, "fault"},
     {TrialStatus::Timeout, "timeout"}, {TrialStatus::WrongResult, "wrong_result"},
     {TrialStatus::InvalidConfig, "invalid_config"},
-    {TrialStatus::EnvError, "env_error"}, {TrialStatus::Hazard, "hazard"}};
+    {TrialStatus::EnvError, "env_error"}, {TrialStatus::Hazard, "hazard"},
+    {TrialStatus::Deadlock, "deadlock"}, {TrialStatus::Unsupported, "unsupported"}};
 }  // namespace
 
 std::string_view to_string(TrialStatus s) {
@@ -34,7 +35,7 @@ void to_json(nlohmann::json& j, const Measurement& m) {
        {"noise", m.noise}, {"noise_converged", m.noise_converged},
        {"sm_clock_mhz_before", m.sm_clock_mhz_before}, {"sm_clock_mhz_after", m.sm_clock_mhz_after},
        {"throttled", m.throttled},
-       {"timer", m.timer}};
+       {"timer", m.timer}, {"kernel_hash", m.kernel_hash}};
   j["verification_error"] = m.verification_error ? nlohmann::json(*m.verification_error) : nlohmann::json(nullptr);
 }
 
@@ -52,6 +53,7 @@ void from_json(const nlohmann::json& j, Measurement& m) {
   m.sm_clock_mhz_after = j.value("sm_clock_mhz_after", 0.0);
   m.throttled = j.value("throttled", false);
   m.timer = j.value("timer", "");
+  m.kernel_hash = j.value("kernel_hash", "");
   if (j.contains("verification_error") && !j["verification_error"].is_null())
     m.verification_error = j["verification_error"].get<double>();
 }

@@ -17,7 +17,11 @@ namespace mgpu::harness {
 // such a trial is kept for the record but never counts as the config's result, and a resumed
 // run tries the config again.
 // Hazard: the virtual device's checkers found a synchronization error (the result may even be right).
-enum class TrialStatus { Ok, CompileError, LaunchError, Fault, Timeout, WrongResult, InvalidConfig, EnvError, Hazard };
+// Deadlock: on the virtual device every thread waited with nothing in flight to wake one (or
+// a spin made no progress). Unsupported: the kernel uses an instruction the virtual device
+// does not implement: no verdict about the kernel.
+enum class TrialStatus { Ok, CompileError, LaunchError, Fault, Timeout, WrongResult, InvalidConfig, EnvError, Hazard,
+                         Deadlock, Unsupported };
 std::string_view to_string(TrialStatus s);
 TrialStatus parse_trial_status(std::string_view s);  // throws core::Error{InvalidInput}
 
@@ -33,6 +37,7 @@ struct Measurement {
   bool throttled = false;
   std::string timer;           // "cupti" (GPU timestamps) | "events" (CUDA events); measured trials
   std::optional<double> verification_error;  // relative Frobenius error vs the reference
+  std::string kernel_hash;     // core::kernel_hash of the kernel compiled for the trial, if any
 };
 
 void to_json(nlohmann::json& j, const Measurement& m);

@@ -16,7 +16,9 @@ void to_json(nlohmann::json& j, const TrialRequest& r) {
        {"verify", r.verify},
        {"compile", r.compile},
        {"timer", r.timer},
-       {"debug_fault", r.debug_fault}};
+       {"debug_fault", r.debug_fault},
+       {"seeds", r.seeds},
+       {"sm_count", r.sm_count}};
 }
 
 void from_json(const nlohmann::json& j, TrialRequest& r) {
@@ -36,6 +38,8 @@ void from_json(const nlohmann::json& j, TrialRequest& r) {
   r.compile = j.value("compile", true);
   r.timer = j.value("timer", "auto");
   r.debug_fault = j.value("debug_fault", "");
+  r.seeds = j.value("seeds", 1);
+  r.sm_count = j.value("sm_count", 0);
 }
 
 }  // namespace mgpu::harness

@@ -26,6 +26,11 @@ struct TrialRequest {
   bool compile = true;
   std::string timer = "auto";  // cuda: "auto" (CUPTI if it opens, else events) | "cupti" | "events"
   std::string debug_fault;
+  // emulate: schedules to run (seeds 1, 4, 2, 3, 5, 8, ...: every fourth delays async work to
+  // its latest legal moment, odd ones hand over to woken waiters at once); and the SM count the
+  // persistent grid is sized for (0: the device's), so a small problem can give CTAs several tiles.
+  int seeds = 1;
+  int sm_count = 0;
 };
 
 void to_json(nlohmann::json& j, const TrialRequest& r);

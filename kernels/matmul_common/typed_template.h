@@ -11,6 +11,7 @@
 //   static core::BuiltKernel build(const MatmulProblem&, const Config&, const core::ArchSpec&);
 //   static unsigned grid(const MatmulProblem&, const Config&, int sm_count);
 //   static std::array<int, 3> grid_unit(const Config&);  // (M, N, K) a grid counts in
+//   static KernelShape kernel_shape(const Config&);
 //   static double predict_ms(const MatmulProblem&, const Config&, const core::DeviceSpec&);
 #pragma once
 
@@ -54,6 +55,7 @@ class TypedMatmulTemplate final : public MatmulTemplate {
     Ops::space().enumerate([&](const core::TuningConfig& t) { units.insert(Ops::grid_unit(parse(t))); });
     return {units.begin(), units.end()};
   }
+  KernelShape kernel_shape(const core::TuningConfig& c) const override { return Ops::kernel_shape(parse(c)); }
   double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
     return Ops::predict_ms(p, parse(c), d);
   }

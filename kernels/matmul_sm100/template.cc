@@ -24,6 +24,10 @@ struct Ops {
   static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
   // A collective pair walks tiles two CTA tiles tall.
   static std::array<int, 3> grid_unit(const Config& c) { return {c.tile_m * c.cluster_size(), c.mma_n(), c.tile_k}; }
+  // A collective pair: two CTAs along M, each with its own tile_m rows of the pair's MMA.
+  static KernelShape kernel_shape(const Config& c) {
+    return {c.tile_m, c.mma_n(), c.cluster_size(), 1, c.tile_k, c.max_concurrent_steps};
+  }
   static double predict_ms(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d) {
     return predict(p, c, d).ms;
   }

@@ -27,6 +27,10 @@ struct Ops {
     return {c.cta_tile_m() * (c.cluster_dimension == ClusterDim::M ? 2 : 1),
             c.cta_tile_n() * (c.cluster_dimension == ClusterDim::N ? 2 : 1), c.tile_k};
   }
+  static KernelShape kernel_shape(const Config& c) {
+    return {c.cta_tile_m(), c.cta_tile_n(), c.cluster_dimension == ClusterDim::M ? 2 : 1,
+            c.cluster_dimension == ClusterDim::N ? 2 : 1, c.tile_k, c.max_concurrent_steps};
+  }
   static double predict_ms(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d) {
     return predict(p, c, d).ms;
   }
