@@ -122,9 +122,8 @@ const char* const kMigrations[] = {
     ALTER TABLE trials ADD COLUMN kernel_hash TEXT NOT NULL DEFAULT '';
     ALTER TABLE trials ADD COLUMN problem_class TEXT NOT NULL DEFAULT '';
     CREATE INDEX trials_by_kernel ON trials(kernel_hash, problem_class);
-    -- Runs of 'mgpu-tune verify'. Rebuilding the parent table of trials: the foreign keys are
-    -- checked at commit, when 'runs' exists again under its name.
-    PRAGMA defer_foreign_keys = ON;
+    -- Runs of 'mgpu-tune verify'. Rebuilding the parent table of trials: migrate() turns the
+    -- foreign keys off around the migration and checks them all before committing.
     CREATE TABLE runs_v5(
       id INTEGER PRIMARY KEY,
       uuid TEXT NOT NULL UNIQUE,
@@ -149,6 +148,13 @@ void migrate(SQLite::Database& db) {
   // One exclusive transaction for the whole migration: processes opening the same new file
   // at once queue on the write lock, and each re-reads the version inside it, so exactly one
   // creates the schema and the others find it done.
+  // A step may rebuild a table others reference (SQLite's documented procedure: foreign keys
+  // off outside the transaction, every reference checked before the commit).
+  struct ForeignKeysOff {
+    SQLite::Database& db;
+    explicit ForeignKeysOff(SQLite::Database& d) : db(d) { db.exec("PRAGMA foreign_keys = OFF"); }
+    ~ForeignKeysOff() { db.exec("PRAGMA foreign_keys = ON"); }
+  } fk_off(db);
   SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
   int v = schema_version(db);
   if (v > kSchemaVersion)
@@ -161,6 +167,10 @@ void migrate(SQLite::Database& db) {
                                   "version): nothing was written", sqlite3_db_filename(db.getHandle(), "main")));
   if (v == kSchemaVersion) return;  // another process migrated it while this one waited
   for (; v < kSchemaVersion; ++v) db.exec(kMigrations[v]);
+  if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{}: a trial names a run, template, problem, config or environment that is not there; "
+                                  "the migration was rolled back", sqlite3_db_filename(db.getHandle(), "main")));
   db.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
   tx.commit();
 }

@@ -174,7 +174,8 @@ TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
   EXPECT_EQ(rows[0].timer, "");  // how an old trial was timed is unknown
   EXPECT_TRUE(s.integrity_ok());
   // Schema 5 rebuilt the runs table under the trials: every trial still names its run.
-  EXPECT_FALSE(s.db().execAndGet("SELECT count(*) = 0 FROM pragma_foreign_key_check").getInt() == 0);
+  EXPECT_EQ(s.db().execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt(), 0);
+  EXPECT_EQ(s.db().execAndGet("PRAGMA foreign_keys").getInt(), 1);
   EXPECT_EQ(s.run(std::to_string(rows[0].run_id)).kind, "tune");
   EXPECT_GT(s.begin_run("verify", "verify matmul --all", "0.1.0"), rows[0].run_id);
 }
