@@ -7,6 +7,9 @@
 //         exact match, nearest-shape fallback and a default config; every `declared` template
 //         gets its struct and lookup (returning nullptr, "not found") even with nothing tuned;
 //   csv:  one row per trial, whatever its status, measured only unless include_model.
+// Verification (results/verified_best.h): json and cpp export verified_best()'s rows -- a row
+// the virtual device failed is never exported -- each with its label (json: "verification";
+// cpp: the config's `verification` member); csv rows end with their label.
 // Files are written atomically (an existing file is replaced whole) and never over the
 // store's database or its -wal/-shm (refuse_database_path).
 // Each returns the number of entries (json, cpp) or rows (csv) written.
