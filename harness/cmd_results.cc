@@ -155,16 +155,18 @@ void add_export(CLI::App& app) {
     auto current = o->all_versions ? std::vector<results::TemplateId>{} : current_templates();
     std::string skipped;
     size_t skipped_rows = 0;
-    if (o->format != "csv") {
-      results::VerifiedBest best = results::verified_best(s, o->include_model, current);
-      if (o->require_verified) results::require_verified(best);  // before anything is written
-      skipped = results::skipped_note(s, best.failed);
-      skipped_rows = best.failed.size();
-    }
     std::vector<std::string> files{o->output};
-    int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current, suite, &files)
-            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite, declared_templates())
+    int n = o->format == "json"
+                ? results::export_json(s, o->output, o->include_model, current, suite, &files, o->require_verified)
+            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite,
+                                                       declared_templates(), o->require_verified)
                                  : results::export_csv(s, o->output, o->include_model);
+    if (o->format != "csv") {
+      std::vector<results::TrialRow> failed;
+      s.best(o->include_model, current, &failed);
+      skipped = results::skipped_note(s, failed);
+      skipped_rows = failed.size();
+    }
     nlohmann::json summary{{"db", o->db}, {"format", o->format}, {"output", o->output}, {"files", files},
                            {o->format == "csv" ? "trials" : "entries", n}, {"include_model", o->include_model},
                            {"require_verified", o->require_verified}, {"skipped_failed_verification", skipped_rows}};

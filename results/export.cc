@@ -55,7 +55,7 @@ std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<Trial
 }
 
 int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current,
-                const SuiteShapes& suite, std::vector<std::string>* files_written) {
+                const SuiteShapes& suite, std::vector<std::string>* files_written, bool require_verified_rows) {
   std::vector<std::string> written;
   if (folder.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output path is empty");
   refuse_database_path(folder, {store.path()});
@@ -64,12 +64,14 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{} is a file, but --format json writes a folder (one file per device and "
                                   "template): give a folder path", folder));
+  VerifiedBest best = verified_best(store, include_model, current);
+  if (require_verified_rows) require_verified(best);  // before the folder is made
   std::filesystem::create_directories(folder, ec);
   if (ec) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}: {}", folder, ec.message()));
   std::map<std::string, nlohmann::json> files;         // file name -> document
   std::map<std::string, std::vector<TrialRow>> rows_of;  // file name -> its entries
   int n = 0;
-  for (const LabelledRow& lr : verified_best(store, include_model, current).rows) {
+  for (const LabelledRow& lr : best.rows) {
     const TrialRow& t = lr.row;
     std::string name = fmt::format("{}__{}.json", slug(t.env.device_name), t.tmpl.name);
     rows_of[name].push_back(t);
@@ -142,11 +144,13 @@ int export_csv(Store& store, const std::string& csv_path, bool include_model) {
 }
 
 int export_cpp(Store& store, const std::string& header_path, bool include_model, const std::vector<TemplateId>& current,
-               const SuiteShapes& suite, const std::vector<DeclaredTemplate>& declared) {
+               const SuiteShapes& suite, const std::vector<DeclaredTemplate>& declared, bool require_verified_rows) {
   refuse_database_path(header_path, {store.path()});
+  VerifiedBest best = verified_best(store, include_model, current);
+  if (require_verified_rows) require_verified(best);
   // Group winners by (template, arch); a struct per template from its config's keys.
   std::map<std::string, std::map<std::string, std::vector<LabelledRow>>> by_template;  // template -> arch -> rows
-  for (LabelledRow& t : verified_best(store, include_model, current).rows)
+  for (LabelledRow& t : best.rows)
     by_template[t.row.tmpl.name][t.row.env.arch].push_back(std::move(t));
   // Every declared template gets its struct and lookup even with nothing tuned, so code that
   // calls the lookup compiles whatever the database holds.

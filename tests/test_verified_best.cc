@@ -208,5 +208,17 @@ int main() {}
   EXPECT_EQ(labels["none"], 1);     // tile_n 256
 }
 
+TEST_F(ResultsVerification, RequiringVerifiedRowsLeavesTheOutputsUntouched) {
+  timed(64, 0.010);  // predicted, never verified
+  std::ofstream(path("tuned.h")) << "// before\n";
+  EXPECT_THROW(export_cpp(*store_, path("tuned.h"), true, {}, {}, {}, /*require_verified_rows=*/true), core::Error);
+  EXPECT_EQ(slurp(path("tuned.h")), "// before\n");
+  EXPECT_THROW(export_json(*store_, path("json"), true, {}, {}, nullptr, /*require_verified_rows=*/true), core::Error);
+  EXPECT_FALSE(fs::exists(path("json")));
+  emulated(64, "ok");
+  EXPECT_EQ(export_cpp(*store_, path("tuned.h"), true, {}, {}, {}, true), 1);
+  EXPECT_EQ(export_json(*store_, path("json"), true, {}, {}, nullptr, true), 1);
+}
+
 }  // namespace
 }  // namespace mgpu::results
