@@ -121,11 +121,12 @@ class ResultsCliVerification : public ResultsCli {
     t.median_ms = ms;
     s.record_trial(t);
   }
-  void emulated(const std::string& config, const std::string& status, const std::string& kernel_hash) {
+  void emulated(const std::string& config, const std::string& status, const std::string& kernel_hash,
+                const std::string& device = "virtual sm_90a") {
     results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
     results::TrialRecord t = row(config, kernel_hash);
     t.source = "emulate";
-    t.env = {"virtual sm_90a", "sm_90a", "9.0", 132, "", "", 0};
+    t.env = {device, "sm_90a", "9.0", 132, "", "", 0};
     t.status = status;
     t.message = status == "ok" ? "" : "hazard: stage 1 refilled by TMA while wgmma (PTX line 212) still reads it";
     s.record_trial(t);
@@ -225,7 +226,9 @@ TEST_F(ResultsCliVerification, RequireVerifiedRefusesUnverifiedRowsAndWritesNoth
 
 TEST_F(ResultsCliVerification, TheReportCountsPassFailPerParameterValueAndListsEachFailure) {
   emulated(R"({"tile_m":64,"tile_n":128})", "ok", "a");
-  emulated(R"({"tile_m":64,"tile_n":128})", "ok", "a");  // a second seeded schedule
+  // A second seeded schedule, recorded under the prediction's device: an ok trial without times
+  // must not reach the pictures of measured times.
+  emulated(R"({"tile_m":64,"tile_n":128})", "ok", "a", "model:H100 SXM");
   emulated(R"({"tile_m":128,"tile_n":128})", "hazard", "b");
   emulated(R"({"tile_m":128,"tile_n":128})", "env_error", "b");  // the machine failed: no verdict
   predicted(R"({"tile_m":64,"tile_n":128})", 0.1, "a");          // not a virtual-device trial

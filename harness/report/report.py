@@ -152,7 +152,8 @@ def _history(d, out_dir):
     """Each exported config's median time in every run that measured it, oldest first."""
     series = []
     for e in d["exported"][:MAX_HISTORY]:
-        points = [t for t in d["trials"] if t["status"] == "ok" and t["template"] == e["template"]
+        # Timed trials only: a virtual-device verdict is ok without a time.
+        points = [t for t in d["trials"] if t["status"] == "ok" and t["ms"] is not None and t["template"] == e["template"]
                   and t["problem"] == e["problem"] and t["device"] == e["device"] and t["config"] == e["config"]]
         if points:
             series.append((e, points))
