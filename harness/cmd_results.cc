@@ -20,14 +20,15 @@
 #include "results/merge.h"
 #include "results/regress.h"
 #include "results/store.h"
+#include "results/verified_best.h"
 
 namespace mgpu::harness {
 namespace {
 
-nlohmann::json trial_json(const results::TrialRow& t) {
+nlohmann::json trial_json(const results::TrialRow& t, const std::string& verification) {
   return {{"template", t.tmpl.name}, {"source_hash", t.tmpl.source_hash}, {"problem", t.problem.key},
           {"device", t.env.device_name}, {"arch", t.env.arch}, {"source", t.source},
-          {"median_ms", *t.median_ms}, {"tflops", results::tflops(t)}, {"noise", t.noise.value_or(0)},
+          {"verification", verification}, {"median_ms", *t.median_ms}, {"tflops", results::tflops(t)}, {"noise", t.noise.value_or(0)},
           {"config", nlohmann::json::parse(t.config_json)}, {"run", t.run_id}, {"trial", t.uuid}};
 }
 
@@ -55,7 +56,9 @@ void add_best(CLI::App& app) {
     bool json = false, include_model = false, all_versions = false, runs = false;
   };
   auto o = std::make_shared<O>();
-  auto* cmd = app.add_subcommand("best", "The best verified, measured config per template, problem and device");
+  auto* cmd = app.add_subcommand("best", "The best verified, measured config per template, problem and device, with "
+                                         "its verification (hardware, virtual or none); a config the virtual device "
+                                         "failed never ranks (the output says how many rows were skipped)");
   cmd->add_option("--db", o->db, "Results database")->required();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_flag("--include-model", o->include_model, "Include predicted (model) results, labelled as such");
@@ -86,34 +89,42 @@ void add_best(CLI::App& app) {
                    r.ended_at.empty() ? "(unfinished)" : r.ended_at, r.arguments);
       return;
     }
-    auto rows = s.best(o->include_model, o->all_versions ? std::vector<results::TemplateId>{} : current_templates());
+    results::VerifiedBest best = results::verified_best(
+        s, o->include_model, o->all_versions ? std::vector<results::TemplateId>{} : current_templates());
+    const std::string skipped = results::skipped_note(s, best.failed);
     if (o->json) {
       nlohmann::json j = nlohmann::json::array();
-      for (const auto& r : rows) j.push_back(trial_json(r));
+      for (const auto& r : best.rows) j.push_back(trial_json(r.row, r.verification));
       std::cout << j.dump(2) << "\n";
+      if (!skipped.empty()) fmt::print(stderr, "mgpu-tune: {}\n", skipped);  // stdout stays one JSON document
       return;
     }
-    if (rows.empty()) {
+    if (best.rows.empty()) {
       fmt::print("no {}results in {}{}\n", o->include_model ? "" : "measured, verified ", o->db,
                  o->include_model ? "" : " (--include-model shows predictions)");
-      return;
+    } else {
+      fmt::print("| template | problem | device | source | verification | median ms | TFLOP/s | noise | config |\n"
+                 "|---|---|---|---|---|---:|---:|---:|---|\n");
+      for (const auto& [r, verification] : best.rows) {
+        fmt::print("| {} | {} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | `{}` |\n", r.tmpl.name, r.problem.key,
+                   r.env.device_name, r.source, verification, *r.median_ms, results::tflops(r),
+                   100 * r.noise.value_or(0), r.config_json);
+      }
     }
-    fmt::print("| template | problem | device | source | median ms | TFLOP/s | noise | config |\n|---|---|---|---|---:|---:|---:|---|\n");
-    for (const auto& r : rows) {
-      fmt::print("| {} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | `{}` |\n", r.tmpl.name, r.problem.key,
-                 r.env.device_name, r.source, *r.median_ms, results::tflops(r), 100 * r.noise.value_or(0),
-                 r.config_json);
-    }
+    if (!skipped.empty()) fmt::print("{}\n", skipped);
   });
 }
 
 void add_export(CLI::App& app) {
   struct O {
     std::string db, format, output, shapes;
-    bool include_model = false, all_versions = false, json = false;
+    bool include_model = false, all_versions = false, json = false, require_verified = false;
   };
   auto o = std::make_shared<O>();
-  auto* cmd = app.add_subcommand("export", "Export results: JSON per device and template, a C++ header, or CSV");
+  auto* cmd = app.add_subcommand("export", "Export results: JSON per device and template, a C++ header, or CSV. Each "
+                                           "entry carries its verification (hardware, virtual or none); a config "
+                                           "the virtual device failed is never exported (the output says how many "
+                                           "rows were skipped)");
   cmd->add_option("--db", o->db, "Results database")->required();
   cmd->add_option("--format", o->format, "json (a folder), cpp (a header) or csv (a file)")
       ->required()
@@ -125,7 +136,14 @@ void add_export(CLI::App& app) {
   cmd->add_option("--shapes", o->shapes,
                   "A shape suite (file or name, as for 'matmul --shapes'): json and cpp exports then say how each "
                   "of its shapes is served (exact, nearest tuned shape, or default)");
+  cmd->add_flag("--require-verified", o->require_verified,
+                "Refuse (exit 1, nothing written) when any entry is verified neither on hardware nor on the "
+                "virtual device (json and cpp)");
   cmd->callback([o] {
+    if (o->require_verified && o->format == "csv")
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        "--require-verified goes with --format json or cpp (csv lists every trial, whatever its "
+                        "status or verification)");
     results::SuiteShapes suite;
     if (!o->shapes.empty()) {
       if (o->format == "csv") throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
@@ -135,13 +153,26 @@ void add_export(CLI::App& app) {
     }
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     auto current = o->all_versions ? std::vector<results::TemplateId>{} : current_templates();
+    std::string skipped;
+    size_t skipped_rows = 0;
     std::vector<std::string> files{o->output};
-    int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current, suite, &files)
-            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite, declared_templates())
+    int n = o->format == "json"
+                ? results::export_json(s, o->output, o->include_model, current, suite, &files, o->require_verified)
+            : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite,
+                                                       declared_templates(), o->require_verified)
                                  : results::export_csv(s, o->output, o->include_model);
+    if (o->format != "csv") {
+      std::vector<results::TrialRow> failed;
+      s.best(o->include_model, current, &failed);
+      skipped = results::skipped_note(s, failed);
+      skipped_rows = failed.size();
+    }
     nlohmann::json summary{{"db", o->db}, {"format", o->format}, {"output", o->output}, {"files", files},
-                           {o->format == "csv" ? "trials" : "entries", n}, {"include_model", o->include_model}};
+                           {o->format == "csv" ? "trials" : "entries", n}, {"include_model", o->include_model},
+                           {"require_verified", o->require_verified}, {"skipped_failed_verification", skipped_rows}};
+    if (!skipped.empty()) summary["skipped_note"] = skipped;
     if (!o->json) fmt::print("wrote {} {} to {}\n", n, o->format == "csv" ? "trials" : "entries", o->output);
+    if (!o->json && !skipped.empty()) fmt::print("{}\n", skipped);
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
       for (results::TrialRow& t : s.best(o->include_model, current))

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "results/output_file.h"
+#include "results/verified_best.h"
 
 namespace mgpu::results {
 namespace {
@@ -54,7 +55,7 @@ std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<Trial
 }
 
 int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current,
-                const SuiteShapes& suite, std::vector<std::string>* files_written) {
+                const SuiteShapes& suite, std::vector<std::string>* files_written, bool require_verified_rows) {
   std::vector<std::string> written;
   if (folder.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output path is empty");
   refuse_database_path(folder, {store.path()});
@@ -63,12 +64,15 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{} is a file, but --format json writes a folder (one file per device and "
                                   "template): give a folder path", folder));
+  VerifiedBest best = verified_best(store, include_model, current);
+  if (require_verified_rows) require_verified(best);  // before the folder is made
   std::filesystem::create_directories(folder, ec);
   if (ec) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}: {}", folder, ec.message()));
   std::map<std::string, nlohmann::json> files;         // file name -> document
   std::map<std::string, std::vector<TrialRow>> rows_of;  // file name -> its entries
   int n = 0;
-  for (const TrialRow& t : store.best(include_model, current)) {
+  for (const LabelledRow& lr : best.rows) {
+    const TrialRow& t = lr.row;
     std::string name = fmt::format("{}__{}.json", slug(t.env.device_name), t.tmpl.name);
     rows_of[name].push_back(t);
     nlohmann::json& doc = files[name];
@@ -85,6 +89,7 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
         {"samples", t.samples_ms.size()},
         {"verification_error", t.verification_error ? nlohmann::json(*t.verification_error) : nlohmann::json(nullptr)},
         {"source", t.source},
+        {"verification", lr.verification},
         {"provenance", {{"trial", t.uuid}, {"measured_at", t.created_at}, {"driver", t.env.driver_version},
                         {"cuda", t.env.cuda_version}, {"sm_count", t.env.sm_count}}}};
     ++n;
@@ -115,18 +120,23 @@ int export_csv(Store& store, const std::string& csv_path, bool include_model) {
   std::ostringstream out;
   out << "trial,run,created_at,template,source_hash,problem,m,n,k,dtype,out_dtype,layout,device,arch,driver,cuda,"
          "config,status,source,median_ms,min_ms,mean_ms,noise,samples,verification_error,throttled,compile_ms,"
-         "registers,smem_bytes,spill_bytes,message\n";
+         "registers,smem_bytes,spill_bytes,message,verification\n";
   int n = 0;
+  std::map<std::string, std::string> label_of;  // a failing key is labelled "failed" on each of its rows
   for (const TrialRow& t : store.trials()) {
     if (t.source != "cuda" && !include_model) continue;
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}", t.config_json, t.kernel_hash, t.problem_class,
+                                  t.source == "cuda" && t.status == "ok" && t.verification_error);
+    auto label = label_of.find(key);
+    if (label == label_of.end()) label = label_of.emplace(key, verification_of(store, t)).first;
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        t.uuid, t.run_id, t.created_at, t.tmpl.name, t.tmpl.source_hash, t.problem.key, t.problem.m,
                        t.problem.n, t.problem.k, t.problem.dtype, t.problem.out_dtype, t.problem.layout,
                        csv_field(t.env.device_name), t.env.arch, t.env.driver_version, t.env.cuda_version,
                        csv_field(t.config_json), t.status, t.source, opt_str(t.median_ms), opt_str(t.min_ms),
                        opt_str(t.mean_ms), opt_str(t.noise), t.samples_ms.size(), opt_str(t.verification_error),
                        t.throttled ? 1 : 0, opt_str(t.compile_ms), opt_str(t.registers), opt_str(t.smem_bytes),
-                       opt_str(t.spill_bytes), csv_field(t.message));
+                       opt_str(t.spill_bytes), csv_field(t.message), label->second);
     ++n;
   }
   write_file_atomically(csv_path, out.str());
@@ -134,16 +144,19 @@ int export_csv(Store& store, const std::string& csv_path, bool include_model) {
 }
 
 int export_cpp(Store& store, const std::string& header_path, bool include_model, const std::vector<TemplateId>& current,
-               const SuiteShapes& suite, const std::vector<DeclaredTemplate>& declared) {
+               const SuiteShapes& suite, const std::vector<DeclaredTemplate>& declared, bool require_verified_rows) {
   refuse_database_path(header_path, {store.path()});
+  VerifiedBest best = verified_best(store, include_model, current);
+  if (require_verified_rows) require_verified(best);
   // Group winners by (template, arch); a struct per template from its config's keys.
-  std::map<std::string, std::map<std::string, std::vector<TrialRow>>> by_template;  // template -> arch -> rows
-  for (TrialRow& t : store.best(include_model, current)) by_template[t.tmpl.name][t.env.arch].push_back(std::move(t));
+  std::map<std::string, std::map<std::string, std::vector<LabelledRow>>> by_template;  // template -> arch -> rows
+  for (LabelledRow& t : best.rows)
+    by_template[t.row.tmpl.name][t.row.env.arch].push_back(std::move(t));
   // Every declared template gets its struct and lookup even with nothing tuned, so code that
   // calls the lookup compiles whatever the database holds.
   std::map<std::string, std::string> sample_config;  // template -> a config (field names and types)
   for (const DeclaredTemplate& d : declared) sample_config[d.name] = d.sample_config_json;
-  for (auto& [tmpl, by_arch] : by_template) sample_config[tmpl] = by_arch.begin()->second.front().config_json;
+  for (auto& [tmpl, by_arch] : by_template) sample_config[tmpl] = by_arch.begin()->second.front().row.config_json;
   std::ostringstream out;
   out << "// Generated by mgpu-tune export --format cpp: tuned configs per arch, keyed by shape.\n"
          "// lookup_<template>(arch, m, n, k, dtype, out_dtype, layout): the exact shape's config if tuned, else\n"
@@ -155,7 +168,7 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
          "constexpr double ratio_distance(std::int64_t a, std::int64_t b) {\n"
          "  return a > b ? double(a) / double(b) : double(b) / double(a);\n}\n";
   int n = 0;
-  static const std::map<std::string, std::vector<TrialRow>> kNoRows;
+  static const std::map<std::string, std::vector<LabelledRow>> kNoRows;
   for (auto& [tmpl, sample] : sample_config) {
     auto found = by_template.find(tmpl);
     const auto& by_arch = found == by_template.end() ? kNoRows : found->second;
@@ -164,23 +177,28 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
     std::string type = "Config_" + slug(tmpl);
     out << "\nstruct " << type << " {\n";
     for (auto& [k, v] : first.items()) out << "  " << (v.is_string() ? "std::string_view " : "std::int64_t ") << k << ";\n";
-    out << "  double median_ms;  // as measured (" << (include_model ? "or predicted" : "cuda, verified") << ")\n};\n";
+    out << "  double median_ms;  // as measured (" << (include_model ? "or predicted" : "cuda, verified") << ")\n"
+        << "  std::string_view verification;  // hardware (GPU vs cuBLAS), virtual (virtual device) or none\n};\n";
     out << "struct Entry_" << slug(tmpl) << " {\n  Shape shape;\n  " << type << " config;\n};\n";
     for (auto& [arch, rows] : by_arch) {
       out << "\nnamespace " << slug(arch) << " {\ninline constexpr std::array<Entry_" << slug(tmpl) << ", " << rows.size()
           << "> k_" << slug(tmpl) << " = {{\n";
-      for (const TrialRow& r : rows) {
+      std::vector<TrialRow> plain;
+      for (const LabelledRow& lr : rows) {
+        const TrialRow& r = lr.row;
+        plain.push_back(r);
         nlohmann::json c = nlohmann::json::parse(r.config_json);
         std::string fields;
         for (auto& [k, v] : c.items()) fields += fmt::format("{}, ", v.is_string() ? fmt::format("\"{}\"", v.get<std::string>()) : v.dump());
-        out << fmt::format("    {{{{{}, {}, {}, \"{}\", \"{}\", \"{}\"}}, {{{}{}}}}},\n", r.problem.m, r.problem.n,
-                           r.problem.k, r.problem.dtype, r.problem.out_dtype, r.problem.layout, fields, *r.median_ms);
+        out << fmt::format("    {{{{{}, {}, {}, \"{}\", \"{}\", \"{}\"}}, {{{}{}, \"{}\"}}}},\n", r.problem.m, r.problem.n,
+                           r.problem.k, r.problem.dtype, r.problem.out_dtype, r.problem.layout, fields, *r.median_ms,
+                           lr.verification);
         ++n;
       }
       out << "}};\n}  // namespace " << slug(arch) << "\n";
       if (!suite.shapes.empty()) {
         out << "// Coverage of suite " << suite.name << " (" << suite.shapes.size() << " shapes) on " << arch << ":\n";
-        for (const Coverage& c : coverage(suite, rows))
+        for (const Coverage& c : coverage(suite, plain))
           out << fmt::format("//   {:<36} {}\n", c.shape,
                              c.how == "exact"     ? std::string("exact")
                              : c.how == "nearest" ? fmt::format("nearest: {} (size ratio {:.2f})", c.entry, c.size_ratio)

@@ -7,6 +7,11 @@
 //         exact match, nearest-shape fallback and a default config; every `declared` template
 //         gets its struct and lookup (returning nullptr, "not found") even with nothing tuned;
 //   csv:  one row per trial, whatever its status, measured only unless include_model.
+// Verification (results/verified_best.h): json and cpp export verified_best()'s rows -- a row
+// the virtual device failed is never exported -- each with its label (json: "verification";
+// cpp: the config's `verification` member); csv rows end with their label. With
+// require_verified_rows, json and cpp refuse (require_verified(): Error{WrongResult}, nothing
+// written, an existing output untouched) when a row is neither hardware- nor virtually verified.
 // Files are written atomically (an existing file is replaced whole) and never over the
 // store's database or its -wal/-shm (refuse_database_path).
 // Each returns the number of entries (json, cpp) or rows (csv) written.
@@ -43,10 +48,11 @@ struct DeclaredTemplate {
 };
 
 int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current = {},
-                const SuiteShapes& suite = {}, std::vector<std::string>* files_written = nullptr);
+                const SuiteShapes& suite = {}, std::vector<std::string>* files_written = nullptr,
+                bool require_verified_rows = false);
 int export_cpp(Store& store, const std::string& header_path, bool include_model,
                const std::vector<TemplateId>& current = {}, const SuiteShapes& suite = {},
-               const std::vector<DeclaredTemplate>& declared = {});
+               const std::vector<DeclaredTemplate>& declared = {}, bool require_verified_rows = false);
 int export_csv(Store& store, const std::string& csv_path, bool include_model = false);
 
 }  // namespace mgpu::results

@@ -380,7 +380,23 @@ std::vector<std::string> Store::template_names() {
   });
 }
 
-std::vector<TrialRow> Store::best(bool include_model, const std::vector<TemplateId>& current) {
+std::vector<TrialRow> Store::best(bool include_model, const std::vector<TemplateId>& current,
+                                 std::vector<TrialRow>* failed_verification) {
+  // The keys the virtual device failed, read once (as verification() judges them: any failing
+  // run but the machine's own env_error fails the key).
+  std::set<std::string> failed_keys;
+  auto key_of = [](const std::string& config, const std::string& hash, const std::string& cls) {
+    return fmt::format("{}\x1f{}\x1f{}", config, hash, cls);
+  };
+  if (schema_ >= 5)
+    guard_database(path_, [&] {
+      SQLite::Statement q(*db_,
+                          "SELECT DISTINCT c.json, t.kernel_hash, t.problem_class FROM trials t JOIN configs c ON "
+                          "c.id = t.config_id WHERE t.source = 'emulate' AND t.kernel_hash != '' AND "
+                          "t.problem_class != '' AND t.status NOT IN ('ok', 'env_error')");
+      while (q.executeStep())
+        failed_keys.insert(key_of(q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString()));
+    });
   std::vector<TrialRow> rows = query_trials(
       "WHERE t.status = 'ok' AND t.median_ms IS NOT NULL AND (t.source = 'cuda' OR ?1) "
       "AND (t.source != 'cuda' OR t.verification_error IS NOT NULL)",
@@ -395,6 +411,10 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
   std::map<std::string, TrialRow> winners;
   for (TrialRow& r : rows) {
     if (!is_current(r.tmpl)) continue;
+    if (!failed_keys.empty() && failed_keys.count(key_of(r.config_json, r.kernel_hash, r.problem_class))) {
+      if (failed_verification) failed_verification->push_back(r);
+      continue;
+    }
     std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.tmpl.name, r.tmpl.source_hash,
                                   r.tmpl.backend_hash, r.problem.key, r.env.device_name, r.env.arch, r.source);
     auto it = winners.find(key);

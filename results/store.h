@@ -137,7 +137,11 @@ class Store {
   // The best ok trial per (template, problem, environment): lowest median; verified (a
   // verification error recorded) unless model results are included, and measured ("cuda")
   // unless include_model. `current`: only rows of these template versions (others are stale).
-  std::vector<TrialRow> best(bool include_model, const std::vector<TemplateId>& current = {});
+  // A row the virtual device failed (verification() of its key is Failed, whatever the row's
+  // source) never ranks: the next fastest row of its group does; `failed_verification`, when
+  // given, receives the rows so skipped.
+  std::vector<TrialRow> best(bool include_model, const std::vector<TemplateId>& current = {},
+                             std::vector<TrialRow>* failed_verification = nullptr);
   // Configs with a finished trial for this template version, problem and environment: a
   // resumed run skips them.
   std::set<std::string> measured_configs(const TemplateId& t, const std::string& problem_key, const Environment& env,

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -336,6 +337,53 @@ TEST_F(Nightly, TheReportDrawsEveryPictureForADatabaseWithRuns) {
     EXPECT_NE(page.find(fmt::format("<img src='{}'", img)), std::string::npos) << img;
   EXPECT_NE(page.find("predicted"), std::string::npos);  // the model rows are labelled
   EXPECT_NE(page.find("measured on a GPU"), std::string::npos);
+}
+
+TEST_F(Nightly, EachBenchmarkIsLabelledWithItsConfigsVerificationAndAFailedOneIsLeftOut) {
+  {
+    // Predictions of one config at two problem classes: the virtual device passed the kernel at
+    // one and found a hazard at the other.
+    results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "matmul --device model", "test");
+    for (auto [m, cls, status] : {std::tuple{1024, "aligned", "ok"}, std::tuple{2048, "multi_tile", "hazard"}}) {
+      results::TrialRecord t;
+      t.run_id = run;
+      for (const results::TemplateId& id : current_templates())
+        if (id.name == "matmul_sm90") t.tmpl = id;
+      t.problem = {"matmul", fmt::format("m{}_n1024_k1024_bf16_bf16_kn", m), m, 1024, 1024, "bf16", "bf16", "kn"};
+      t.config_json = kernels::sm90::MatmulConfig{}.to_tuning_config().to_json();
+      t.env = {"model:H100 SXM", "sm_90a", "9.0", 132, "", "", 1980};
+      t.source = "model";
+      t.median_ms = 0.1;
+      t.kernel_hash = "0123456789abcdef";
+      t.problem_class = cls;
+      s.record_trial(t);
+      t.source = "emulate";
+      t.env.device_name = "virtual sm_90a";
+      t.median_ms.reset();
+      t.status = status;
+      t.message = status == std::string("ok") ? "" : "hazard: a stage refilled while wgmma still reads it";
+      s.record_trial(t);
+    }
+    s.end_run(run);
+  }
+  std::string json = (dir_ / "gb.json").string();
+  Ran r = run(fmt::format("{}/mgpu-bench --db {} --include-model --device model --no-record --benchmark_out={} "
+                          "--benchmark_out_format=json", kBin, db_, json));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("mgpu-bench: 1 rows skipped: failed verification on the virtual device"), std::string::npos)
+      << r.out;
+  nlohmann::json doc = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(doc.at("benchmarks").size(), 1u);
+  EXPECT_EQ(doc["benchmarks"][0].at("name").get<std::string>().rfind("matmul_sm90/m1024_n1024_k1024_bf16_bf16_kn/", 0), 0u);
+  EXPECT_NE(doc["benchmarks"][0].at("label").get<std::string>().find("config verification: virtual"), std::string::npos)
+      << doc["benchmarks"][0];
+  // Through an export: the entry's verification travels with it.
+  ASSERT_EQ(run(fmt::format("{}/mgpu-tune export --db {} --format json --include-model -o {}", kBin, db_,
+                            (dir_ / "export").string())).code, 0);
+  std::vector<SuiteEntry> suite = suite_from_export((dir_ / "export").string());
+  ASSERT_EQ(suite.size(), 1u);
+  EXPECT_EQ(suite[0].verification, "virtual");
 }
 
 TEST_F(Nightly, TheReportRefusesBadInputWithoutWritingAnything) {

@@ -55,8 +55,10 @@ int run(int argc, char** argv) {
                "(or, with --device model, predicted); 1: some failed; 3: no GPU for the suite, or the database "
                "holds only predictions (nothing measured, no run recorded)."};
   Options o;
-  app.add_option("--db", o.db, "Results database: the suite's source (its best verified configs) and where "
-                               "tonight's measurements are recorded as a 'bench' run");
+  app.add_option("--db", o.db, "Results database: the suite's source (its best verified configs; one the virtual "
+                               "device failed is left out) and where tonight's measurements are recorded as a "
+                               "'bench' run. Each benchmark's label names its config's verification (hardware, "
+                               "virtual or none)");
   app.add_option("--configs", o.configs, "Take the suite from a JSON export (file or folder from "
                                          "'mgpu-tune export --format json') instead of --db");
   app.add_option("--device", o.device, "cuda (measure on this GPU) or model (predictions, labelled so)")
@@ -83,8 +85,10 @@ int run(int argc, char** argv) {
   if (o.device != "cuda" && o.device != "model")
     throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose cuda or model", o.device));
   check_timer_choice(o.timer);
-  std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model)
+  std::string skipped;
+  std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model, &skipped)
                                                     : suite_from_export(o.configs);
+  if (!skipped.empty()) fmt::print(stderr, "mgpu-bench: {}\n", skipped);
   if (suite.empty() && o.configs.empty() && !o.include_model && !suite_from_database(o.db, true).empty()) {
     // Predictions are no baseline to hold a GPU to: the suite needs configs measured on one.
     fmt::print(stderr, "mgpu-bench: {} holds only predicted (model) results, no config measured on a GPU: nothing "
@@ -164,7 +168,9 @@ int run(int argc, char** argv) {
           break;
         }
         state.SetIterationTime(m.median_ms * 1e-3);
-        state.SetLabel(m.source == "model" ? "model (predicted, not measured)" : fmt::format("cuda {}", m.timer));
+        state.SetLabel(fmt::format("{}, config verification: {}",
+                                   m.source == "model" ? "model (predicted, not measured)" : fmt::format("cuda {}", m.timer),
+                                   entry.verification));
         state.counters["TFLOP/s"] = entry.problem.flops() / (m.median_ms * 1e-3) / 1e12;
         state.counters["noise_pct"] = 100 * m.noise;
         state.counters["samples"] = static_cast<double>(m.samples_ms.size());

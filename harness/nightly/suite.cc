@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "harness/current_templates.h"
 #include "results/store.h"
+#include "results/verified_best.h"
 
 namespace mgpu::harness {
 namespace {
@@ -52,6 +53,7 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
       e.template_name = doc.at("template").get<std::string>();
       e.arch = doc.at("arch").get<std::string>();
       e.tuned_on = doc.value("device", "");
+      e.verification = entry.value("verification", "none");  // exports before issue 17 carry none
       e.problem = problem_of(p.at("m"), p.at("n"), p.at("k"), p.at("dtype"), p.at("out_dtype"), p.at("layout"));
       e.config = core::TuningConfig::from_json(entry.at("config").dump());
       add(by_name, std::move(e));
@@ -65,11 +67,14 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
 
 }  // namespace
 
-std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool include_model) {
+std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool include_model, std::string* skipped_note) {
   results::Store store = results::Store::open(db_path, results::OpenMode::ReadOnly);
   std::map<std::string, SuiteEntry> by_name;
-  for (const results::TrialRow& t : store.best(include_model, current_templates())) {
+  results::VerifiedBest best = results::verified_best(store, include_model, current_templates());
+  if (skipped_note) *skipped_note = results::skipped_note(store, best.failed);
+  for (const auto& [t, verification] : best.rows) {
     SuiteEntry e;
+    e.verification = verification;
     e.template_name = t.tmpl.name;
     e.arch = t.env.arch;
     e.tuned_on = t.env.device_name;

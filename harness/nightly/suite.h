@@ -5,7 +5,9 @@
 // "TEMPLATE/PROBLEM_KEY" -- the Google Benchmark name a filter matches; an entry is listed
 // once per (template, problem) even if several devices were tuned (the device that runs the
 // suite is the one that matters tonight). Unreadable or malformed input throws
-// Error{InvalidInput} naming the file and what is wrong.
+// Error{InvalidInput} naming the file and what is wrong. Each entry carries its config's
+// verification (results/verified_best.h; an export without one reads "none"); a config the
+// virtual device failed is never in the suite (`skipped_note` says how many rows were left out).
 #pragma once
 
 #include <string>
@@ -23,9 +25,11 @@ struct SuiteEntry {
   kernels::MatmulProblem problem;
   core::TuningConfig config;
   std::string tuned_on;       // the device the config was tuned on
+  std::string verification;   // hardware | virtual | none
 };
 
-std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool include_model);
+std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool include_model,
+                                            std::string* skipped_note = nullptr);
 std::vector<SuiteEntry> suite_from_export(const std::string& path);
 
 }  // namespace mgpu::harness

@@ -1,8 +1,9 @@
 # The HTML report of a results database, drawn with matplotlib in mgpu-tune's embedded Python.
 # render(data_json, out_dir) receives what harness/report/report_data.cc gathered (runs, trials,
-# the exported best configs) and writes out_dir/index.html plus one PNG per picture; it returns
-# a JSON summary (pictures written, notes). Predicted (cost model) results are always drawn
-# apart from measured ones: dashed lines and hollow markers, and the word "predicted".
+# the exported best configs with their verification, the virtual device's verdicts) and writes
+# out_dir/index.html plus one PNG per picture; it returns a JSON summary (pictures written,
+# notes). Predicted (cost model) results are always drawn apart from measured ones: dashed lines
+# and hollow markers, and the word "predicted".
 import html
 import json
 import os
@@ -16,6 +17,7 @@ MEASURED = dict(linestyle="-", marker="o", fillstyle="full")
 PREDICTED = dict(linestyle="--", marker="o", fillstyle="none")
 MAX_LINES = 10  # convergence lines (run, problem) drawn; the page says how many were left out
 MAX_HISTORY = 12  # exported configs drawn in the history
+MAX_FAILURES = 200  # virtual-device failures listed; the page says how many were left out
 
 
 def _style(source):
@@ -150,7 +152,8 @@ def _history(d, out_dir):
     """Each exported config's median time in every run that measured it, oldest first."""
     series = []
     for e in d["exported"][:MAX_HISTORY]:
-        points = [t for t in d["trials"] if t["status"] == "ok" and t["template"] == e["template"]
+        # Timed trials only: a virtual-device verdict is ok without a time.
+        points = [t for t in d["trials"] if t["status"] == "ok" and t["ms"] is not None and t["template"] == e["template"]
                   and t["problem"] == e["problem"] and t["device"] == e["device"] and t["config"] == e["config"]]
         if points:
             series.append((e, points))
@@ -183,6 +186,38 @@ def _shown(shown, total, what):
     if shown >= total:
         return f"All {total} {what} shown."
     return f"Showing {shown} of {total} {what}."
+
+
+def _verification(v, esc):
+    """The virtual device's verdicts: pass/fail per parameter value, then each failure's report."""
+    total = v["passed"] + v["failed"] + v["inconclusive"]
+    if total == 0:
+        return ("<p>No config was run on the virtual device. <code>mgpu-tune verify matmul</code> (or tuning "
+                "with <code>--device model</code>, which verifies each config first) records its verdicts.</p>")
+    parts = [f"<p>{total} virtual-device trials: {v['passed']} passed, {v['failed']} failed"
+             + (f", {v['inconclusive']} inconclusive (the machine failed: no verdict)" if v["inconclusive"] else "")
+             + ". A config passes under every seeded schedule or it fails.</p>"]
+    for t in v["templates"]:
+        rows = []
+        for name in sorted(t["params"]):
+            for c in sorted(t["params"][name], key=lambda c: _axis_order(c["value"])):
+                cls = " class='fail'" if c["failed"] else ""
+                rows.append(f"<tr{cls}><td>{esc(name)}</td><td>{esc(str(c['value']))}</td>"
+                            f"<td>{c['passed']}</td><td>{c['failed']}</td></tr>")
+        parts.append(f"<h3>{esc(t['template'])}: pass/fail per parameter value</h3>"
+                     "<table><tr><th>parameter</th><th>value</th><th>passed</th><th>failed</th></tr>"
+                     + "".join(rows) + "</table>")
+    failures = v["failures"]
+    if failures:
+        rows = "".join(
+            f"<tr><td><code>{esc(json.dumps(f['config'], sort_keys=True))}</code></td>"
+            f"<td>{esc(f['problem'])}<br><small>{esc(f['problem_class'])}</small></td>"
+            f"<td class='fail'>{esc(f['status'])}</td><td><pre>{esc(f['message'])}</pre></td></tr>"
+            for f in failures[:MAX_FAILURES])
+        parts.append("<h3>Failures</h3><p>" + _shown(min(len(failures), MAX_FAILURES), len(failures), "failures")
+                     + "</p><table><tr><th>config</th><th>problem (class)</th><th>status</th><th>report</th></tr>"
+                     + rows + "</table>")
+    return "".join(parts)
 
 
 def render(data_json, out_dir):
@@ -221,7 +256,7 @@ def render(data_json, out_dir):
     rows = "".join(
         f"<tr><td>{esc(e['template'])}</td><td>{esc(e['problem'])}</td><td>{esc(e['device'])}</td>"
         f"<td class='{'pred' if e['source'] == 'model' else 'meas'}'>{_kind(e['source'])}</td>"
-        f"<td>{e['ms']:.4f}</td><td>{e['tflops']:.1f}</td><td><code>{esc(json.dumps(e['config'], sort_keys=True))}</code></td></tr>"
+        f"<td>{esc(e['verification'])}</td><td>{e['ms']:.4f}</td><td>{e['tflops']:.1f}</td><td><code>{esc(json.dumps(e['config'], sort_keys=True))}</code></td></tr>"
         for e in d["exported"])
     figures = "".join(f"<figure><img src='{esc(name)}' alt='{esc(caption)}'><figcaption>{esc(caption)}</figcaption></figure>"
                       for name, caption in pictures)
@@ -235,6 +270,7 @@ body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
 h1 {{ font-size: 1.5em; }} table {{ border-collapse: collapse; font-size: 0.85em; }}
 td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; }} th {{ background: #f3f3f3; }}
 td.pred {{ color: #a15c00; font-style: italic; }} td.meas {{ color: #1a6b2a; }}
+.fail {{ color: #b00020; }} pre {{ white-space: pre-wrap; margin: 0; font-size: 0.8em; }}
 figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; border: 1px solid #ddd; }}
 figcaption {{ font-size: 0.85em; color: #555; max-width: 900px; }} code {{ font-size: 0.8em; }}
 .legend {{ background: #fff8e6; border-left: 4px solid #a15c00; padding: 0.5em 1em; font-size: 0.9em; }}
@@ -245,8 +281,13 @@ model); generated {esc(d['generated'])} by {esc(d['tool'])}.</p>
 <p class="legend">Predicted results come from the analytic cost model: nothing was measured for them. They are
 labelled <i>predicted</i> and drawn with dashed lines and hollow markers; measured results are solid.</p>
 <h2>Best configs</h2>
-<table><tr><th>template</th><th>problem</th><th>device</th><th>source</th><th>median ms</th><th>TFLOP/s</th><th>config</th></tr>
+<p>Verification: <i>hardware</i> (compared with cuBLAS on the GPU), <i>virtual</i> (passed on the virtual device
+for its kernel and problem class), <i>none</i>. A config the virtual device failed never ranks.</p>
+<table><tr><th>template</th><th>problem</th><th>device</th><th>source</th><th>verification</th><th>median ms</th><th>TFLOP/s</th><th>config</th></tr>
 {rows}</table>
+{('<p class="fail">' + esc(d['skipped_failed_verification']) + '</p>') if d['skipped_failed_verification'] else ''}
+<h2>Verification on the virtual device</h2>
+{_verification(d['verification'], esc)}
 <h2>Pictures</h2>
 {figures or '<p>No ok trials to draw.</p>'}
 {('<h2>Notes</h2><ul>' + note_html + '</ul>') if notes else ''}

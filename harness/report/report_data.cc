@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/current_templates.h"
+#include "harness/report/verification_summary.h"
 #include "harness/version.h"
 #include "results/store.h"
+#include "results/verified_best.h"
 
 namespace mgpu::harness {
 
@@ -27,15 +29,19 @@ std::string report_data_json(const std::string& db_path) {
                       {"noise", t.noise.value_or(0)}, {"tflops", timed ? results::tflops(t) : 0.0}});
   }
   nlohmann::json exported = nlohmann::json::array();
-  for (const results::TrialRow& t : store.best(/*include_model=*/true, current_templates()))
+  results::VerifiedBest best = results::verified_best(store, /*include_model=*/true, current_templates());
+  for (const auto& [t, verification] : best.rows)
     exported.push_back({{"template", t.tmpl.name}, {"problem", t.problem.key}, {"device", t.env.device_name},
-                        {"source", t.source}, {"config", nlohmann::json::parse(t.config_json)},
+                        {"source", t.source}, {"verification", verification},
+                        {"config", nlohmann::json::parse(t.config_json)},
                         {"ms", t.median_ms.value_or(0)}, {"tflops", results::tflops(t)}});
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   return nlohmann::json{{"db", db_path}, {"generated", stamp}, {"tool", version_string()}, {"runs", runs},
-                        {"trials", trials}, {"exported", exported}}
+                        {"trials", trials}, {"exported", exported},
+                        {"skipped_failed_verification", results::skipped_note(store, best.failed)},
+                        {"verification", verification_summary(store)}}
       .dump();
 }
 
