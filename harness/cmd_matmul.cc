@@ -40,6 +40,7 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                 {"taken_elsewhere", r.taken_elsewhere}, {"study_trials", r.study_trials}, {"wall_s", r.wall_s},
                                 {"interrupted", r.interrupted}, {"exhausted", r.exhausted}, {"top", top},
                                 {"verified", r.verified}, {"verify_failed", r.verify_failed},
+                                {"verify_reused", r.verify_reused}, {"unverified_why", r.unverified_why},
                                 {"db", o.db}}
                      .dump(2)
               << "\n";
@@ -66,6 +67,13 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
     if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
     return;
   }
+  if (r.verified + r.verify_failed > 0)
+    fmt::print("verified on the virtual device before {}: {} passed ({} by earlier verifications in {}), {} failed "
+               "and never ranked{}\n", r.source == "cuda" ? "running on the GPU" : "predicting", r.verified,
+               r.verify_reused, o.db, r.verify_failed,
+               r.verify_failed ? fmt::format(" (their reports: 'mgpu-tune trials --db {} --source emulate')", o.db) : "");
+  else if (!r.unverified_why.empty())
+    fmt::print("not verified: {}\n", r.unverified_why);
   if (r.top.empty()) {
     fmt::print("none of the trials succeeded: no config produced a result\n");
     if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
@@ -171,6 +179,13 @@ void add_matmul_command(CLI::App& app) {
   cmd->add_flag("--no-compile", o->no_compile,
                 "With the cost model: rank configs without compiling them first (a faster dry run that cannot "
                 "catch configs the compiler refuses)");
+  cmd->add_flag("--no-verify", [o](std::int64_t) { o->tune.verify = false; },
+                "With the cost model: predict configs without first proving them on the virtual device (by default "
+                "each config's kernel is run there once per problem class, with the race, hazard and deadlock "
+                "checkers, and one that fails never ranks; see 'mgpu-tune verify')");
+  cmd->add_option("--preflight", o->tune.preflight,
+                  "On a GPU: 'emulate' proves each config on the virtual device before the GPU runs it, so a kernel "
+                  "that would hang or fault never takes down a GPU worker");
   cmd->add_option("--timer", o->tune.timer,
                   "How the GPU times a kernel: cupti (the GPU's own start/end timestamps), events (CUDA events "
                   "around the launch) or auto (CUPTI when it loads)")

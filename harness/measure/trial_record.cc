@@ -57,6 +57,7 @@ results::TrialRecord trial_record(std::int64_t run, const results::TemplateId& t
   t.throttled = m.throttled;
   t.timer = m.timer;
   t.message = m.message;
+  t.kernel_hash = m.kernel_hash;
   return t;
 }
 

@@ -17,8 +17,8 @@
 
 namespace mgpu::harness {
 
-WorkerProcess::WorkerProcess(std::vector<std::string> command, double timeout_s)
-    : command_(std::move(command)), timeout_s_(timeout_s) {
+WorkerProcess::WorkerProcess(std::vector<std::string> command, double timeout_s, std::vector<std::string> environment)
+    : command_(std::move(command)), environment_(std::move(environment)), timeout_s_(timeout_s) {
   // A worker that dies while we write to it must not kill us with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);
 }
@@ -29,15 +29,29 @@ void WorkerProcess::start() {
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
     throw core::Error(core::ErrorKind::IO, fmt::format("cannot create worker pipes: {}", std::strerror(errno)));
+  // Everything the child needs is built before fork(): between fork and exec a threaded
+  // process may only make async-signal-safe calls.
+  std::vector<char*> argv;
+  for (std::string& s : command_) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    std::string_view name = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const std::string& o : environment_) overridden |= o.compare(0, name.size() + 1, std::string(name) + "=") == 0;
+    if (!overridden) env.emplace_back(entry);
+  }
+  for (const std::string& o : environment_) env.push_back(o);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) throw core::Error(core::ErrorKind::IO, fmt::format("cannot fork a worker: {}", std::strerror(errno)));
   if (pid == 0) {
     dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
-    std::vector<char*> argv;
-    for (std::string& s : command_) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(in[0]);

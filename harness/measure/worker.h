@@ -19,7 +19,10 @@ namespace mgpu::harness {
 class WorkerProcess {
  public:
   // `command`: the worker's argv, e.g. {"/path/mgpu-tune", "worker"}.
-  explicit WorkerProcess(std::vector<std::string> command, double timeout_s = 60.0);
+  // `environment`: "NAME=value" entries set for the worker on top of this process's own (e.g.
+  // MGPU_CUDA_DRIVER for a virtual-device worker beside a GPU one).
+  explicit WorkerProcess(std::vector<std::string> command, double timeout_s = 60.0,
+                         std::vector<std::string> environment = {});
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -34,6 +37,7 @@ class WorkerProcess {
   Measurement failure(TrialStatus status, const std::string& why) const;
 
   std::vector<std::string> command_;
+  std::vector<std::string> environment_;
   double timeout_s_;
   pid_t pid_ = -1;
   int to_child_ = -1, from_child_ = -1;

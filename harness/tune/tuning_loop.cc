@@ -22,6 +22,8 @@
 #include "harness/measure/trial_record.h"
 #include "harness/tune/warm_start.h"
 #include "harness/measure/worker.h"
+#include "harness/verify/verifier.h"
+#include "harness/verify/virtual_device.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
 #include "results/claims.h"
@@ -56,16 +58,8 @@ void compile_ahead(const kernels::MatmulTemplate& t, const kernels::MatmulProble
 // The virtual device (core/emu) behind the CUDA driver ABI: kernels run and are verified in a
 // worker process, with no time -- it has no clock.
 Device emulator(const core::ArchSpec& arch) {
-  if (arch.name != std::string_view("sm_90a"))
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("--device emulate runs sm_90a kernels; {} is not emulated yet", arch.name));
-  std::string lib = find_virtual_device_library();
-  if (lib.empty())
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      "--device emulate: libmgpu_vcuda.so is neither beside this executable nor named by MGPU_CUDA_DRIVER");
-  setenv("MGPU_CUDA_DRIVER", lib.c_str(), 1);  // for this process and its worker
-  setenv("MGPU_EMU_REPORTS", "off", 0);        // findings come back in each trial's message
-  setenv("MGPU_EMU_RACES", "1", 0);            // verified means race-checked too (MGPU_EMU_RACES=0 to skip)
+  if (auto why = why_not_verifiable(arch)) throw core::Error(core::ErrorKind::InvalidInput, "--device emulate: " + *why);
+  std::string lib = use_virtual_device("--device emulate");
   core::DeviceReport report = core::query_devices();
   if (report.gpus.empty() || !core::CudaDriver::get().emulated())
     throw core::Error(core::ErrorKind::InvalidInput,
@@ -144,6 +138,16 @@ void check_tune_options(const TuneOptions& o) {
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("unknown device '{}': choose auto, cuda, emulate, model or replay:DB", o.device));
   check_timer_choice(o.timer);
+  if (!o.preflight.empty() && o.preflight != "emulate")
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown --preflight '{}': the one there is is 'emulate'", o.preflight));
+  if (!o.preflight.empty() && o.device != "cuda" && o.device != "auto")
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--preflight emulate checks kernels before a GPU runs them: it needs --device cuda or "
+                                  "auto, not {} (the model verifies by itself; --device emulate is the virtual device)",
+                                  o.device));
+  if (o.verify_seeds < 1) throw core::Error(core::ErrorKind::InvalidInput, "verification needs at least one schedule");
+  if (!o.preflight.empty())
+    if (auto why = why_not_verifiable(core::parse_arch(o.arch))) throw core::Error(core::ErrorKind::InvalidInput, "--preflight emulate: " + *why);
 }
 
 TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
@@ -218,6 +222,21 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
                         flops / (it->second * 1e-3) / 1e12};
   };
 
+  // Who proves configs before they are predicted or measured.
+  std::unique_ptr<Verifier> verifier;
+  const bool wants_verification = (device.source == "model" && o.verify) || (device.source == "cuda" && !o.preflight.empty());
+  if (wants_verification) {
+    if (device.source == "model" && !o.compile_predicted) {
+      rep.unverified_why = "--no-compile: configs are predicted without compiling, so nothing is verified";
+    } else if (auto why = why_not_verifiable(arch)) {
+      rep.unverified_why = *why + "; predictions are unverified (labelled 'none')";
+    } else {
+      verifier = std::make_unique<Verifier>(store, run, t, virtual_environment(arch), o.verify_seeds,
+                                            virtual_device_environment(device.source == "model" ? "verifying before predicting (or --no-verify)" : "--preflight emulate"));
+    }
+    if (!rep.unverified_why.empty() && o.notify) o.notify(rep.unverified_why);
+  }
+
   int done = claims.counted();
   const bool gpu = device.source == "cuda";
   const bool emulated = device.source == "emulate";
@@ -279,7 +298,25 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       req.verify = true;
       req.timer = o.timer;
       auto measure_start = Clock::now();
-      Measurement m = device.measure(req);
+      const kernels::ProblemClass problem_class = kernels::classify(o.problem, t.kernel_shape(c), device.env.sm_count);
+      std::optional<VerifyResult> proof;
+      if (verifier) proof = verifier->verify(c, o.problem, device.env.sm_count, interrupted);
+      Measurement m;
+      if (proof && !proof->passed()) {
+        // Never predicted nor run on the GPU: the verdict is the trial's result.
+        m.source = device.source;
+        m.status = proof->status == "env_error" ? TrialStatus::EnvError : parse_trial_status(proof->status);
+        m.message = fmt::format("failed verification on the virtual device at {} ({}): {}", problem_class.key(),
+                                proof->reused ? "an earlier verification" : "verified now", proof->message);
+        m.verification_error = proof->verification_error;
+        m.kernel_hash = proof->job.kernel_hash;
+      } else {
+        m = device.measure(req);
+      }
+      if (proof && proof->status != "env_error") {
+        ++(proof->passed() ? rep.verified : rep.verify_failed);
+        rep.verify_reused += proof->passed() && proof->reused;
+      }
       double measure_ms = std::chrono::duration<double, std::milli>(Clock::now() - measure_start).count();
       bool ok = m.status == TrialStatus::Ok;
       if (interrupted && !ok) {
@@ -288,7 +325,9 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         claims.release(key);
         break;
       }
-      std::int64_t id = store.record_trial(trial_record(run, tmpl, o.problem, c, device.env, m));
+      results::TrialRecord rec = trial_record(run, tmpl, o.problem, c, device.env, m);
+      rec.problem_class = problem_class.key();
+      std::int64_t id = store.record_trial(rec);
       claims.release(key);
       const bool env_error = m.status == TrialStatus::EnvError;
       if (!env_error) {
@@ -299,7 +338,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       // model's prediction for configs that passed, and nothing is ranked by time.
       double value = emulated ? t.predict_ms(o.problem, c, arch.default_device()) : m.median_ms;
       strategy->tell(c, ok ? std::optional<double>(value) : std::nullopt);
-      if (emulated) ++(ok ? rep.verified : rep.verify_failed);
+      if (emulated && m.status != TrialStatus::EnvError) ++(ok ? rep.verified : rep.verify_failed);
       if (ok && !emulated) {
         results[key] = m.median_ms;
         noise_of[key] = m.noise;

@@ -11,6 +11,10 @@
 // tuned (same template version, device, dtypes, layout) are measured before the strategy's
 // own picks (harness/tune/warm_start.h); they count towards `trials`, and notify() says so
 // when they leave the strategy nothing.
+// Verification (model, and cuda with --preflight emulate): each config is proven on the virtual
+// device first (harness/verify/verifier.h: once per kernel and problem class, reused from the
+// store); a failure is recorded with the verdict as the trial's status and is told to the
+// strategy as a failure. Every trial records its kernel hash and problem class.
 // Concurrency: `trials` is the study's budget (template version, problem, device, source), shared
 // by every run on the database: each trial is claimed in the database before it is measured
 // (results/claims.h), so concurrent runs never exceed it nor measure a config twice. A run
@@ -43,6 +47,11 @@ struct TuneOptions {
   bool compile_predicted = true;  // model: compile each config before predicting it
   std::string timer = "auto";     // cuda: auto | cupti | events
   int warm_start_shapes = 3;      // measure first the winners of this many nearest tuned shapes
+  // model: verify each config on the virtual device (its kernel, at the class of `problem`)
+  // before predicting it; a config that fails is recorded failed and never ranks.
+  bool verify = true;
+  int verify_seeds = 2;           // schedules per verification
+  std::string preflight;          // cuda: "emulate" verifies the same way before a GPU runs it
   std::string arguments;  // the command line, for the run's provenance
   std::function<void(const std::string&)> notify;  // told why a device was chosen, up front
 };
@@ -61,7 +70,10 @@ struct TuneReport {
   std::string note;         // why the device was chosen, when not the GPU
   int trials_this_run = 0, trials_resumed = 0, failed = 0;
   int env_failed = 0;       // of `failed`: the machine's fault (not counted; retried on resume)
-  int verified = 0, verify_failed = 0;  // emulate: configs that passed / failed on the virtual device
+  // Configs that passed / failed on the virtual device (emulate; model and --preflight: before
+  // predicting or measuring them), and of the passed, how many by an earlier verification.
+  int verified = 0, verify_failed = 0, verify_reused = 0;
+  std::string unverified_why;  // model: why configs were predicted without verification
   int taken_elsewhere = 0;  // configs the strategy picked that another run had claimed or measured
   int study_trials = 0;     // the study's counted trials at the end, every run's
   double wall_s = 0;

@@ -100,12 +100,12 @@ void run(const Options& o) {
     targets = load_shape_suite(o.shapes, like).shapes;
     for (const kernels::MatmulProblem& p : targets) t.check_problem(p);
   }
-  use_virtual_device("verify");
+  std::vector<std::string> worker_env = virtual_device_environment("verify");
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
   install_stop_handlers();
   std::int64_t run_id = store.begin_run("verify", o.arguments, version_string());
-  Verifier verifier(store, run_id, t, virtual_environment(arch), o.seeds);
+  Verifier verifier(store, run_id, t, virtual_environment(arch), o.seeds, worker_env);
   verifier.stop_on(stop_requested());
   const int threads = o.jobs > 0 ? o.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   auto t0 = std::chrono::steady_clock::now();

@@ -35,8 +35,9 @@ kernels::MatmulProblem with_dtypes(kernels::MatmulProblem p, const kernels::Matm
 }  // namespace
 
 Verifier::Verifier(results::Store& store, std::int64_t run_id, const kernels::MatmulTemplate& t,
-                   results::Environment env, int seeds)
-    : store_(store), run_id_(run_id), t_(t), env_(std::move(env)), seeds_(seeds) {}
+                   results::Environment env, int seeds, std::vector<std::string> worker_environment)
+    : store_(store), run_id_(run_id), t_(t), env_(std::move(env)), seeds_(seeds),
+      worker_environment_(std::move(worker_environment)) {}
 
 Verifier::~Verifier() = default;
 
@@ -238,6 +239,14 @@ VerifyResult Verifier::answer(const VerifyJob& job, WorkerProcess& worker, const
   return r;
 }
 
+VerifyResult Verifier::verify(const core::TuningConfig& config, const kernels::MatmulProblem& target, int sm_count,
+                              const std::atomic<bool>& interrupted) {
+  std::vector<VerifyJob> jobs = plan({config}, {target}, sm_count, 1);
+  if (!worker_) worker_ = std::make_unique<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 900.0,
+                                                worker_environment_);
+  return answer(jobs.front(), *worker_, interrupted);
+}
+
 std::vector<VerifyResult> Verifier::run(const std::vector<VerifyJob>& jobs, int parallel,
                                         const std::atomic<bool>& interrupted,
                                         const std::function<void(const VerifyResult&)>& on_result) {
@@ -248,7 +257,8 @@ std::vector<VerifyResult> Verifier::run(const std::vector<VerifyJob>& jobs, int 
     std::unique_ptr<WorkerProcess> worker;
     for (size_t i; !interrupted && (i = next++) < jobs.size();) {
       if (!worker)
-        worker = std::make_unique<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 900.0);
+        worker = std::make_unique<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 900.0,
+                                                worker_environment_);
       VerifyResult r = answer(jobs[i], *worker, interrupted);
       // A signal reaches the worker too: its failure then says nothing about the config.
       if (interrupted && !r.reused && !r.passed()) break;

@@ -28,6 +28,8 @@
 
 namespace mgpu::harness {
 
+class WorkerProcess;
+
 struct VerifyJob {
   core::TuningConfig config;
   kernels::MatmulProblem target;  // the problem the class was taken from
@@ -49,8 +51,9 @@ struct VerifyResult {
 
 class Verifier {
  public:
+  // `worker_environment`: what the virtual-device workers run with (virtual_device_environment()).
   Verifier(results::Store& store, std::int64_t run_id, const kernels::MatmulTemplate& t, results::Environment env,
-           int seeds);
+           int seeds, std::vector<std::string> worker_environment);
   ~Verifier();
   // plan() stops compiling when this is set (the jobs left get a compile error saying so).
   void stop_on(const std::atomic<bool>& interrupted) { interrupted_ = &interrupted; }
@@ -68,21 +71,28 @@ class Verifier {
   std::vector<VerifyResult> run(const std::vector<VerifyJob>& jobs, int parallel, const std::atomic<bool>& interrupted,
                                 const std::function<void(const VerifyResult&)>& on_result);
 
+  // One config at the class `target` has for a grid of `sm_count` SMs, answered from the store
+  // or run in this verifier's own worker (kept between calls, as a tuning loop needs).
+  VerifyResult verify(const core::TuningConfig& config, const kernels::MatmulProblem& target, int sm_count,
+                      const std::atomic<bool>& interrupted);
+
  private:
   struct Compiled;
   std::vector<Compiled> compile(const std::vector<core::TuningConfig>& configs, const kernels::MatmulProblem& like,
                                 int threads);
-  VerifyResult answer(const VerifyJob& job, class WorkerProcess& worker, const std::atomic<bool>& interrupted);
+  VerifyResult answer(const VerifyJob& job, WorkerProcess& worker, const std::atomic<bool>& interrupted);
 
   results::Store& store_;
   std::int64_t run_id_;
   const kernels::MatmulTemplate& t_;
   results::Environment env_;
   int seeds_;
+  std::vector<std::string> worker_environment_;
   const std::atomic<bool>* interrupted_ = nullptr;
   std::mutex store_mu_;
   std::mutex proxy_mu_;
-  std::map<std::string, std::optional<kernels::ProxyProblem>> proxies_;  // by kernel shape, dtypes and class
+  std::map<std::string, std::optional<kernels::ProxyProblem>> proxies_;
+  std::unique_ptr<WorkerProcess> worker_;  // by kernel shape, dtypes and class
 };
 
 }  // namespace mgpu::harness

@@ -15,15 +15,24 @@ std::optional<std::string> why_not_verifiable(const core::ArchSpec& arch) {
                      arch.name);
 }
 
-std::string use_virtual_device(const std::string& what) {
+std::vector<std::string> virtual_device_environment(const std::string& what) {
   std::string lib = find_virtual_device_library();
   if (lib.empty())
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{}: libmgpu_vcuda.so (the virtual device) is neither beside this executable nor "
                                   "named by MGPU_CUDA_DRIVER", what));
-  setenv("MGPU_CUDA_DRIVER", lib.c_str(), 1);  // for this process and the workers it starts
-  setenv("MGPU_EMU_REPORTS", "off", 0);        // findings come back in each trial's message
-  setenv("MGPU_EMU_RACES", "1", 0);            // verified means race-checked too (MGPU_EMU_RACES=0 to skip)
+  const char* races = std::getenv("MGPU_EMU_RACES");  // verified means race-checked too, unless turned off
+  return {"MGPU_CUDA_DRIVER=" + lib, "MGPU_EMU_REPORTS=off",
+          std::string("MGPU_EMU_RACES=") + (races && *races ? races : "1")};
+}
+
+std::string use_virtual_device(const std::string& what) {
+  std::string lib;
+  for (const std::string& e : virtual_device_environment(what)) {
+    size_t eq = e.find('=');
+    setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
+    if (e.rfind("MGPU_CUDA_DRIVER=", 0) == 0) lib = e.substr(eq + 1);
+  }
   return lib;
 }
 

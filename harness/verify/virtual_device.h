@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/arch.h"
 #include "results/store.h"
@@ -15,7 +16,12 @@ namespace mgpu::harness {
 
 std::optional<std::string> why_not_verifiable(const core::ArchSpec& arch);
 
-// Returns the library's path. `what` names the option that needs it, for the message.
+// The environment a virtual-device worker runs with ("NAME=value": the driver library, reports
+// off -- findings come back in each trial's message --, races checked unless MGPU_EMU_RACES=0).
+// `what` names the option that needs it, for the message when the library is missing.
+std::vector<std::string> virtual_device_environment(const std::string& what);
+
+// The same set in this process, for itself and every worker it starts; returns the library.
 std::string use_virtual_device(const std::string& what);
 
 results::Environment virtual_environment(const core::ArchSpec& arch);
