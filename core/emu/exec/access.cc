@@ -93,6 +93,11 @@ std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int 
                           "register " + w.launch().kernel->reg_names[op.reg] +
                               " is the accumulator of a wgmma.mma_async that no wgmma.wait_group has retired yet");
       }
+      if (w.tmem_pending[op.reg]) {
+        w.launch().report(ReportKind::AccumulatorEarly, where(w, in, lane),
+                          "register " + w.launch().kernel->reg_names[op.reg] +
+                              " is a destination of a tcgen05.ld that no tcgen05.wait::ld has completed yet");
+      }
       v = w.reg(op.reg, lane);
       break;
     case K::Imm:
@@ -130,6 +135,11 @@ void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, st
     w.launch().report(ReportKind::AccumulatorEarly, where(w, in, lane),
                       "register " + w.launch().kernel->reg_names[op.reg] +
                           " written while it is the accumulator of an unretired wgmma.mma_async");
+  }
+  if (w.tmem_pending[op.reg]) {
+    w.launch().report(ReportKind::AccumulatorEarly, where(w, in, lane),
+                      "register " + w.launch().kernel->reg_names[op.reg] +
+                          " written while it is a destination of a tcgen05.ld that no tcgen05.wait::ld has completed");
   }
   ptx::RegType rt = w.launch().kernel->reg_types[op.reg];
   switch (rt) {
@@ -237,6 +247,10 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
       if (g.cta != &cta) continue;
       if (!g.reads(offset, offset + bytes)) continue;
       lo = offset; hi = offset + bytes; what = "a wgmma.mma_async still reading it (no wgmma.wait_group retired it)";
+    } else if (op->kind == AsyncOp::Tcgen05Mma) {
+      auto& g = static_cast<Tcgen05MmaOp&>(*op);
+      if (!g.reads(&cta, offset, offset + bytes)) continue;
+      lo = offset; hi = offset + bytes; what = "a tcgen05.mma still reading it (no tcgen05.commit covering it has arrived)";
     } else if (op->kind == AsyncOp::TmaLoad) {
       auto& t = static_cast<TmaLoadOp&>(*op);
       if (!(t.cta_mask & (1u << cta.rank))) continue;

@@ -53,6 +53,7 @@ bool lane_can_run(Warp& w, int l) {
     case Wait::BulkGroups: return true;
     case Wait::ClusterBar: return w.cta->cluster->barrier.generation != wt.value;
     case Wait::Registers: return registers_available(w, static_cast<std::int32_t>(wt.value));
+    case Wait::TmemAlloc: return tmem_of(*w.cta).can_allocate(static_cast<std::uint32_t>(wt.value));
   }
   return true;
 }
@@ -182,6 +183,9 @@ std::string describe_wait(Warp& w, int l) {
     case Wait::WgmmaGroups: return "waits at " + at + " in wgmma.wait_group " + std::to_string(wt.value) + " for warps of its warpgroup to issue their wgmma";
     case Wait::BulkGroups: return "waits at " + at + " for bulk async-groups";
     case Wait::Registers: return "waits at " + at + " in setmaxnreg.inc " + std::to_string(wt.value) + " for registers other warps still hold";
+    case Wait::TmemAlloc:
+      return "waits at " + at + " in tcgen05.alloc for " + std::to_string(wt.value) + " columns of tensor memory (" +
+             tmem_of(*w.cta).describe() + ")";
     case Wait::ClusterBar: return "waits at " + at + " in barrier.cluster.wait (" + std::to_string(w.cta->cluster->barrier.arrived) + " threads arrived)";
   }
   return at;

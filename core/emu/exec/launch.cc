@@ -81,6 +81,7 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
           w->alive = w->lanes == 32 ? 0xFFFFFFFFu : (1u << w->lanes) - 1;
           w->regs.assign(slots * 32, 0);
           w->inflight.assign(slots, nullptr);
+          w->tmem_pending.assign(slots, 0);
           w->local.assign(static_cast<std::size_t>(L.local_bytes) * 32, 0);
           w->maxnreg = per_thread;
           cta->registers_in_use += static_cast<std::int64_t>(per_thread) * 32;
@@ -90,6 +91,17 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
         cl->ctas.push_back(std::move(cta));
       }
   return cl;
+}
+
+// PTX ISA "tcgen05.alloc": all tensor memory a CTA allocated must be freed before it exits.
+void tmem_leak_check(Launch& L, Cta& cta) {
+  if (!cta.tmem) return;
+  std::string held = cta.tmem->held_text(&cta);
+  if (held.empty()) return;
+  L.report(ReportKind::TmemMisuse, cta.where(),
+           "CTA (" + std::to_string(cta.id[0]) + "," + std::to_string(cta.id[1]) + "," + std::to_string(cta.id[2]) +
+               ") exited holding tensor memory " + held + ": no tcgen05.dealloc freed it (a leak)");
+  cta.tmem->release_all(&cta);
 }
 
 [[noreturn]] void deadlock(Launch& L, Cluster& cl) {
@@ -122,6 +134,13 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
   std::size_t pending = 0;
   for (auto& op : cl.inflight) pending += !op->performed;
   msg += "\n  async operations in flight: " + std::to_string(pending);
+  // MMAs that no tcgen05.commit covers: nothing will ever tell a waiter they completed.
+  int uncommitted = 0, line = -1;
+  for (auto& op : cl.inflight)
+    if (op->kind == AsyncOp::Tcgen05Mma && !uncommitted++) line = op->issued.line;
+  if (uncommitted)
+    msg += "\n  tcgen05.mma operations no tcgen05.commit covers: " + std::to_string(uncommitted) + " (the first issued at PTX line " +
+           std::to_string(line) + ")";
   L.fault(ReportKind::Deadlock, first, msg);
 }
 
@@ -171,7 +190,10 @@ void run_cluster(Launch& L, Cluster& cl) {
       Cta& cta = *w->cta;
       bool all = true;
       for (auto& o : cta.warps) all &= o->alive == 0;
-      if (all) cta.exited = true;
+      if (all) {
+        cta.exited = true;
+        tmem_leak_check(L, cta);
+      }
       cluster_barrier_on_exit(cl);
     }
     if (L.steps > L.config.step_limit)
