@@ -178,5 +178,53 @@ TEST_F(Tcgen05Isa, AColumnCountThatIsNotAPowerOfTwoFaults) {
   EXPECT_NE(r.reports[0].message.find("not a power of two in [32, 512]"), std::string::npos) << all(r);
 }
 
+
+// The shared address layout the 2-SM code relies on: a CTA's own shared::cta addresses carry
+// its cluster rank in bits 24 and up (CUTLASS's Sm100MmaPeerBitMask 0xFEFFFFFF clears bit 24 to
+// reach the even CTA), mapa changes only those bits, and a shared::cta access must name the
+// executing CTA (PTX ISA 5.1.1).
+std::string address_kernel(bool touch_peer_as_cta) {
+  return std::string(".version 8.7\n.target sm_100a\n.address_size 64\n"
+                     ".visible .entry k(.param .u64 pout)\n{\n"
+                     "  .shared .align 16 .b8 buf[64];\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n"
+                     "  ld.param.u64 %rd1, [pout];\n  mov.u32 %r1, %cluster_ctarank;\n  mov.u32 %r2, buf;\n"
+                     "  mapa.shared::cluster.u32 %r3, %r2, 0;\n  and.b32 %r4, %r2, 0xFEFFFFFF;\n"
+                     "  mul.wide.u32 %rd2, %r1, 16;\n  add.s64 %rd3, %rd1, %rd2;\n"
+                     "  st.global.v2.b32 [%rd3], {%r2, %r3};\n  st.global.b32 [%rd3+8], %r4;\n") +
+         (touch_peer_as_cta ? "  ld.shared.b32 %r5, [%r4];\n" : "") + "  ret;\n}\n";
+}
+
+TEST_F(Tcgen05Isa, SharedAddressesCarryTheCtaRankInBit24AndUp) {
+  LoadedModule& m = dev.load(address_kernel(false));
+  out = dev.memory().alloc(2048);
+  LaunchConfig c;
+  c.block[0] = 32;
+  c.grid[0] = 2;
+  c.cluster[0] = 2;
+  void* args[] = {&out};
+  LaunchResult r = dev.launch(m, "k", c, args);
+  ASSERT_TRUE(r.ok) << all(r);
+  const std::uint32_t off = word(0);
+  EXPECT_LT(off, 1u << 24);
+  EXPECT_EQ(word(4), off | (1u << 24));  // CTA rank 1's own address
+  EXPECT_EQ(word(1), off);               // mapa to rank 0
+  EXPECT_EQ(word(5), off);
+  EXPECT_EQ(word(6), off);               // rank 1's address with the peer bit cleared: rank 0's
+}
+
+TEST_F(Tcgen05Isa, ASharedCtaAccessToThePeersMemoryFaults) {
+  LoadedModule& m = dev.load(address_kernel(true));
+  out = dev.memory().alloc(2048);
+  LaunchConfig c;
+  c.block[0] = 32;
+  c.grid[0] = 2;
+  c.cluster[0] = 2;
+  void* args[] = {&out};
+  LaunchResult r = dev.launch(m, "k", c, args);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::OutOfBounds) << all(r);
+  EXPECT_NE(r.reports[0].message.find("an address of CTA rank 0"), std::string::npos) << all(r);
+}
+
 }  // namespace
 }  // namespace mgpu::emu

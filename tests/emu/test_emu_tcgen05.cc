@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/emu/device.h"
+#include "core/emu/engines/tensor_map.h"
 #include "core/half.h"
 
 namespace mgpu::emu {
@@ -212,6 +213,147 @@ TEST_F(Tcgen05, AnAllocationThatCanNeverBeSatisfiedDeadlocksNamingIt) {
     EXPECT_NE(r.reports[0].message.find("in tcgen05.alloc for"), std::string::npos) << all(r);
     EXPECT_NE(r.reports[0].message.find("held by CTA (0,0,0) warp"), std::string::npos) << all(r);
   }
+}
+
+
+// A CTA pair (cluster of 2) computes D (256 x 64, f32) = A (256 x 64) x B^T (B: 64 x 64) with one
+// tcgen05.mma.cta_group::2 per k16 step, as CUTLASS's 2-SM UMMA does: each CTA loads its 128
+// rows of A and its 32 rows of B with .cta_group::2 TMA loads that complete on the even CTA's
+// barrier (reached by clearing bit 24 of the shared address, CUTLASS's peer-bit mask); the even
+// CTA's thread 0 issues the MMAs and commits with .multicast::cluster to both CTAs' barriers;
+// each CTA reads its 128 rows from its own tensor memory. `mode`: 1 the odd CTA signals its own
+// barrier (the leader waits forever for its bytes), 2 the odd CTA never allocates (the leader's
+// collective tcgen05.alloc waits forever for its peer).
+std::string pair_kernel() {
+  std::string stores;
+  for (int i = 0; i < 16; ++i)
+    stores += "  st.global.v4.b32 [%rd31+" + std::to_string(16 * i) + "], {%r" + std::to_string(100 + 4 * i) + ", %r" +
+              std::to_string(101 + 4 * i) + ", %r" + std::to_string(102 + 4 * i) + ", %r" + std::to_string(103 + 4 * i) + "};\n";
+  std::string mmas;
+  for (int kk = 0; kk < 4; ++kk)
+    mmas += "  tcgen05.mma.cta_group::2.kind::f16 [%r30], %rd22, %rd24, %r32, %p8;\n"
+            "  add.s64 %rd22, %rd22, 2;\n  add.s64 %rd24, %rd24, 2;\n  mov.pred %p8, 1;\n";
+  return std::string(
+             ".version 8.7\n.target sm_100a\n.address_size 64\n"
+             ".extern .shared .align 1024 .b8 smem[];\n"
+             ".visible .entry tc_pair(.param .align 64 .b8 ma[128], .param .align 64 .b8 mb[128], .param .u64 pd, .param .u32 mode)\n{\n"
+             "  .reg .pred %p<16>;\n  .reg .b16 %rs<4>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
+             "  mov.b64 %rd1, ma;\n  mov.b64 %rd2, mb;\n  cvta.param.u64 %rd1, %rd1;\n  cvta.param.u64 %rd2, %rd2;\n"
+             "  ld.param.u64 %rd3, [pd];\n  ld.param.u32 %r1, [mode];\n"
+             "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, smem;\n  shr.u32 %r21, %r2, 5;\n  mov.u32 %r4, %cluster_ctarank;\n"
+             "  setp.eq.u32 %p3, %r2, 0;\n  setp.eq.u32 %p4, %r21, 0;\n  setp.eq.u32 %p5, %r4, 0;\n"
+             "  add.u32 %r20, %r3, 24576;\n  add.u32 %r23, %r3, 24592;\n  add.u32 %r22, %r3, 24584;\n"
+             "  @%p3 mbarrier.init.shared.b64 [%r20], 1;\n  @%p3 mbarrier.init.shared.b64 [%r23], 1;\n"
+             "  fence.mbarrier_init.release.cluster;\n"
+             // mode 2: the odd CTA never allocates.
+             "  setp.eq.u32 %p6, %r1, 2;\n  @%p5 bra ALLOC;\n  @%p6 bra ALLOCATED;\n"
+             "ALLOC:\n  @%p4 tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r22], 64;\n"
+             "  @%p4 tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n"
+             "ALLOCATED:\n  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+             "  tcgen05.fence::after_thread_sync;\n  ld.shared.b32 %r30, [%r22];\n"
+             "  and.pred %p7, %p3, %p5;\n"
+             "  @%p7 mbarrier.arrive.expect_tx.shared.b64 _, [%r20], 40960;\n"
+             "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+             "  @!%p3 bra WAIT;\n"
+             // The leader's barrier: clear the peer bit (bit 24) of this CTA's address; mode 1 keeps it.
+             "  and.b32 %r24, %r20, 0xFEFFFFFF;\n  setp.eq.u32 %p9, %r1, 1;\n  selp.b32 %r24, %r20, %r24, %p9;\n"
+             "  shl.b32 %r25, %r4, 7;\n  mov.u32 %r26, 0;\n  shl.b32 %r27, %r4, 5;\n  add.u32 %r28, %r3, 16384;\n"
+             "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [%r3], [%rd1, {%r26, %r25}], [%r24];\n"
+             "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [%r28], [%rd2, {%r26, %r27}], [%r24];\n"
+             "  @!%p5 bra WAIT;\n"
+             "LF:\n  mbarrier.try_wait.parity.shared.b64 %p12, [%r20], 0;\n  @!%p12 bra LF;\n"
+             "  tcgen05.fence::after_thread_sync;\n"
+             "  cvt.u64.u32 %rd21, %r3;\n  shr.u64 %rd21, %rd21, 4;\n  and.b64 %rd21, %rd21, 16383;\n  or.b64 %rd22, %rd21, 0x4000404000010000;\n"
+             "  cvt.u64.u32 %rd23, %r28;\n  shr.u64 %rd23, %rd23, 4;\n  and.b64 %rd23, %rd23, 16383;\n  or.b64 %rd24, %rd23, 0x4000404000010000;\n"
+             // F32 D, BF16 A/B, N 64 >> 3 << 17, M 256 >> 4 << 24.
+             "  mov.u32 %r32, 0x10100490;\n  mov.pred %p8, 0;\n") +
+         mmas +
+         "  mov.b16 %rs1, 3;\n"
+         "  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r23], %rs1;\n"
+         "WAIT:\n"
+         "LW:\n  mbarrier.try_wait.parity.shared.b64 %p12, [%r23], 0;\n  @!%p12 bra LW;\n"
+         "  tcgen05.fence::after_thread_sync;\n"
+         "  shl.b32 %r40, %r21, 21;\n  add.u32 %r41, %r30, %r40;\n"
+         "  tcgen05.ld.sync.aligned.32x32b.x64.b32 " + regs(64) + ", [%r41];\n"
+         "  tcgen05.wait::ld.sync.aligned;\n"
+         "  shl.b32 %r42, %r4, 7;\n  add.u32 %r43, %r42, %r2;\n"
+         "  mul.wide.u32 %rd30, %r43, 256;\n  add.s64 %rd31, %rd3, %rd30;\n" +
+         stores +
+         "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+         "  tcgen05.fence::after_thread_sync;\n"
+         "  @%p4 tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r30, 64;\n"
+         "  ret;\n}\n";
+}
+
+struct Tcgen05Pair : ::testing::Test {
+  Device dev;
+  LoadedModule* m = nullptr;
+  std::vector<std::uint16_t> a, b;
+  std::uint64_t da = 0, db = 0, dd = 0;
+  alignas(64) std::uint8_t map_a[128], map_b[128];
+  void SetUp() override {
+    m = &dev.load(pair_kernel());
+    a.resize(256 * 64);
+    b.resize(64 * 64);
+    for (int i = 0; i < 256 * 64; ++i) a[i] = core::to_bf16(float((i * 7) % 13) - 6.0f);
+    for (int i = 0; i < 64 * 64; ++i) b[i] = core::to_bf16(float((i * 5) % 11) * 0.25f - 1.0f);
+    da = dev.memory().alloc(a.size() * 2);
+    db = dev.memory().alloc(b.size() * 2);
+    dd = dev.memory().alloc(256 * 64 * 4);
+    std::memcpy(dev.memory().find(da, a.size() * 2), a.data(), a.size() * 2);
+    std::memcpy(dev.memory().find(db, b.size() * 2), b.data(), b.size() * 2);
+    std::uint64_t dims_a[2] = {64, 256}, dims_b[2] = {64, 64}, strides[1] = {128};
+    std::uint32_t box_a[2] = {64, 128}, box_b[2] = {64, 32}, es[2] = {1, 1};
+    ASSERT_EQ(encode_tensor_map(map_a, 9 /*BFLOAT16*/, 2, da, dims_a, strides, box_a, es, 0, 3 /*128B*/, 0), "");
+    ASSERT_EQ(encode_tensor_map(map_b, 9, 2, db, dims_b, strides, box_b, es, 0, 3, 0), "");
+  }
+  LaunchResult run(int mode, std::uint64_t seed = 1) {
+    LaunchConfig c;
+    c.block[0] = 128;
+    c.grid[0] = 2;
+    c.cluster[0] = 2;
+    c.dynamic_smem = 25600;
+    c.seed = seed;
+    std::uint32_t md = static_cast<std::uint32_t>(mode);
+    void* args[] = {map_a, map_b, &dd, &md};
+    return dev.launch(*m, "tc_pair", c, args);
+  }
+  double max_error() {
+    std::vector<float> d(256 * 64);
+    std::memcpy(d.data(), dev.memory().find(dd, d.size() * 4), d.size() * 4);
+    double worst = 0;
+    for (int i = 0; i < 256; ++i)
+      for (int j = 0; j < 64; ++j) {
+        double ref = 0;
+        for (int k = 0; k < 64; ++k) ref += double(core::from_bf16(a[i * 64 + k])) * core::from_bf16(b[j * 64 + k]);
+        double e = std::fabs(d[i * 64 + j] - ref);
+        if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
+      }
+    return worst;
+  }
+};
+
+TEST_F(Tcgen05Pair, TwoCtaMmaMatchesTheReferenceUnderEverySchedule) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    LaunchResult r = run(0, seed);
+    ASSERT_TRUE(r.ok) << "seed " << seed << "\n" << Tcgen05::all(r);
+    EXPECT_TRUE(r.reports.empty()) << "seed " << seed << "\n" << Tcgen05::all(r);
+    EXPECT_EQ(max_error(), 0.0) << "seed " << seed;
+  }
+}
+
+TEST_F(Tcgen05Pair, LoadSignallingTheOddCtasOwnBarrierLeavesTheLeaderWaiting) {
+  LaunchResult r = run(1);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << Tcgen05::all(r);
+  EXPECT_NE(r.reports[0].message.find("tx-count 20480 bytes"), std::string::npos) << Tcgen05::all(r);
+}
+
+TEST_F(Tcgen05Pair, PairAllocationWithoutThePeerDeadlocksNamingIt) {
+  LaunchResult r = run(2);
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << Tcgen05::all(r);
+  EXPECT_NE(r.reports[0].message.find("for a warp of the peer CTA rank 1 to perform it too"), std::string::npos) << Tcgen05::all(r);
 }
 
 }  // namespace

@@ -135,18 +135,20 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
       cta.smem[a] = box[i];
       cta.shadow[a].flags = SmemShadow::kInit;
     }
-    auto it = cta.mbarriers.find(op.mbar);
-    if (it == cta.mbarriers.end() || !it->second.initialized()) {
+    const int br = op.barrier_rank(static_cast<int>(r));
+    Cta& bar_cta = *c.ctas[br];
+    auto it = bar_cta.mbarriers.find(op.mbar);
+    if (it == bar_cta.mbarriers.end() || !it->second.initialized()) {
       L.report(ReportKind::BarrierMisuse, op.issued, "TMA load completes bytes on the mbarrier at shared offset " + std::to_string(op.mbar) +
-                                                         " of CTA rank " + std::to_string(r) + ", which is not initialized");
+                                                         " of CTA rank " + std::to_string(br) + ", which is not initialized");
       continue;
     }
     std::string err;
     const std::uint64_t phase_before = it->second.phase();
     it->second.complete_tx(bytes, err);
-    after_mbarrier_update(cta, op.mbar, it->second, phase_before, op.issued);
+    after_mbarrier_update(bar_cta, op.mbar, it->second, phase_before, op.issued);
     if (!err.empty())
-      L.report(ReportKind::BarrierMisuse, op.issued, "mbarrier at shared offset " + std::to_string(op.mbar) + " of CTA rank " + std::to_string(r) + ": " + err);
+      L.report(ReportKind::BarrierMisuse, op.issued, "mbarrier at shared offset " + std::to_string(op.mbar) + " of CTA rank " + std::to_string(br) + ": " + err);
   }
   forget(c, &op);
 }

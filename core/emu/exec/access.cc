@@ -110,7 +110,7 @@ std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int 
       const Launch& L = w.launch();
       if (op.symbol >= 0) {
         const auto& var = L.module->variables[op.symbol];
-        if (var.space == ptx::VarSpace::Shared) v = L.shared_vars[op.symbol];
+        if (var.space == ptx::VarSpace::Shared) v = cluster_address(w.cta->rank, L.shared_vars[op.symbol]);
         else if (var.space == ptx::VarSpace::Local) v = L.local_vars[op.symbol];
         else v = L.global_vars[op.symbol];
       } else if (op.symbol <= -2) {
@@ -169,7 +169,7 @@ Cta& shared_target(Warp& w, const Insn& in, std::uint32_t a, std::uint32_t bytes
   Launch& L = w.launch();
   int rank = cluster_rank_of(a);
   Cta* cta = w.cta;
-  if (rank >= 0) {
+  if (rank != w.cta->rank) {
     if (rank >= static_cast<int>(w.cta->cluster->ctas.size()))
       L.fault(ReportKind::OutOfBounds, where(w, in, lane),
               "shared::cluster address " + hex(a) + " names CTA rank " + std::to_string(rank) + " of a " +
@@ -204,6 +204,11 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
       if (addr > 0xFFFFFFFFull)
         L.fault(ReportKind::OutOfBounds, where(w, in, lane), "shared address " + hex(addr) + " does not fit 32 bits");
       r.cta = &shared_target(w, in, static_cast<std::uint32_t>(addr), bytes, lane, r.offset);
+      // PTX ISA 5.1.1: a shared::cta address names the executing CTA's memory only.
+      if (space == Space::Shared && r.cta != w.cta)
+        L.fault(ReportKind::OutOfBounds, where(w, in, lane),
+                "shared::cta access at " + hex(addr) + ", an address of CTA rank " + std::to_string(r.cta->rank) +
+                    " (a shared::cluster address: use .shared::cluster)");
       r.ptr = r.cta->smem.data() + r.offset;
       if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane);
       else note_generic_read(w, in, *r.cta, r.offset, bytes, lane);

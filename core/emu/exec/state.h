@@ -57,7 +57,7 @@ struct SmemShadow {
 
 // Why a lane waits (it re-executes its instruction when the condition may hold).
 struct Wait {
-  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers, TmemAlloc };
+  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers, TmemAlloc, TmemPeer };
   Kind kind = None;
   std::uint32_t object = 0;  // barrier id, or mbarrier shared::cluster address
   std::uint64_t value = 0;   // generation / parity / group count / columns
@@ -81,6 +81,12 @@ struct TmaLoadOp : AsyncOp {
   std::uint32_t dst = 0;       // shared offset in each destination CTA
   std::uint32_t mbar = 0;      // shared offset of the mbarrier in each destination CTA
   std::uint32_t cta_mask = 0;  // destination CTA ranks
+  // .cta_group::2: the bytes of destination r complete on the mbarrier of the CTA of r's pair
+  // whose rank has bit 0 = pair_bit (PTX ISA 9.7.9.25: "the mbarrier ... can be in shared memory
+  // of either the same CTA as the shared memory destination dstMem or in its peer-CTA").
+  bool pair = false;
+  int pair_bit = 0;
+  int barrier_rank(int r) const { return pair ? (r & ~1) | pair_bit : r; }
 };
 
 struct BulkGroup;
@@ -236,6 +242,7 @@ struct Cta {
   NamedBarrier cluster_clocks;          // barrier.cluster, as seen by this CTA's threads
   std::shared_ptr<TensorMemory> tmem;   // its SM's tensor memory (shared with co-resident CTAs)
   bool tmem_permit_relinquished = false;  // tcgen05.relinquish_alloc_permit executed
+  std::uint64_t tc_collective = 0;        // cta_group::2 alloc/dealloc this CTA's warp performed
   // An mbarrier of this CTA completed a phase: what its arrivals released becomes acquirable.
   void mbar_phase_completed(std::uint32_t offset);
 
@@ -284,6 +291,7 @@ struct Launch {
   std::uint64_t steps = 0;          // warp-instructions
   std::uint64_t thread_steps = 0;   // thread-instructions (active lanes of each)
   bool phase_completed = false;     // an instruction just completed an mbarrier phase
+  int tcgen05_group = 0;            // the .cta_group of the first tcgen05 instruction run (1 or 2)
   Cluster* current = nullptr;
 
   void report(ReportKind kind, Where where, std::string message);  // non-fatal: recorded once per pc

@@ -60,10 +60,48 @@ void check_mma_writes(Warp& w, const Insn& in, int l, Cta& cta, std::uint32_t la
   }
 }
 
+// "All tcgen05 instructions within a kernel must specify the same value for the .cta_group
+// qualifier" (tcgen05.alloc); instructions without one (ld, st, wait, fence) are exempt.
+void check_group(Warp& w, const Insn& in, int l) {
+  Launch& L = w.launch();
+  const int g = in.flags & Group2 ? 2 : 1;
+  if (!L.tcgen05_group) L.tcgen05_group = g;
+  else if (L.tcgen05_group != g)
+    L.report(ReportKind::TmemMisuse, where(w, in, l),
+             "tcgen05 instructions of this kernel use both .cta_group::1 and .cta_group::2 (the ISA requires one value)");
+}
+
+// The peer CTA of a cta_group::2 instruction, or a fault.
+Cta& peer_of(Warp& w, const Insn& in, int l) {
+  Cluster& c = *w.cta->cluster;
+  const int p = w.cta->rank ^ 1;
+  if (p >= static_cast<int>(c.ctas.size()))
+    w.launch().fault(ReportKind::Unsupported, where(w, in, l),
+                     in.src->opcode + " in CTA rank " + std::to_string(w.cta->rank) + " of a " + std::to_string(c.ctas.size()) +
+                         "-CTA cluster: it has no peer CTA");
+  return *c.ctas[p];
+}
+
+// A cta_group::2 alloc/dealloc is performed by one warp of each CTA of the pair together: the
+// first to get here waits ("Issue Granularity": "the first warp to perform the operation could
+// block until the second warp in the Peer CTA also performs the operation").
+Flow rendezvous(Warp& w, const Insn& in, std::uint32_t mask) {
+  Cta& cta = *w.cta;
+  const std::uint64_t k = ++cta.tc_collective;
+  if (peer_of(w, in, __builtin_ctz(mask)).tc_collective >= k) return Flow::Next;
+  EMU_FOR_LANES(mask, l) w.wait[l] = Wait{Wait::TmemPeer, 0, k};
+  return Flow::Block;
+}
+
 Flow alloc(Warp& w, const Insn& in, std::uint32_t mask) {
   Launch& L = w.launch();
   Cta& cta = *w.cta;
   const int l0 = __builtin_ctz(mask);
+  // Woken from the rendezvous: this warp's part was done before it waited.
+  if (w.wait[l0].kind == Wait::TmemPeer) return Flow::Next;
+  check_group(w, in, l0);
+  const bool pair = in.flags & Group2;
+  if (pair) peer_of(w, in, l0);
   switch (in.op) {
     case Alloc: {
       const std::uint64_t n = src(w, in, 1, l0);
@@ -78,7 +116,7 @@ Flow alloc(Warp& w, const Insn& in, std::uint32_t mask) {
       const std::uint32_t addr = static_cast<std::uint32_t>(col);  // lane 0, column col
       Resolved r = resolve(w, in, Space::Shared, shared_operand(w, in, in.operand(0), l0), 4, true, l0);
       std::memcpy(r.ptr, &addr, 4);
-      return Flow::Next;
+      return pair ? rendezvous(w, in, mask) : Flow::Next;
     }
     case Dealloc: {
       const std::uint32_t a = static_cast<std::uint32_t>(src(w, in, 0, l0));
@@ -89,7 +127,7 @@ Flow alloc(Warp& w, const Insn& in, std::uint32_t mask) {
       if (tmem_lane(a) != 0) L.report(ReportKind::TmemMisuse, where(w, in, l0), "tcgen05.dealloc of an address with lane " + std::to_string(tmem_lane(a)) + " (not one tcgen05.alloc returned)");
       if (std::string e = tmem_of(cta).deallocate(c0, static_cast<std::uint32_t>(n), &cta); !e.empty())
         L.report(ReportKind::TmemMisuse, where(w, in, l0), "tcgen05.dealloc: " + e);
-      return Flow::Next;
+      return pair ? rendezvous(w, in, mask) : Flow::Next;
     }
     default:
       cta.tmem_permit_relinquished = true;
@@ -143,6 +181,7 @@ Flow mma(Warp& w, const Insn& in, std::uint32_t mask) {
   Launch& L = w.launch();
   Cluster& c = *w.cta->cluster;
   EMU_FOR_LANES(mask, l) {
+    check_group(w, in, l);
     auto op = std::make_shared<Tcgen05MmaOp>();
     op->issued = where(w, in, l);
     op->group = in.flags & Group2 ? 2 : 1;
@@ -191,6 +230,7 @@ Flow mma(Warp& w, const Insn& in, std::uint32_t mask) {
 Flow commit(Warp& w, const Insn& in, std::uint32_t mask) {
   Cluster& c = *w.cta->cluster;
   EMU_FOR_LANES(mask, l) {
+    check_group(w, in, l);
     auto op = std::make_shared<Tcgen05CommitOp>();
     op->issued = where(w, in, l);
     op->issuer = w.cta;
