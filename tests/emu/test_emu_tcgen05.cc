@@ -356,5 +356,71 @@ TEST_F(Tcgen05Pair, PairAllocationWithoutThePeerDeadlocksNamingIt) {
   EXPECT_NE(r.reports[0].message.find("for a warp of the peer CTA rank 1 to perform it too"), std::string::npos) << Tcgen05::all(r);
 }
 
+
+// Residency: two 2-CTA clusters whose CTAs fit on the same SMs together (a warp each, little
+// shared memory) run together, CTA rank r of each cluster on SM r, sharing its tensor memory.
+// Each CTA's warp allocates `cols` columns and then waits at barrier.cluster for its peer: when
+// one cluster gets SM 0's columns and the other SM 1's, each waits for a peer that waits for
+// columns the other holds -- an allocation that can block forever (it depends on the schedule).
+const char* kCrossKernel =
+    ".version 8.7\n.target sm_100a\n.address_size 64\n"
+    ".visible .entry tc_cross(.param .u32 cols)\n{\n"
+    "  .shared .align 16 .b8 slot[16];\n  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n"
+    "  ld.param.u32 %r1, [cols];\n"
+    "  mov.u32 %r4, slot;\n"
+    "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], %r1;\n"
+    "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+    "  tcgen05.fence::after_thread_sync;\n"
+    "  ld.shared.b32 %r5, [%r4];\n"
+    "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, %r1;\n"
+    "  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n"
+    "  ret;\n}\n";
+
+struct Tcgen05Residency : ::testing::Test {
+  Device dev;
+  LaunchResult run(std::uint32_t cols, std::uint32_t dynamic_smem, std::uint64_t seed) {
+    LoadedModule& m = dev.load(kCrossKernel);
+    LaunchConfig c;
+    c.block[0] = 32;
+    c.grid[0] = 4;
+    c.cluster[0] = 2;
+    c.dynamic_smem = dynamic_smem;
+    c.seed = seed;
+    void* args[] = {&cols};
+    return dev.launch(m, "tc_cross", c, args);
+  }
+};
+
+TEST_F(Tcgen05Residency, CoResidentCtasCompeteForColumnsAndCanDeadlock) {
+  int deadlocks = 0;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    LaunchResult r = run(512, 0, seed);
+    if (r.ok) continue;
+    ++deadlocks;
+    ASSERT_EQ(r.reports[0].kind, ReportKind::Deadlock) << Tcgen05::all(r);
+    EXPECT_NE(r.reports[0].message.find("the co-resident clusters"), std::string::npos) << Tcgen05::all(r);
+    EXPECT_NE(r.reports[0].message.find("in tcgen05.alloc for 512 columns of tensor memory (columns [0, 512) held by CTA"),
+              std::string::npos)
+        << Tcgen05::all(r);
+  }
+  EXPECT_GT(deadlocks, 0);
+  EXPECT_LT(deadlocks, 16);  // the schedules where one cluster gets both SMs' columns finish
+}
+
+TEST_F(Tcgen05Residency, ColumnsForEveryResidentCtaNeverBlockForever) {
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    LaunchResult r = run(256, 0, seed);
+    EXPECT_TRUE(r.ok && r.reports.empty()) << "seed " << seed << "\n" << Tcgen05::all(r);
+  }
+}
+
+TEST_F(Tcgen05Residency, CtasThatCannotShareAnSmDoNotCompete) {
+  // 150000 bytes of shared memory each: one CTA per SM (228 KiB per SM, 1 KiB reserved per CTA).
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    LaunchResult r = run(512, 150000, seed);
+    EXPECT_TRUE(r.ok && r.reports.empty()) << "seed " << seed << "\n" << Tcgen05::all(r);
+  }
+}
+
 }  // namespace
 }  // namespace mgpu::emu

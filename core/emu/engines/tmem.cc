@@ -16,27 +16,27 @@ TensorMemory& tmem_of(Cta& cta) {
   return *cta.tmem;
 }
 
-bool TensorMemory::can_allocate(std::uint32_t ncols) const {
+int TensorMemory::first_fit(std::uint32_t ncols, const TensorMemory* other) const {
   for (std::uint32_t start = 0; start + ncols <= kColumns; start += 32) {
     bool free = true;
-    for (std::uint32_t c = start; c < start + ncols && free; ++c) free = owner_[c].cta == nullptr;
-    if (free) return true;
+    for (std::uint32_t c = start; c < start + ncols && free; ++c)
+      free = owner_[c].cta == nullptr && (!other || other->owner_[c].cta == nullptr);
+    if (free) return static_cast<int>(start);
   }
-  return false;
+  return -1;
+}
+
+void TensorMemory::take(std::uint32_t start, std::uint32_t ncols, const Cta* cta, int warp, int line) {
+  for (std::uint32_t c = start; c < start + ncols; ++c) owner_[c] = Owner{cta, warp, line};
+  // A fresh allocation holds whatever the columns held: NaN until written.
+  for (std::uint32_t l = 0; l < kLanes; ++l)
+    for (std::uint32_t c = start; c < start + ncols; ++c) cell(l, c) = 0xFFFFFFFFu;
 }
 
 int TensorMemory::allocate(std::uint32_t ncols, const Cta* cta, int warp, int line) {
-  for (std::uint32_t start = 0; start + ncols <= kColumns; start += 32) {
-    bool free = true;
-    for (std::uint32_t c = start; c < start + ncols && free; ++c) free = owner_[c].cta == nullptr;
-    if (!free) continue;
-    for (std::uint32_t c = start; c < start + ncols; ++c) owner_[c] = Owner{cta, warp, line};
-    // A fresh allocation holds whatever the columns held: NaN until written.
-    for (std::uint32_t l = 0; l < kLanes; ++l)
-      for (std::uint32_t c = start; c < start + ncols; ++c) cell(l, c) = 0xFFFFFFFFu;
-    return static_cast<int>(start);
-  }
-  return -1;
+  int start = first_fit(ncols, nullptr);
+  if (start >= 0) take(static_cast<std::uint32_t>(start), ncols, cta, warp, line);
+  return start;
 }
 
 bool TensorMemory::held_by(std::uint32_t col, std::uint32_t ncols, const Cta* cta) const {

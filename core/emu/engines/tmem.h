@@ -24,7 +24,11 @@ class TensorMemory {
   static std::string check_columns(std::uint64_t ncols);
   // First fit on 32-column boundaries; -1 when no such run of free columns exists now.
   int allocate(std::uint32_t ncols, const Cta* cta, int warp, int line);
-  bool can_allocate(std::uint32_t ncols) const;
+  bool can_allocate(std::uint32_t ncols) const { return first_fit(ncols, nullptr) >= 0; }
+  // The first 32-column boundary where `ncols` columns are free here and in `other` (if given),
+  // or -1; take() allocates them (a cta_group::2 allocation holds the same columns in both CTAs).
+  int first_fit(std::uint32_t ncols, const TensorMemory* other) const;
+  void take(std::uint32_t col, std::uint32_t ncols, const Cta* cta, int warp, int line);
   // Frees [col, col + ncols); "" or why not (a column not held by `cta`).
   std::string deallocate(std::uint32_t col, std::uint32_t ncols, const Cta* cta);
   // Whether every column of [col, col + ncols) is held by `cta`.

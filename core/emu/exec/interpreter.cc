@@ -54,6 +54,11 @@ bool lane_can_run(Warp& w, int l) {
     case Wait::Registers: return registers_available(w, static_cast<std::int32_t>(wt.value));
     case Wait::TmemAlloc: return tmem_of(*w.cta).can_allocate(static_cast<std::uint32_t>(wt.value));
     case Wait::TmemPeer: return w.cta->cluster->ctas[w.cta->rank ^ 1]->tc_collective >= wt.value;
+    case Wait::TmemPairAlloc: {
+      const Cta& peer = *w.cta->cluster->ctas[w.cta->rank ^ 1];
+      if (w.cta->tc_alloc_result >= 0) return true;  // the peer's warp allocated for both
+      return peer.tc_alloc_req && tmem_of(*w.cta).first_fit(w.cta->tc_alloc_req, &tmem_of(*w.cta->cluster->ctas[w.cta->rank ^ 1])) >= 0;
+    }
   }
   return true;
 }
@@ -186,8 +191,17 @@ std::string describe_wait(Warp& w, int l) {
     case Wait::TmemAlloc:
       return "waits at " + at + " in tcgen05.alloc for " + std::to_string(wt.value) + " columns of tensor memory (" +
              tmem_of(*w.cta).describe() + ")";
+    case Wait::TmemPairAlloc: {
+      Cta& peer = *w.cta->cluster->ctas[w.cta->rank ^ 1];
+      if (!peer.tc_alloc_req)
+        return "waits at " + at + " in tcgen05.alloc.cta_group::2 for a warp of the peer CTA rank " + std::to_string(peer.rank) +
+               " to perform it too";
+      return "waits at " + at + " in tcgen05.alloc.cta_group::2 for " + std::to_string(wt.value) +
+             " columns free in the tensor memory of both CTAs of the pair (this CTA's SM: " + tmem_of(*w.cta).describe() +
+             "; the peer's SM: " + tmem_of(peer).describe() + ")";
+    }
     case Wait::TmemPeer:
-      return "waits at " + at + " in a tcgen05.alloc/dealloc.cta_group::2 for a warp of the peer CTA rank " +
+      return "waits at " + at + " in a tcgen05.dealloc.cta_group::2 for a warp of the peer CTA rank " +
              std::to_string(w.cta->rank ^ 1) + " to perform it too (it performed " +
              std::to_string(w.cta->cluster->ctas[w.cta->rank ^ 1]->tc_collective) + " of " + std::to_string(wt.value) + ")";
     case Wait::ClusterBar: return "waits at " + at + " in barrier.cluster.wait (" + std::to_string(w.cta->cluster->barrier.arrived) + " threads arrived)";

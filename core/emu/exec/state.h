@@ -57,7 +57,7 @@ struct SmemShadow {
 
 // Why a lane waits (it re-executes its instruction when the condition may hold).
 struct Wait {
-  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers, TmemAlloc, TmemPeer };
+  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers, TmemAlloc, TmemPeer, TmemPairAlloc };
   Kind kind = None;
   std::uint32_t object = 0;  // barrier id, or mbarrier shared::cluster address
   std::uint64_t value = 0;   // generation / parity / group count / columns
@@ -242,7 +242,10 @@ struct Cta {
   NamedBarrier cluster_clocks;          // barrier.cluster, as seen by this CTA's threads
   std::shared_ptr<TensorMemory> tmem;   // its SM's tensor memory (shared with co-resident CTAs)
   bool tmem_permit_relinquished = false;  // tcgen05.relinquish_alloc_permit executed
-  std::uint64_t tc_collective = 0;        // cta_group::2 alloc/dealloc this CTA's warp performed
+  std::uint64_t tc_collective = 0;        // cta_group::2 deallocs this CTA's warp performed
+  std::uint32_t tc_alloc_req = 0;         // columns a cta_group::2 alloc of this CTA waits for (0: none)
+  int tc_alloc_result = -1;               // the column the pair's allocation got, for the waiting warp
+  int tc_alloc_warp = -1;                 // the warp that asked
   // An mbarrier of this CTA completed a phase: what its arrivals released becomes acquirable.
   void mbar_phase_completed(std::uint32_t offset);
 
@@ -269,6 +272,7 @@ struct LaunchConfig {
   std::uint64_t seed = 1;
   std::uint64_t step_limit = 2'000'000'000;  // instructions per cluster before StepLimit
   bool detect_races = false;                  // check/race_detector.h (costs memory and time)
+  std::uint32_t resident_ctas = 0;            // CTAs per SM running together (0: from the launch's resources)
 };
 
 // Everything one launch needs; lives while the launch runs.

@@ -84,7 +84,37 @@ Cta& peer_of(Warp& w, const Insn& in, int l) {
 
 // A cta_group::2 alloc/dealloc is performed by one warp of each CTA of the pair together: the
 // first to get here waits ("Issue Granularity": "the first warp to perform the operation could
-// block until the second warp in the Peer CTA also performs the operation").
+// block until the second warp in the Peer CTA also performs the operation"). An allocation
+// takes the same columns in both CTAs' tensor memory, once both warps are there and both have
+// them free ("ownership is held jointly by both peer CTAs").
+Flow pair_alloc(Warp& w, const Insn& in, std::uint32_t mask, std::uint32_t n) {
+  Cta& cta = *w.cta;
+  const int l0 = __builtin_ctz(mask);
+  Cta& peer = peer_of(w, in, l0);
+  int col = cta.tc_alloc_result;
+  if (col < 0) {
+    cta.tc_alloc_req = n;
+    cta.tc_alloc_warp = w.index;
+    if (peer.tc_alloc_req != 0 && peer.tc_alloc_req != n)
+      w.launch().report(ReportKind::TmemMisuse, where(w, in, l0),
+                        "tcgen05.alloc.cta_group::2 of " + std::to_string(n) + " columns while the peer CTA's warp asks for " +
+                            std::to_string(peer.tc_alloc_req));
+    if (!peer.tc_alloc_req || (col = tmem_of(cta).first_fit(n, &tmem_of(peer))) < 0) {
+      EMU_FOR_LANES(mask, l) w.wait[l] = Wait{Wait::TmemPairAlloc, 0, n};
+      return Flow::Block;
+    }
+    tmem_of(cta).take(static_cast<std::uint32_t>(col), n, &cta, w.index, in.line());
+    tmem_of(peer).take(static_cast<std::uint32_t>(col), peer.tc_alloc_req, &peer, peer.tc_alloc_warp, in.line());
+    peer.tc_alloc_result = col;  // its warp writes the address when it wakes
+  }
+  cta.tc_alloc_result = -1;
+  cta.tc_alloc_req = 0;
+  const std::uint32_t addr = static_cast<std::uint32_t>(col);  // lane 0, column col
+  Resolved r = resolve(w, in, Space::Shared, shared_operand(w, in, in.operand(0), l0), 4, true, l0);
+  std::memcpy(r.ptr, &addr, 4);
+  return Flow::Next;
+}
+
 Flow rendezvous(Warp& w, const Insn& in, std::uint32_t mask) {
   Cta& cta = *w.cta;
   const std::uint64_t k = ++cta.tc_collective;
@@ -106,8 +136,9 @@ Flow alloc(Warp& w, const Insn& in, std::uint32_t mask) {
     case Alloc: {
       const std::uint64_t n = src(w, in, 1, l0);
       if (std::string e = TensorMemory::check_columns(n); !e.empty()) L.fault(ReportKind::TmemMisuse, where(w, in, l0), "tcgen05.alloc: " + e);
-      if (cta.tmem_permit_relinquished)
+      if (cta.tmem_permit_relinquished && w.wait[l0].kind == Wait::None)
         L.report(ReportKind::TmemMisuse, where(w, in, l0), "tcgen05.alloc after this CTA executed tcgen05.relinquish_alloc_permit");
+      if (pair) return pair_alloc(w, in, mask, static_cast<std::uint32_t>(n));
       int col = tmem_of(cta).allocate(static_cast<std::uint32_t>(n), &cta, w.index, in.line());
       if (col < 0) {
         EMU_FOR_LANES(mask, l) w.wait[l] = Wait{Wait::TmemAlloc, 0, n};
@@ -116,7 +147,7 @@ Flow alloc(Warp& w, const Insn& in, std::uint32_t mask) {
       const std::uint32_t addr = static_cast<std::uint32_t>(col);  // lane 0, column col
       Resolved r = resolve(w, in, Space::Shared, shared_operand(w, in, in.operand(0), l0), 4, true, l0);
       std::memcpy(r.ptr, &addr, 4);
-      return pair ? rendezvous(w, in, mask) : Flow::Next;
+      return Flow::Next;
     }
     case Dealloc: {
       const std::uint32_t a = static_cast<std::uint32_t>(src(w, in, 0, l0));
