@@ -226,5 +226,60 @@ TEST_F(Tcgen05Isa, ASharedCtaAccessToThePeersMemoryFaults) {
   EXPECT_NE(r.reports[0].message.find("an address of CTA rank 0"), std::string::npos) << all(r);
 }
 
+
+// One warp; `body` runs after the allocation of 64 columns (address in %r4), before dealloc.
+std::string alloc_kernel(const std::string& body, const char* group = "1") {
+  return std::string(".version 8.7\n.target sm_100a\n.address_size 64\n"
+                     ".visible .entry k(.param .u64 pout)\n{\n"
+                     "  .shared .align 16 .b8 slot[16];\n  .reg .pred %p<4>;\n  .reg .b32 %r<64>;\n  .reg .b64 %rd<8>;\n"
+                     "  mov.u32 %r3, slot;\n"
+                     "  tcgen05.alloc.cta_group::") + group + ".sync.aligned.shared::cta.b32 [%r3], 64;\n"
+         "  ld.shared.b32 %r4, [%r3];\n" + body +
+         "  tcgen05.dealloc.cta_group::" + group + ".sync.aligned.b32 %r4, 64;\n  ret;\n}\n";
+}
+
+LaunchResult run_one_warp(Device& dev, const std::string& ptx) {
+  LoadedModule& m = dev.load(ptx);
+  std::uint64_t out = dev.memory().alloc(64);
+  LaunchConfig c;
+  c.block[0] = 32;
+  void* args[] = {&out};
+  return dev.launch(m, "k", c, args);
+}
+
+TEST_F(Tcgen05Isa, AllocatingAfterRelinquishingThePermitIsReported) {
+  // tcgen05.relinquish_alloc_permit: "it is illegal for a CTA to perform tcgen05.alloc after any
+  // of its constituent threads execute tcgen05.relinquish_alloc_permit".
+  LaunchResult r = run_one_warp(dev, alloc_kernel("  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n"
+                                                  "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r3], 32;\n"
+                                                  "  ld.shared.b32 %r5, [%r3];\n"
+                                                  "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, 32;\n"));
+  ASSERT_TRUE(r.ok) << all(r);
+  EXPECT_NE(all(r).find("tcgen05.alloc after this CTA executed tcgen05.relinquish_alloc_permit"), std::string::npos) << all(r);
+}
+
+TEST_F(Tcgen05Isa, MixingCtaGroupsInOneKernelIsReported) {
+  // "All tcgen05 instructions within a kernel must specify the same value for the .cta_group".
+  // (A 1-CTA cluster: the ::2 instruction then also faults for want of a peer.)
+  LaunchResult r = run_one_warp(dev, alloc_kernel("  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\n"));
+  EXPECT_NE(all(r).find("both .cta_group::1 and .cta_group::2"), std::string::npos) << all(r);
+}
+
+TEST_F(Tcgen05Isa, DeallocatingColumnsNotHeldIsReported) {
+  LaunchResult r = run_one_warp(dev, alloc_kernel("  add.u32 %r6, %r4, 64;\n"
+                                                  "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 64;\n"));
+  ASSERT_TRUE(r.ok) << all(r);
+  EXPECT_NE(all(r).find("columns [64, 128) are not all allocated by this CTA"), std::string::npos) << all(r);
+}
+
+TEST_F(Tcgen05Isa, MmaWithAInTensorMemoryIsRefusedNotGuessed) {
+  LaunchResult r = run_one_warp(dev, alloc_kernel("  mov.b64 %rd2, 0x4000404000010000;\n  mov.u32 %r7, 0x08100490;\n"
+                                                  "  setp.ne.u32 %p1, %r4, %r4;\n"
+                                                  "  tcgen05.mma.cta_group::1.kind::f16 [%r4], [%r4], %rd2, %r7, %p1;\n"));
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::Unsupported) << all(r);
+  EXPECT_NE(r.reports[0].message.find("A in tensor memory"), std::string::npos) << all(r);
+}
+
 }  // namespace
 }  // namespace mgpu::emu

@@ -7,8 +7,6 @@
 //    its tensor memory, rows 128-255 from the odd CTA's A and land in its tensor memory; B's
 //    first N/2 rows come from the even CTA's shared memory and the rest from the odd CTA's (the
 //    2-SM UMMA of CUTLASS: each CTA holds half of A, half of B, half of D).
-//  - A from tensor memory (16-bit types): row m in lane m, element k in column a + k/2, the low
-//    half for even k.
 // Operands are read when the scheduler performs the MMA, which is after the issuing thread's
 // earlier MMAs; a commit arrives after all MMAs its thread issued before it were performed.
 #include "core/emu/engines/async_engine.h"
@@ -50,13 +48,7 @@ void perform_tcgen05_mma(Cluster& c, Tcgen05MmaOp& op) {
                                                                std::to_string(cta.rank) + ", which has exited");
     for (int m = 0; m < rows; ++m)
       for (int k = 0; k < 16; ++k) {
-        float v;
-        if (op.a_tmem) {
-          std::uint32_t cell = tmem_of(cta).cell(tmem_lane(op.a_addr) + m, tmem_column(op.a_addr) + k / 2);
-          v = half_to_f32(static_cast<std::uint16_t>(k % 2 ? cell >> 16 : cell & 0xFFFF), t);
-        } else {
-          v = smem_elem(c, op, cta, wgmma_operand_address(op.a, id.transpose_a, 2, m, k), t, reported);
-        }
+        float v = smem_elem(c, op, cta, wgmma_operand_address(op.a, id.transpose_a, 2, m, k), t, reported);
         A[static_cast<std::size_t>(g * rows + m) * 16 + k] = id.negate_a ? -v : v;
       }
     for (int j = 0; j < n_cta; ++j)

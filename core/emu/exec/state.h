@@ -132,11 +132,10 @@ struct Tcgen05MmaOp : AsyncOp {
   Cta* ctas[2] = {nullptr, nullptr};    // the CTA, or the pair (even rank first)
   Tcgen05InstrDesc idesc;
   MatrixDescriptor a, b;
-  bool a_tmem = false;                  // A from tensor memory at a_addr
-  std::uint32_t a_addr = 0, d_addr = 0;
+  std::uint32_t d_addr = 0;             // D in tensor memory
   bool accumulate = true;               // enable-input-d
   std::shared_ptr<Tcgen05MmaOp> prev;   // the issuing thread's previous MMA while it is unperformed
-  std::uint32_t smem_lo[2] = {0, 0}, smem_hi[2] = {0, 0};  // A (in shared memory) and B, in each CTA
+  std::uint32_t smem_lo[2] = {0, 0}, smem_hi[2] = {0, 0};  // A and B, in each CTA
   bool reads(const Cta* c, std::uint32_t lo, std::uint32_t hi) const {
     if (c != ctas[0] && c != ctas[1]) return false;
     for (int i = 0; i < 2; ++i)
