@@ -29,7 +29,8 @@ std::string regs(int n, int first = 100) {
 // 1 no commit, 2 no wait for the commit's barrier, 3 a loaded register used before wait::ld,
 // 4 no dealloc, 5 shared memory overwritten while the MMAs read it, 6 a second warp asks for
 // all 512 columns while the first holds 64 and waits for it at a barrier, 7 a commit on the
-// wrong barrier (the consumer's barrier never completes).
+// wrong barrier (the consumer's barrier never completes), 8 no fence.proxy.async between the
+// threads' shared-memory stores and the MMA that reads them.
 std::string mma_kernel() {
   std::string stores;
   for (int i = 0; i < 16; ++i)
@@ -61,7 +62,7 @@ std::string mma_kernel() {
              "  ld.param.u64 %rd1, [pa];\n  ld.param.u64 %rd2, [pb];\n  ld.param.u64 %rd3, [pd];\n  ld.param.u32 %r1, [mode];\n"
              "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, smem;\n  shr.u32 %r21, %r2, 5;\n") +
          copy("LA", "%rd1", 0, 128) + copy("LB", "%rd2", 16384, 64) +
-         "  fence.proxy.async.shared::cta;\n"
+         "  setp.eq.u32 %p2, %r1, 8;\n  @!%p2 fence.proxy.async.shared::cta;\n"
          "  setp.eq.u32 %p3, %r2, 0;\n  add.u32 %r20, %r3, 24576;\n  add.u32 %r23, %r3, 24592;\n"
          "  @%p3 mbarrier.init.shared.b64 [%r20], 1;\n  @%p3 mbarrier.init.shared.b64 [%r23], 1;\n"
          "  setp.eq.u32 %p4, %r21, 0;\n  add.u32 %r22, %r3, 24584;\n"
@@ -121,6 +122,7 @@ struct Tcgen05 : ::testing::Test {
     c.block[0] = 128;
     c.dynamic_smem = 25600;
     c.seed = seed;
+    c.detect_races = mode == 0;
     std::uint32_t md = static_cast<std::uint32_t>(mode);
     void* args[] = {&da, &db, &dd, &md};
     return dev.launch(*m, "tc_mma", c, args);
@@ -150,7 +152,7 @@ struct Tcgen05 : ::testing::Test {
   }
 };
 
-TEST_F(Tcgen05, MmaTileMatchesTheReferenceUnderEverySchedule) {
+TEST_F(Tcgen05, MmaTileMatchesTheReferenceUnderEverySchedule) {  // race detection on
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     LaunchResult r = run(0, seed);
     ASSERT_TRUE(r.ok) << "seed " << seed << "\n" << all(r);
@@ -203,6 +205,13 @@ TEST_F(Tcgen05, SharedMemoryOverwrittenWhileTheMmaReadsItIsReported) {
   ASSERT_TRUE(r.ok) << all(r);
   ASSERT_TRUE(has(r, ReportKind::AsyncOverlap)) << all(r);
   EXPECT_NE(all(r).find("a tcgen05.mma still reading it"), std::string::npos) << all(r);
+}
+
+TEST_F(Tcgen05, OperandsStoredWithoutAProxyFenceAreReported) {
+  LaunchResult r = run(8);
+  ASSERT_TRUE(r.ok) << all(r);
+  ASSERT_TRUE(has(r, ReportKind::ProxyFence)) << all(r);
+  EXPECT_NE(all(r).find("tcgen05.mma reads shared offset"), std::string::npos) << all(r);
 }
 
 TEST_F(Tcgen05, AnAllocationThatCanNeverBeSatisfiedDeadlocksNamingIt) {
@@ -314,6 +323,7 @@ struct Tcgen05Pair : ::testing::Test {
     c.cluster[0] = 2;
     c.dynamic_smem = 25600;
     c.seed = seed;
+    c.detect_races = mode == 0;
     std::uint32_t md = static_cast<std::uint32_t>(mode);
     void* args[] = {map_a, map_b, &dd, &md};
     return dev.launch(*m, "tc_pair", c, args);
@@ -333,7 +343,7 @@ struct Tcgen05Pair : ::testing::Test {
   }
 };
 
-TEST_F(Tcgen05Pair, TwoCtaMmaMatchesTheReferenceUnderEverySchedule) {
+TEST_F(Tcgen05Pair, TwoCtaMmaMatchesTheReferenceUnderEverySchedule) {  // race detection on
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     LaunchResult r = run(0, seed);
     ASSERT_TRUE(r.ok) << "seed " << seed << "\n" << Tcgen05::all(r);
