@@ -22,6 +22,8 @@ const char* report_kind_name(ReportKind k) {
     case ReportKind::Trap: return "trap";
     case ReportKind::RegisterFile: return "register-file";
     case ReportKind::TmaOutOfBounds: return "tma-out-of-bounds";
+    case ReportKind::TmemMisuse: return "tmem-misuse";
+    case ReportKind::TmemHazard: return "tmem-hazard";
   }
   return "?";
 }

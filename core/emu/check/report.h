@@ -29,6 +29,8 @@ enum class ReportKind : std::uint8_t {
   Trap,               // trap / brkpt / a failed assertion in the kernel
   RegisterFile,       // setmaxnreg beyond the register file
   TmaOutOfBounds,     // a TMA box entirely outside its tensor (a store writes nothing)
+  TmemMisuse,         // tensor memory: bad column count, access/dealloc of columns not held, leak at exit
+  TmemHazard,         // tensor memory read or written while an uncommitted tcgen05.mma writes it
 };
 
 const char* report_kind_name(ReportKind k);

@@ -24,7 +24,19 @@ using mgpu::emu::DriverState;
 namespace {
 
 constexpr int kDevices = 1;
-const char* kDeviceName = "mgpu-tune virtual sm_90a (emulated)";
+
+// What the device presents itself as: sm_90a (an H100: compute capability 9.0, 132 SMs) or
+// sm_100a (a B200: 10.0, 148 SMs). MGPU_EMU_ARCH=sm_90a|sm_100a chooses; without it the device
+// is sm_90a until a module whose .target is sm_100a/sm_100 is loaded, and sm_100a from then on.
+bool is_sm100_target(const std::string& t) { return t == "sm_100a" || t == "sm_100"; }
+const char* forced_arch() {
+  const char* s = std::getenv("MGPU_EMU_ARCH");
+  return s && *s ? s : nullptr;
+}
+bool presents_sm100(const DriverState& S) {
+  if (const char* a = forced_arch()) return is_sm100_target(a);
+  return S.loaded_sm100;
+}
 
 #define EMU_LOCK                                   \
   DriverState& S = DriverState::get();             \
@@ -90,6 +102,8 @@ extern "C" {
 CUresult CUDAAPI cuInit(unsigned int) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
+  if (const char* a = forced_arch(); a && !is_sm100_target(a) && std::strcmp(a, "sm_90a") != 0 && std::strcmp(a, "sm_90") != 0)
+    return S.fail(CUDA_ERROR_INVALID_VALUE, std::string("MGPU_EMU_ARCH=") + a + ": the virtual device presents sm_90a or sm_100a");
   S.initialized = true;
   return CUDA_SUCCESS;
 }
@@ -141,7 +155,8 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
 
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
   EMU_LOCK;
-  std::snprintf(name, static_cast<std::size_t>(len), "%s", kDeviceName);
+  std::snprintf(name, static_cast<std::size_t>(len), "%s",
+                presents_sm100(S) ? "mgpu-tune virtual sm_100a (emulated)" : "mgpu-tune virtual sm_90a (emulated)");
   return CUDA_SUCCESS;
 }
 
@@ -154,9 +169,9 @@ CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice) {
 CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   EMU_LOCK;
   switch (a) {
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = presents_sm100(S) ? 10 : 9; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = presents_sm100(S) ? 148 : 132; break;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: *v = 50 * 1024 * 1024; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *v = 227 * 1024; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 48 * 1024; break;
@@ -220,6 +235,10 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
     return S.fail(CUDA_ERROR_INVALID_IMAGE, "the virtual device runs PTX, not cubins: load the PTX text instead");
   try {
     mgpu::emu::LoadedModule& m = S.device->load(text);
+    const bool sm100 = is_sm100_target(m.ptx.target);
+    if (const char* a = forced_arch(); a && sm100 != is_sm100_target(a))
+      return S.fail(CUDA_ERROR_NO_BINARY_FOR_GPU, "the module targets " + m.ptx.target + "; the virtual device presents " + a + " (MGPU_EMU_ARCH)");
+    S.loaded_sm100 |= sm100;
     *mod = reinterpret_cast<CUmodule>(&m);
   } catch (const mgpu::emu::ptx::ParseError& e) {
     return S.fail(CUDA_ERROR_INVALID_PTX, e.what());

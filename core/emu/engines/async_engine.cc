@@ -18,6 +18,8 @@ std::string range(std::uint32_t lo, std::uint32_t hi) {
   return o.str();
 }
 
+}  // namespace
+
 // The async proxy reads byte `a` of `cta`: it must have been written, and a generic-proxy
 // write must have been followed by fence.proxy.async in the writing thread.
 bool check_async_read(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t a, const char* reader) {
@@ -39,7 +41,6 @@ bool check_async_read(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t a
   return true;
 }
 
-}  // namespace
 
 // The bytes [lo, hi) of `cta` are about to be written by the async proxy: nothing still
 // reading or writing them may be in flight.
@@ -54,6 +55,13 @@ void check_async_write(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t 
                  "TMA load writes shared bytes " + range(lo, hi) + " of CTA rank " + std::to_string(cta.rank) +
                      " that a wgmma.mma_async issued at PTX line " + std::to_string(g.issued.line) +
                      " still reads (no wgmma.wait_group has retired it): the stage was released too early");
+    } else if (op->kind == AsyncOp::Tcgen05Mma) {
+      auto& g = static_cast<Tcgen05MmaOp&>(*op);
+      if (g.reads(&cta, lo, hi))
+        L.report(ReportKind::AsyncOverlap, self.issued,
+                 "TMA load writes shared bytes " + range(lo, hi) + " of CTA rank " + std::to_string(cta.rank) +
+                     " that a tcgen05.mma issued at PTX line " + std::to_string(g.issued.line) +
+                     " still reads (no tcgen05.commit covering it has arrived): the stage was released too early");
     } else if (op->kind == AsyncOp::TmaStore) {
       auto& s = static_cast<TmaStoreOp&>(*op);
       std::uint32_t shi = s.src + static_cast<std::uint32_t>(s.map.box_bytes());
@@ -83,6 +91,8 @@ void perform(Cluster& c, AsyncOp& op) {
     case AsyncOp::TmaLoad: perform_tma_load(c, static_cast<TmaLoadOp&>(op)); break;
     case AsyncOp::TmaStore: perform_tma_store(c, static_cast<TmaStoreOp&>(op)); break;
     case AsyncOp::Wgmma: perform_wgmma(c, static_cast<WgmmaOp&>(op)); break;
+    case AsyncOp::Tcgen05Mma: perform_tcgen05_mma(c, static_cast<Tcgen05MmaOp&>(op)); break;
+    case AsyncOp::Tcgen05Commit: perform_tcgen05_commit(c, static_cast<Tcgen05CommitOp&>(op)); break;
   }
 }
 
@@ -125,18 +135,20 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
       cta.smem[a] = box[i];
       cta.shadow[a].flags = SmemShadow::kInit;
     }
-    auto it = cta.mbarriers.find(op.mbar);
-    if (it == cta.mbarriers.end() || !it->second.initialized()) {
+    const int br = op.barrier_rank(static_cast<int>(r));
+    Cta& bar_cta = *c.ctas[br];
+    auto it = bar_cta.mbarriers.find(op.mbar);
+    if (it == bar_cta.mbarriers.end() || !it->second.initialized()) {
       L.report(ReportKind::BarrierMisuse, op.issued, "TMA load completes bytes on the mbarrier at shared offset " + std::to_string(op.mbar) +
-                                                         " of CTA rank " + std::to_string(r) + ", which is not initialized");
+                                                         " of CTA rank " + std::to_string(br) + ", which is not initialized");
       continue;
     }
     std::string err;
     const std::uint64_t phase_before = it->second.phase();
     it->second.complete_tx(bytes, err);
-    after_mbarrier_update(cta, op.mbar, it->second, phase_before, op.issued);
+    after_mbarrier_update(bar_cta, op.mbar, it->second, phase_before, op.issued);
     if (!err.empty())
-      L.report(ReportKind::BarrierMisuse, op.issued, "mbarrier at shared offset " + std::to_string(op.mbar) + " of CTA rank " + std::to_string(r) + ": " + err);
+      L.report(ReportKind::BarrierMisuse, op.issued, "mbarrier at shared offset " + std::to_string(op.mbar) + " of CTA rank " + std::to_string(br) + ": " + err);
   }
   forget(c, &op);
 }

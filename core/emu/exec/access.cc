@@ -93,6 +93,11 @@ std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int 
                           "register " + w.launch().kernel->reg_names[op.reg] +
                               " is the accumulator of a wgmma.mma_async that no wgmma.wait_group has retired yet");
       }
+      if (w.tmem_pending[op.reg]) {
+        w.launch().report(ReportKind::AccumulatorEarly, where(w, in, lane),
+                          "register " + w.launch().kernel->reg_names[op.reg] +
+                              " is a destination of a tcgen05.ld that no tcgen05.wait::ld has completed yet");
+      }
       v = w.reg(op.reg, lane);
       break;
     case K::Imm:
@@ -105,7 +110,7 @@ std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int 
       const Launch& L = w.launch();
       if (op.symbol >= 0) {
         const auto& var = L.module->variables[op.symbol];
-        if (var.space == ptx::VarSpace::Shared) v = L.shared_vars[op.symbol];
+        if (var.space == ptx::VarSpace::Shared) v = cluster_address(w.cta->rank, L.shared_vars[op.symbol]);
         else if (var.space == ptx::VarSpace::Local) v = L.local_vars[op.symbol];
         else v = L.global_vars[op.symbol];
       } else if (op.symbol <= -2) {
@@ -130,6 +135,11 @@ void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, st
     w.launch().report(ReportKind::AccumulatorEarly, where(w, in, lane),
                       "register " + w.launch().kernel->reg_names[op.reg] +
                           " written while it is the accumulator of an unretired wgmma.mma_async");
+  }
+  if (w.tmem_pending[op.reg]) {
+    w.launch().report(ReportKind::AccumulatorEarly, where(w, in, lane),
+                      "register " + w.launch().kernel->reg_names[op.reg] +
+                          " written while it is a destination of a tcgen05.ld that no tcgen05.wait::ld has completed");
   }
   ptx::RegType rt = w.launch().kernel->reg_types[op.reg];
   switch (rt) {
@@ -159,7 +169,7 @@ Cta& shared_target(Warp& w, const Insn& in, std::uint32_t a, std::uint32_t bytes
   Launch& L = w.launch();
   int rank = cluster_rank_of(a);
   Cta* cta = w.cta;
-  if (rank >= 0) {
+  if (rank != w.cta->rank) {
     if (rank >= static_cast<int>(w.cta->cluster->ctas.size()))
       L.fault(ReportKind::OutOfBounds, where(w, in, lane),
               "shared::cluster address " + hex(a) + " names CTA rank " + std::to_string(rank) + " of a " +
@@ -194,6 +204,11 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
       if (addr > 0xFFFFFFFFull)
         L.fault(ReportKind::OutOfBounds, where(w, in, lane), "shared address " + hex(addr) + " does not fit 32 bits");
       r.cta = &shared_target(w, in, static_cast<std::uint32_t>(addr), bytes, lane, r.offset);
+      // PTX ISA 5.1.1: a shared::cta address names the executing CTA's memory only.
+      if (space == Space::Shared && r.cta != w.cta)
+        L.fault(ReportKind::OutOfBounds, where(w, in, lane),
+                "shared::cta access at " + hex(addr) + ", an address of CTA rank " + std::to_string(r.cta->rank) +
+                    " (a shared::cluster address: use .shared::cluster)");
       r.ptr = r.cta->smem.data() + r.offset;
       if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane);
       else note_generic_read(w, in, *r.cta, r.offset, bytes, lane);
@@ -237,6 +252,10 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
       if (g.cta != &cta) continue;
       if (!g.reads(offset, offset + bytes)) continue;
       lo = offset; hi = offset + bytes; what = "a wgmma.mma_async still reading it (no wgmma.wait_group retired it)";
+    } else if (op->kind == AsyncOp::Tcgen05Mma) {
+      auto& g = static_cast<Tcgen05MmaOp&>(*op);
+      if (!g.reads(&cta, offset, offset + bytes)) continue;
+      lo = offset; hi = offset + bytes; what = "a tcgen05.mma still reading it (no tcgen05.commit covering it has arrived)";
     } else if (op->kind == AsyncOp::TmaLoad) {
       auto& t = static_cast<TmaLoadOp&>(*op);
       if (!(t.cta_mask & (1u << cta.rank))) continue;

@@ -13,8 +13,7 @@ namespace {
 // relative to the waiter's CTA).
 Cta& waited_cta(const Warp& w, const Wait& wt, std::uint32_t& offset) {
   offset = wt.object & kSharedOffsetMask;
-  int rank = cluster_rank_of(wt.object);
-  return rank >= 0 ? *w.cta->cluster->ctas[rank] : *w.cta;
+  return *w.cta->cluster->ctas[cluster_rank_of(wt.object)];
 }
 
 bool wgmma_groups_ready(Warp& w, std::uint64_t keep) {
@@ -53,6 +52,13 @@ bool lane_can_run(Warp& w, int l) {
     case Wait::BulkGroups: return true;
     case Wait::ClusterBar: return w.cta->cluster->barrier.generation != wt.value;
     case Wait::Registers: return registers_available(w, static_cast<std::int32_t>(wt.value));
+    case Wait::TmemAlloc: return tmem_of(*w.cta).can_allocate(static_cast<std::uint32_t>(wt.value));
+    case Wait::TmemPeer: return w.cta->cluster->ctas[w.cta->rank ^ 1]->tc_collective >= wt.value;
+    case Wait::TmemPairAlloc: {
+      const Cta& peer = *w.cta->cluster->ctas[w.cta->rank ^ 1];
+      if (w.cta->tc_alloc_result >= 0) return true;  // the peer's warp allocated for both
+      return peer.tc_alloc_req && tmem_of(*w.cta).first_fit(w.cta->tc_alloc_req, &tmem_of(*w.cta->cluster->ctas[w.cta->rank ^ 1])) >= 0;
+    }
   }
   return true;
 }
@@ -182,6 +188,22 @@ std::string describe_wait(Warp& w, int l) {
     case Wait::WgmmaGroups: return "waits at " + at + " in wgmma.wait_group " + std::to_string(wt.value) + " for warps of its warpgroup to issue their wgmma";
     case Wait::BulkGroups: return "waits at " + at + " for bulk async-groups";
     case Wait::Registers: return "waits at " + at + " in setmaxnreg.inc " + std::to_string(wt.value) + " for registers other warps still hold";
+    case Wait::TmemAlloc:
+      return "waits at " + at + " in tcgen05.alloc for " + std::to_string(wt.value) + " columns of tensor memory (" +
+             tmem_of(*w.cta).describe() + ")";
+    case Wait::TmemPairAlloc: {
+      Cta& peer = *w.cta->cluster->ctas[w.cta->rank ^ 1];
+      if (!peer.tc_alloc_req)
+        return "waits at " + at + " in tcgen05.alloc.cta_group::2 for a warp of the peer CTA rank " + std::to_string(peer.rank) +
+               " to perform it too";
+      return "waits at " + at + " in tcgen05.alloc.cta_group::2 for " + std::to_string(wt.value) +
+             " columns free in the tensor memory of both CTAs of the pair (this CTA's SM: " + tmem_of(*w.cta).describe() +
+             "; the peer's SM: " + tmem_of(peer).describe() + ")";
+    }
+    case Wait::TmemPeer:
+      return "waits at " + at + " in a tcgen05.dealloc.cta_group::2 for a warp of the peer CTA rank " +
+             std::to_string(w.cta->rank ^ 1) + " to perform it too (it performed " +
+             std::to_string(w.cta->cluster->ctas[w.cta->rank ^ 1]->tc_collective) + " of " + std::to_string(wt.value) + ")";
     case Wait::ClusterBar: return "waits at " + at + " in barrier.cluster.wait (" + std::to_string(w.cta->cluster->barrier.arrived) + " threads arrived)";
   }
   return at;

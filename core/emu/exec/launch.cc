@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <sstream>
 
 #include "core/emu/engines/async_engine.h"
 #include "core/emu/exec/interpreter.h"
@@ -81,6 +82,7 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
           w->alive = w->lanes == 32 ? 0xFFFFFFFFu : (1u << w->lanes) - 1;
           w->regs.assign(slots * 32, 0);
           w->inflight.assign(slots, nullptr);
+          w->tmem_pending.assign(slots, 0);
           w->local.assign(static_cast<std::size_t>(L.local_bytes) * 32, 0);
           w->maxnreg = per_thread;
           cta->registers_in_use += static_cast<std::int64_t>(per_thread) * 32;
@@ -92,66 +94,102 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
   return cl;
 }
 
-[[noreturn]] void deadlock(Launch& L, Cluster& cl) {
-  std::string msg = "every live thread of cluster (" + std::to_string(cl.id[0]) + "," + std::to_string(cl.id[1]) + "," +
-                    std::to_string(cl.id[2]) + ") waits and nothing in flight can wake one:";
+// PTX ISA "tcgen05.alloc": all tensor memory a CTA allocated must be freed before it exits.
+void tmem_leak_check(Launch& L, Cta& cta) {
+  if (!cta.tmem) return;
+  std::string held = cta.tmem->held_text(&cta);
+  if (held.empty()) return;
+  L.report(ReportKind::TmemMisuse, cta.where(),
+           "CTA (" + std::to_string(cta.id[0]) + "," + std::to_string(cta.id[1]) + "," + std::to_string(cta.id[2]) +
+               ") exited holding tensor memory " + held + ": no tcgen05.dealloc freed it (a leak)");
+  cta.tmem->release_all(&cta);
+}
+
+// (Streams, not string concatenation: GCC 12 warns falsely (-Wrestrict) on the latter here.)
+std::string triple(const int id[3]) {
+  std::ostringstream o;
+  o << "(" << id[0] << "," << id[1] << "," << id[2] << ")";
+  return o.str();
+}
+std::string cta_name(const Cta& c) { return triple(c.id); }
+
+[[noreturn]] void deadlock(Launch& L, const std::vector<Cluster*>& batch) {
+  std::string which;
+  for (Cluster* cl : batch) which += (which.empty() ? "" : " and ") + triple(cl->id);
+  std::string msg = std::string("every live thread of ") + (batch.size() > 1 ? "the co-resident clusters " : "cluster ") + which +
+                    " waits and nothing in flight can wake one:";
   Where first;
   bool have_first = false;
-  for (auto& cta : cl.ctas)
-    for (auto& w : cta->warps) {
-      if (!w->alive) continue;
-      std::string last;
-      for (std::uint32_t m = w->alive; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        std::string d = describe_wait(*w, l);
-        if (d == last) continue;
-        last = d;
-        msg += "\n  CTA (" + std::to_string(cta->id[0]) + "," + std::to_string(cta->id[1]) + "," + std::to_string(cta->id[2]) +
-               ") warp " + std::to_string(w->index) + " lane " + std::to_string(l) + ": " + d;
-        if (!have_first) { first = cta->where(w.get(), l, static_cast<int>(w->pc[l])); have_first = true; }
+  for (Cluster* cl : batch)
+    for (auto& cta : cl->ctas)
+      for (auto& w : cta->warps) {
+        if (!w->alive) continue;
+        std::string last;
+        for (std::uint32_t m = w->alive; m; m &= m - 1) {
+          int l = __builtin_ctz(m);
+          std::string d = describe_wait(*w, l);
+          if (d == last) continue;
+          last = d;
+          msg += "\n  CTA " + cta_name(*cta) + " warp " + std::to_string(w->index) + " lane " + std::to_string(l) + ": " + d;
+          if (!have_first) { first = cta->where(w.get(), l, static_cast<int>(w->pc[l])); have_first = true; }
+        }
       }
-    }
   // Who else could have arrived: threads that have exited (and so never will).
-  for (auto& cta : cl.ctas) {
-    int exited = 0;
-    for (auto& w : cta->warps) exited += w->lanes - __builtin_popcount(w->alive);
-    if (exited)
-      msg += "\n  CTA (" + std::to_string(cta->id[0]) + "," + std::to_string(cta->id[1]) + "," + std::to_string(cta->id[2]) +
-             "): " + std::to_string(exited) + " of " + std::to_string(cta->threads) + " threads have exited and cannot arrive";
-  }
   std::size_t pending = 0;
-  for (auto& op : cl.inflight) pending += !op->performed;
+  int uncommitted = 0, line = -1;
+  for (Cluster* cl : batch) {
+    for (auto& cta : cl->ctas) {
+      int exited = 0;
+      for (auto& w : cta->warps) exited += w->lanes - __builtin_popcount(w->alive);
+      if (exited)
+        msg += "\n  CTA " + cta_name(*cta) + ": " + std::to_string(exited) + " of " + std::to_string(cta->threads) +
+               " threads have exited and cannot arrive";
+    }
+    for (auto& op : cl->inflight) {
+      pending += !op->performed;
+      // MMAs that no tcgen05.commit covers: nothing will ever tell a waiter they completed.
+      if (op->kind == AsyncOp::Tcgen05Mma && !uncommitted++) line = op->issued.line;
+    }
+  }
   msg += "\n  async operations in flight: " + std::to_string(pending);
+  if (uncommitted)
+    msg += "\n  tcgen05.mma operations no tcgen05.commit covers: " + std::to_string(uncommitted) + " (the first issued at PTX line " +
+           std::to_string(line) + ")";
   L.fault(ReportKind::Deadlock, first, msg);
 }
 
-void run_cluster(Launch& L, Cluster& cl) {
-  L.current = &cl;
+// Runs the clusters of `batch` together (they are resident at the same time), all their warps
+// interleaved by the seeded scheduler.
+void run_batch(Launch& L, const std::vector<Cluster*>& batch) {
+  L.current = batch.front();
   std::vector<Warp*> warps;
-  for (auto& cta : cl.ctas)
-    for (auto& w : cta->warps) warps.push_back(w.get());
+  for (Cluster* cl : batch)
+    for (auto& cta : cl->ctas)
+      for (auto& w : cta->warps) warps.push_back(w.get());
   std::vector<Warp*> runnable;
-  std::vector<AsyncOp*> ready;
+  std::vector<std::pair<Cluster*, AsyncOp*>> ready;
   for (;;) {
     runnable.clear();
     for (Warp* w : warps)
       if (w->alive && warp_can_run(*w)) runnable.push_back(w);
     ready.clear();
-    for (auto& op : cl.inflight)
-      if (performable(*op)) ready.push_back(op.get());
+    for (Cluster* cl : batch)
+      for (auto& op : cl->inflight)
+        if (performable(*op)) ready.emplace_back(cl, op.get());
     // An async operation lands at a moment of the scheduler's choosing.
     // The seed also picks how eager the async engines are: seeds divisible by 4 perform an
     // operation only when nothing else can run (the latest legal moment), which exposes reads
     // of data that has not landed; the others land operations early or in between.
     if (!ready.empty() && (runnable.empty() || L.rng() % 4 < L.config.seed % 4)) {
-      perform(cl, *ready[L.rng() % ready.size()]);
+      auto [cl, op] = ready[L.rng() % ready.size()];
+      perform(*cl, *op);
       continue;
     }
     if (runnable.empty()) {
       bool any_alive = false;
       for (Warp* w : warps) any_alive |= w->alive != 0;
       if (!any_alive) break;
-      deadlock(L, cl);
+      deadlock(L, batch);
     }
     // Odd seeds hand over to a warp woken by a completed mbarrier phase at once: the waiter
     // then runs before the arriving warp's next instruction, which exposes a stage released
@@ -171,22 +209,46 @@ void run_cluster(Launch& L, Cluster& cl) {
       Cta& cta = *w->cta;
       bool all = true;
       for (auto& o : cta.warps) all &= o->alive == 0;
-      if (all) cta.exited = true;
-      cluster_barrier_on_exit(cl);
+      if (all) {
+        cta.exited = true;
+        tmem_leak_check(L, cta);
+      }
+      cluster_barrier_on_exit(*cta.cluster);
     }
     if (L.steps > L.config.step_limit)
       L.fault(ReportKind::StepLimit, Where{}, "no end after " + std::to_string(L.steps) + " instructions (an endless loop, or a spin on a wait that never completes)");
   }
   // Bulk stores nobody waited for still complete when the grid ends.
-  while (!cl.inflight.empty()) {
-    auto op = cl.inflight.front();
-    if (!op->performed && performable(*op)) perform(cl, *op);
-    forget(cl, op.get());
-  }
+  for (Cluster* cl : batch)
+    while (!cl->inflight.empty()) {
+      auto op = cl->inflight.front();
+      if (!op->performed && performable(*op)) perform(*cl, *op);
+      forget(*cl, op.get());
+    }
   L.current = nullptr;
 }
 
+bool uses_tcgen05(const Launch& L) {
+  for (const Insn& in : *L.code)
+    if (!in.src->parts.empty() && in.src->parts[0] == "tcgen05") return true;
+  return false;
+}
+
 }  // namespace
+
+// How many CTAs of this launch one SM holds at once (the CUDA occupancy rules): 228 KiB of
+// shared memory with 1 KiB reserved per CTA, 2048 threads, 32 CTAs, and 64 K registers when
+// the kernel states its budget (.maxnreg; PTX does not carry ptxas's count otherwise).
+int resident_ctas_per_sm(const Launch& L) {
+  const LaunchConfig& c = L.config;
+  if (c.resident_ctas) return static_cast<int>(c.resident_ctas);
+  const std::uint32_t threads = c.block[0] * c.block[1] * c.block[2];
+  const std::uint32_t warps = (threads + 31) / 32;
+  std::uint32_t r = std::min<std::uint32_t>(32, 64 / std::max<std::uint32_t>(warps, 1));
+  r = std::min<std::uint32_t>(r, (228u * 1024) / (L.smem_bytes + 1024));
+  if (L.kernel->maxnreg) r = std::min<std::uint32_t>(r, 65536u / (static_cast<std::uint32_t>(L.kernel->maxnreg) * warps * 32));
+  return static_cast<int>(std::max<std::uint32_t>(r, 1));
+}
 
 void run_launch(Launch& L) {
   const LaunchConfig& c = L.config;
@@ -198,9 +260,24 @@ void run_launch(Launch& L) {
     for (std::uint32_t y = 0; y < nclusters[1]; ++y)
       for (std::uint32_t x = 0; x < nclusters[0]; ++x) order.push_back({x, y, z});
   std::shuffle(order.begin(), order.end(), L.rng);
-  for (const auto& id : order) {
-    auto cl = make_cluster(L, id.data());
-    run_cluster(L, *cl);
+  // Clusters run in batches of the co-resident count: CTA rank r of each cluster in a batch sits
+  // on the same SM, so they share its tensor memory and compete for its columns. Kernels without
+  // tcgen05 have no shared state between CTAs here, and run one cluster at a time.
+  const bool tmem = uses_tcgen05(L);
+  const std::size_t per_batch = tmem ? static_cast<std::size_t>(resident_ctas_per_sm(L)) : 1;
+  for (std::size_t i = 0; i < order.size(); i += per_batch) {
+    std::vector<std::unique_ptr<Cluster>> owned;
+    std::vector<Cluster*> batch;
+    for (std::size_t j = i; j < std::min(order.size(), i + per_batch); ++j) {
+      owned.push_back(make_cluster(L, order[j].data()));
+      batch.push_back(owned.back().get());
+    }
+    if (tmem)
+      for (std::size_t r = 0; r < batch.front()->ctas.size(); ++r) {
+        auto sm = std::make_shared<TensorMemory>();
+        for (Cluster* cl : batch) cl->ctas[r]->tmem = sm;
+      }
+    run_batch(L, batch);
   }
 }
 

@@ -17,6 +17,8 @@
 #include "core/emu/check/race_detector.h"
 #include "core/emu/check/report.h"
 #include "core/emu/engines/mbarrier.h"
+#include "core/emu/engines/tcgen05_desc.h"
+#include "core/emu/engines/tmem.h"
 #include "core/emu/engines/tensor_map.h"
 #include "core/emu/exec/insn.h"
 #include "core/emu/ptx/module.h"
@@ -55,15 +57,15 @@ struct SmemShadow {
 
 // Why a lane waits (it re-executes its instruction when the condition may hold).
 struct Wait {
-  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers };
+  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers, TmemAlloc, TmemPeer, TmemPairAlloc };
   Kind kind = None;
   std::uint32_t object = 0;  // barrier id, or mbarrier shared::cluster address
-  std::uint64_t value = 0;   // generation / parity / group count
+  std::uint64_t value = 0;   // generation / parity / group count / columns
 };
 
-// An asynchronous operation in flight (TMA, bulk store, wgmma).
+// An asynchronous operation in flight (TMA, bulk store, wgmma, tcgen05.mma / commit).
 struct AsyncOp {
-  enum Kind : std::uint8_t { TmaLoad, TmaStore, Wgmma };
+  enum Kind : std::uint8_t { TmaLoad, TmaStore, Wgmma, Tcgen05Mma, Tcgen05Commit };
   Kind kind;
   bool performed = false;
   Where issued;          // for reports
@@ -79,6 +81,12 @@ struct TmaLoadOp : AsyncOp {
   std::uint32_t dst = 0;       // shared offset in each destination CTA
   std::uint32_t mbar = 0;      // shared offset of the mbarrier in each destination CTA
   std::uint32_t cta_mask = 0;  // destination CTA ranks
+  // .cta_group::2: the bytes of destination r complete on the mbarrier of the CTA of r's pair
+  // whose rank has bit 0 = pair_bit (PTX ISA 9.7.9.25: "the mbarrier ... can be in shared memory
+  // of either the same CTA as the shared memory destination dstMem or in its peer-CTA").
+  bool pair = false;
+  int pair_bit = 0;
+  int barrier_rank(int r) const { return pair ? (r & ~1) | pair_bit : r; }
 };
 
 struct BulkGroup;
@@ -114,6 +122,47 @@ struct WgmmaOp : AsyncOp {
   }
 };
 
+// tcgen05.mma (PTX ISA 9.7.16 "tcgen05.mma"): issued by one thread, performed at a moment of the
+// scheduler's choosing after the same thread's earlier MMAs; it reads shared memory and writes
+// tensor memory until a tcgen05.commit covering it arrives (only then may the program know
+// it is done), so it stays in the cluster's in-flight list until that arrival.
+struct Tcgen05MmaOp : AsyncOp {
+  Tcgen05MmaOp() : AsyncOp(Tcgen05Mma) {}
+  int group = 1;                        // cta_group::1 or ::2
+  Cta* ctas[2] = {nullptr, nullptr};    // the CTA, or the pair (even rank first)
+  Tcgen05InstrDesc idesc;
+  MatrixDescriptor a, b;
+  std::uint32_t d_addr = 0;             // D in tensor memory
+  bool accumulate = true;               // enable-input-d
+  std::shared_ptr<Tcgen05MmaOp> prev;   // the issuing thread's previous MMA while it is unperformed
+  std::uint32_t smem_lo[2] = {0, 0}, smem_hi[2] = {0, 0};  // A and B, in each CTA
+  bool reads(const Cta* c, std::uint32_t lo, std::uint32_t hi) const {
+    if (c != ctas[0] && c != ctas[1]) return false;
+    for (int i = 0; i < 2; ++i)
+      if (lo < smem_hi[i] && hi > smem_lo[i]) return true;
+    return false;
+  }
+  int rows_per_cta() const { return idesc.m / group; }
+  // D occupies lanes [0, rows_per_cta) and columns [col, col + N) of each CTA's tensor memory.
+  bool writes_tmem(const Cta* c, std::uint32_t lane_lo, std::uint32_t lane_hi, std::uint32_t col_lo, std::uint32_t col_hi) const {
+    if (c != ctas[0] && c != ctas[1]) return false;
+    const std::uint32_t d0 = tmem_column(d_addr), d1 = d0 + static_cast<std::uint32_t>(idesc.n);
+    const std::uint32_t l0 = tmem_lane(d_addr), l1 = l0 + static_cast<std::uint32_t>(rows_per_cta());
+    return lane_lo < l1 && lane_hi > l0 && col_lo < d1 && col_hi > d0;
+  }
+};
+
+// tcgen05.commit (PTX ISA 9.7.16 "tcgen05.commit"): one arrival on an mbarrier (of each CTA of the mask with
+// .multicast::cluster) once all prior async tcgen05 operations of the issuing thread completed.
+struct Tcgen05CommitOp : AsyncOp {
+  Tcgen05CommitOp() : AsyncOp(Tcgen05Commit) {}
+  Cta* issuer = nullptr;
+  std::vector<std::shared_ptr<Tcgen05MmaOp>> ops;  // the thread's MMAs since its previous commit
+  std::shared_ptr<Tcgen05CommitOp> prev;           // the thread's previous commit while it has not arrived
+  std::uint32_t mbar = 0;                          // shared offset in each receiving CTA
+  std::uint32_t cta_mask = 0;                      // ranks receiving the arrival
+};
+
 struct BulkGroup {
   std::vector<std::shared_ptr<AsyncOp>> ops;
 };
@@ -138,6 +187,14 @@ struct Warp {
   std::uint32_t proxy_fences[32] = {};  // fence.proxy.async count per lane
   std::uint64_t cluster_arrival[32] = {};  // barrier.cluster: generation the lane arrived in, + 1 (0: not arrived)
   std::int32_t maxnreg = 0;
+  // tcgen05 (PTX ISA 9.7.16 "tcgen05.ld", "tcgen05.wait"): destination registers of loads not yet
+  // waited for (per slot), and the values each will receive, [slot] -> per-lane bits.
+  std::vector<std::uint8_t> tmem_pending;
+  std::vector<std::pair<int, std::vector<std::uint32_t>>> tmem_loads;
+  // Per issuing lane: the last MMA, the MMAs no commit covers yet, the last commit.
+  std::shared_ptr<Tcgen05MmaOp> tc_last_mma[32];
+  std::vector<std::shared_ptr<Tcgen05MmaOp>> tc_uncommitted[32];
+  std::shared_ptr<Tcgen05CommitOp> tc_last_commit[32];
 
   std::uint64_t& reg(int slot, int lane) { return regs[static_cast<std::size_t>(slot) * 32 + lane]; }
   int thread(int lane) const;  // thread index in the CTA
@@ -182,6 +239,12 @@ struct Cta {
   std::unique_ptr<RaceDetector> races;  // when the launch detects races
   std::unordered_map<std::uint32_t, MbarClocks> mbar_clocks;
   NamedBarrier cluster_clocks;          // barrier.cluster, as seen by this CTA's threads
+  std::shared_ptr<TensorMemory> tmem;   // its SM's tensor memory (shared with co-resident CTAs)
+  bool tmem_permit_relinquished = false;  // tcgen05.relinquish_alloc_permit executed
+  std::uint64_t tc_collective = 0;        // cta_group::2 deallocs this CTA's warp performed
+  std::uint32_t tc_alloc_req = 0;         // columns a cta_group::2 alloc of this CTA waits for (0: none)
+  int tc_alloc_result = -1;               // the column the pair's allocation got, for the waiting warp
+  int tc_alloc_warp = -1;                 // the warp that asked
   // An mbarrier of this CTA completed a phase: what its arrivals released becomes acquirable.
   void mbar_phase_completed(std::uint32_t offset);
 
@@ -208,6 +271,7 @@ struct LaunchConfig {
   std::uint64_t seed = 1;
   std::uint64_t step_limit = 2'000'000'000;  // instructions per cluster before StepLimit
   bool detect_races = false;                  // check/race_detector.h (costs memory and time)
+  std::uint32_t resident_ctas = 0;            // CTAs per SM running together (0: from the launch's resources)
 };
 
 // Everything one launch needs; lives while the launch runs.
@@ -230,6 +294,7 @@ struct Launch {
   std::uint64_t steps = 0;          // warp-instructions
   std::uint64_t thread_steps = 0;   // thread-instructions (active lanes of each)
   bool phase_completed = false;     // an instruction just completed an mbarrier phase
+  int tcgen05_group = 0;            // the .cta_group of the first tcgen05 instruction run (1 or 2)
   Cluster* current = nullptr;
 
   void report(ReportKind kind, Where where, std::string message);  // non-fatal: recorded once per pc

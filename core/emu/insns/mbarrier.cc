@@ -110,7 +110,7 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         const std::uint32_t parity = static_cast<std::uint32_t>(v & 1);
         bool done = in.flags & Parity ? t.bar->phase_complete_parity(parity) : t.bar->phase_complete_token(v);
         if (!done && in.op == TryWait && t.bar->initialized()) {
-          std::uint32_t who = t.cta == w.cta ? t.offset : cluster_address(t.cta->rank, t.offset);
+          std::uint32_t who = cluster_address(t.cta->rank, t.offset);
           w.wait[l] = Wait{Wait::Mbar, who, parity};
           flow = Flow::Block;
           break;

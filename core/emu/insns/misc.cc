@@ -47,7 +47,7 @@ Flow getctarank(Warp& w, const Insn& in, std::uint32_t mask) {
     std::uint64_t a = src(w, in, 1, l);
     if (in.space == Space::Generic) a -= kSharedWindow;
     int rank = cluster_rank_of(static_cast<std::uint32_t>(a));
-    dst(w, in, 0, l, static_cast<std::uint64_t>(rank < 0 ? w.cta->rank : rank));
+    dst(w, in, 0, l, static_cast<std::uint64_t>(rank));
   }
   return Flow::Next;
 }

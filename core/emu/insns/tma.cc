@@ -53,13 +53,23 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
         std::uint32_t boff;
         Cta& bar_cta = shared_target(w, in, bar, 8, l, boff);
         op->mbar = boff;
+        if (in.flags & CtaGroup2) {
+          op->pair = true;
+          op->pair_bit = bar_cta.rank & 1;
+        }
         if (in.flags & Multicast) {
           op->cta_mask = static_cast<std::uint32_t>(src(w, in, 3, l)) & ((1u << c.ctas.size()) - 1);
         } else {
-          if (&bar_cta != &dst_cta)
-            w.launch().fault(ReportKind::Unsupported, where(w, in, l), "a TMA load whose mbarrier is in another CTA than its destination");
+          if (&bar_cta != &dst_cta && !((in.flags & CtaGroup2) && (bar_cta.rank ^ 1) == dst_cta.rank))
+            w.launch().fault(ReportKind::Unsupported, where(w, in, l),
+                             (in.flags & CtaGroup2) ? "a .cta_group::2 TMA load whose mbarrier is neither in its destination CTA nor in that CTA's peer"
+                                                    : "a TMA load whose mbarrier is in another CTA than its destination (.cta_group::1)");
           op->cta_mask = 1u << dst_cta.rank;
         }
+        for (std::size_t r = 0; r < c.ctas.size(); ++r)
+          if ((op->cta_mask >> r) & 1 && op->barrier_rank(static_cast<int>(r)) >= static_cast<int>(c.ctas.size()))
+            w.launch().fault(ReportKind::OutOfBounds, where(w, in, l), "a .cta_group::2 TMA load into CTA rank " + std::to_string(r) +
+                                                                          ", whose pair has no CTA of rank " + std::to_string(op->barrier_rank(static_cast<int>(r))));
         if (op->dst % 128)
           w.launch().fault(ReportKind::Misaligned, where(w, in, l), "TMA destination at shared offset " + std::to_string(op->dst) + " is not 128-byte aligned");
         // A load may land at any moment after its issue: its destination must be free now.
@@ -121,7 +131,7 @@ std::string decode(const ptx::Instruction& p, Insn& out) {
     out.op = Load;
     if (!has_part(p, "mbarrier::complete_tx::bytes")) return "a tensor load without mbarrier::complete_tx::bytes";
     if (has_part(p, "multicast::cluster")) out.flags |= Multicast;
-    if (has_part(p, "cta_group::2")) return "cta_group::2 loads are not implemented yet (Blackwell)";
+    if (has_part(p, "cta_group::2")) out.flags |= CtaGroup2;
   } else if (p.parts[5] == "global") {
     out.op = Store;
     if (!has_part(p, "bulk_group")) return "a tensor store without .bulk_group";
