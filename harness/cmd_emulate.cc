@@ -176,8 +176,8 @@ void run(const Options& o) {
     ptx = read_file(o.ptx_file, "PTX file");
   } else {
     const core::ArchSpec& arch = core::parse_arch(o.arch);
-    if (arch.name != std::string_view("sm_90a"))
-      throw Error(ErrorKind::InvalidInput, fmt::format("the virtual device runs sm_90a; {} is not emulated yet", arch.name));
+    if (arch.name != std::string_view("sm_90a") && arch.name != std::string_view("sm_100a"))
+      throw Error(ErrorKind::InvalidInput, fmt::format("the virtual device presents sm_90a or sm_100a, not {}", arch.name));
     core::CompileResult r = core::compile_module(read_file(o.mlir_file, "MLIR file"), arch, core::CompileOptions::from_environment());
     if (r.units.size() != 1)
       throw Error(ErrorKind::InvalidInput, fmt::format("{} has {} gpu.modules; emulate takes one", o.mlir_file, r.units.size()));
@@ -261,12 +261,12 @@ void add_emulate_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "emulate",
-      "Run a kernel on the virtual sm_90a device (no GPU): the exact PTX, with TMA, mbarrier, wgmma and clusters, "
+      "Run a kernel on the virtual device (no GPU; sm_90a, or sm_100a for a module targeting it): the exact PTX, with TMA, mbarrier, wgmma, tcgen05 and clusters, "
       "under seeded schedules; prints races, hazards, deadlocks and faults with their PTX lines (exit 1 when any "
       "schedule has a finding)");
   cmd->add_option("--ptx", o->ptx_file, "PTX file to run");
   cmd->add_option("--mlir", o->mlir_file, "MLIR module (one gpu.module) compiled through the MGPU backend, then run");
-  cmd->add_option("--arch", o->arch, "Architecture to compile --mlir for (the virtual device is sm_90a)");
+  cmd->add_option("--arch", o->arch, "Architecture to compile --mlir for: sm_90a or sm_100a");
   cmd->add_option("--launch", o->launch,
                   "Launch description, a file or inline JSON: {\"kernel\": NAME, \"grid\": [x,y,z], \"block\": [x,y,z], "
                   "\"cluster\": [x,y,z], \"dynamic_smem\": BYTES, \"args\": [{\"u32\": 5}, {\"f32\": 1.5}, {\"buffer\": "

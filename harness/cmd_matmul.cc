@@ -167,7 +167,7 @@ void add_matmul_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--db", o->tune.db, "Results database (created if absent)")->capture_default_str();
   cmd->add_option("--device", o->tune.device,
-                  "auto (the GPU, else the cost model), cuda, emulate (run and verify each config on the virtual sm_90a "
+                  "auto (the GPU, else the cost model), cuda, emulate (run and verify each config on the virtual sm_90a or sm_100a "
                   "device: checkers for races, hazards and deadlocks; no times), model, or replay:DB")
       ->capture_default_str();
   cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies")

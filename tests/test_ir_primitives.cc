@@ -168,7 +168,6 @@ void tcgen05_kernel(KernelModule& km, KernelBody& kb, bool two_cta) {
   });
   BarrierRing(bar, 1).wait(e, e.c32(0), e.c32(0));
   Value v = tmem_load(e, tmem, 16);
-  tcgen05_wait_ld(e);
   keep(e, kb.args[2], mlir::LLVM::ExtractElementOp::create(e.b, e.loc, v, e.c32(3)));
   e.barrier_sync();
   e.if_then(warp0, [&] { tmem_dealloc(e, tmem, 128, two_cta); });

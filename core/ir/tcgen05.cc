@@ -61,12 +61,34 @@ void tcgen05_commit(Emitter& e, Value barrier, Value multicast_mask, bool two_ct
 }
 
 Value tmem_load(Emitter& e, Value tmem, int count) {
+  // PTX ISA 9.7.16.8.3 (tcgen05.ld) / 9.7.16.8.6 (tcgen05.wait): the destination registers are
+  // undefined until tcgen05.wait::ld. The NVVM load and wait ops carry no data dependence
+  // between them, so LLVM moved register copies of the loaded values above the wait (found by
+  // the virtual device in every sm_100a kernel). One asm statement holds both: its outputs
+  // exist only after the wait.
+  std::string text = fmt::format("tcgen05.ld.sync.aligned.32x32b.x{}.b32 {{", count);
+  std::string constraints;
+  for (int i = 0; i < count; ++i) {
+    text += fmt::format("{}${}", i ? ", " : "", i);
+    constraints += "=r,";
+  }
+  text += fmt::format("}}, [${}];\n\ttcgen05.wait::ld.sync.aligned;", count);
+  constraints += "r";
+  llvm::SmallVector<mlir::Type> fields(count, e.i32());
+  auto result_t = mlir::LLVM::LLVMStructType::getLiteral(e.b.getContext(), fields);
+  Value address = mlir::LLVM::PtrToIntOp::create(e.b, e.loc, e.i32(), tmem);
+  auto asm_op = mlir::LLVM::InlineAsmOp::create(e.b, e.loc, result_t, mlir::ValueRange{address}, text, constraints,
+                                                /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                                mlir::LLVM::tailcallkind::TailCallKind::None,
+                                                mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr());
   auto vec = mlir::VectorType::get({count}, e.i32());
-  return mlir::NVVM::Tcgen05LdOp::create(e.b, e.loc, vec, false, mlir::NVVM::Tcgen05LdStShape::SHAPE_32X32B, tmem,
-                                         Value());
+  Value out = mlir::LLVM::UndefOp::create(e.b, e.loc, vec);
+  for (int i = 0; i < count; ++i) {
+    Value x = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, asm_op.getResult(0), llvm::ArrayRef<std::int64_t>{i});
+    out = mlir::LLVM::InsertElementOp::create(e.b, e.loc, out, x, e.c32(i));
+  }
+  return out;
 }
-
-void tcgen05_wait_ld(Emitter& e) { mlir::NVVM::Tcgen05WaitOp::create(e.b, e.loc, mlir::NVVM::Tcgen05WaitKind::LOAD); }
 
 Value tmem_offset(Emitter& e, Value tmem, Value lane, Value column) {
   // A TMEM address is 32 bits: lane in bits 16-31, column in bits 0-15.

@@ -26,9 +26,9 @@ void tcgen05_mma(Emitter& e, mlir::Value d_tmem, mlir::Value desc_a, mlir::Value
                  mlir::Value accumulate, bool two_cta);
 void tcgen05_commit(Emitter& e, mlir::Value barrier, mlir::Value multicast_mask, bool two_cta);
 // tcgen05.ld.32x32b.x<count>: each thread of the warp reads `count` consecutive 32-bit
-// columns of its lane; returns vector<count x i32>. tcgen05_wait_ld() makes them usable.
+// columns of its lane, followed in the same asm statement by tcgen05.wait::ld, so the returned
+// vector<count x i32> is usable at once and nothing can read the registers before the wait.
 mlir::Value tmem_load(Emitter& e, mlir::Value tmem, int count);
-void tcgen05_wait_ld(Emitter& e);
 // The TMEM address `lane` lanes and `column` columns past `tmem` (i32 values).
 mlir::Value tmem_offset(Emitter& e, mlir::Value tmem, mlir::Value lane, mlir::Value column);
 // tcgen05.fence::before_thread_sync / after_thread_sync: orders tcgen05 operations (MMAs,

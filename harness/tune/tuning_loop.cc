@@ -59,7 +59,7 @@ void compile_ahead(const kernels::MatmulTemplate& t, const kernels::MatmulProble
 // worker process, with no time -- it has no clock.
 Device emulator(const core::ArchSpec& arch) {
   if (auto why = why_not_verifiable(arch)) throw core::Error(core::ErrorKind::InvalidInput, "--device emulate: " + *why);
-  std::string lib = use_virtual_device("--device emulate");
+  std::string lib = use_virtual_device(arch, "--device emulate");
   core::DeviceReport report = core::query_devices();
   if (report.gpus.empty() || !core::CudaDriver::get().emulated())
     throw core::Error(core::ErrorKind::InvalidInput,
@@ -232,7 +232,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       rep.unverified_why = *why + "; predictions are unverified (labelled 'none')";
     } else {
       verifier = std::make_unique<Verifier>(store, run, t, virtual_environment(arch), o.verify_seeds,
-                                            virtual_device_environment(device.source == "model" ? "verifying before predicting (or --no-verify)" : "--preflight emulate"));
+                                            virtual_device_environment(arch, device.source == "model" ? "verifying before predicting (or --no-verify)" : "--preflight emulate"));
     }
     if (!rep.unverified_why.empty() && o.notify) o.notify(rep.unverified_why);
   }

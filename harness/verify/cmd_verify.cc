@@ -100,7 +100,7 @@ void run(const Options& o) {
     targets = load_shape_suite(o.shapes, like).shapes;
     for (const kernels::MatmulProblem& p : targets) t.check_problem(p);
   }
-  std::vector<std::string> worker_env = virtual_device_environment("verify");
+  std::vector<std::string> worker_env = virtual_device_environment(arch, "verify");
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
   install_stop_handlers();

@@ -10,12 +10,13 @@
 namespace mgpu::harness {
 
 std::optional<std::string> why_not_verifiable(const core::ArchSpec& arch) {
-  if (arch.name == std::string_view("sm_90a")) return std::nullopt;
-  return fmt::format("the virtual device does not run {} kernels yet (tcgen05 and tensor memory are not emulated)",
-                     arch.name);
+  // The 'a' targets: the kernels use wgmma / tcgen05, which only they have; the virtual device
+  // presents an H100 (sm_90a) or a B200 (sm_100a).
+  if (arch.name == std::string_view("sm_90a") || arch.name == std::string_view("sm_100a")) return std::nullopt;
+  return fmt::format("the virtual device presents sm_90a or sm_100a, not {}", arch.name);
 }
 
-std::vector<std::string> virtual_device_environment(const std::string& what) {
+std::vector<std::string> virtual_device_environment(const core::ArchSpec& arch, const std::string& what) {
   std::string lib = find_virtual_device_library();
   if (lib.empty())
     throw core::Error(core::ErrorKind::InvalidInput,
@@ -23,12 +24,12 @@ std::vector<std::string> virtual_device_environment(const std::string& what) {
                                   "named by MGPU_CUDA_DRIVER", what));
   const char* races = std::getenv("MGPU_EMU_RACES");  // verified means race-checked too, unless turned off
   return {"MGPU_CUDA_DRIVER=" + lib, "MGPU_EMU_REPORTS=off",
-          std::string("MGPU_EMU_RACES=") + (races && *races ? races : "1")};
+          std::string("MGPU_EMU_RACES=") + (races && *races ? races : "1"), "MGPU_EMU_ARCH=" + std::string(arch.name)};
 }
 
-std::string use_virtual_device(const std::string& what) {
+std::string use_virtual_device(const core::ArchSpec& arch, const std::string& what) {
   std::string lib;
-  for (const std::string& e : virtual_device_environment(what)) {
+  for (const std::string& e : virtual_device_environment(arch, what)) {
     size_t eq = e.find('=');
     setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
     if (e.rfind("MGPU_CUDA_DRIVER=", 0) == 0) lib = e.substr(eq + 1);

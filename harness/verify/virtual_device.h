@@ -19,10 +19,11 @@ std::optional<std::string> why_not_verifiable(const core::ArchSpec& arch);
 // The environment a virtual-device worker runs with ("NAME=value": the driver library, reports
 // off -- findings come back in each trial's message --, races checked unless MGPU_EMU_RACES=0).
 // `what` names the option that needs it, for the message when the library is missing.
-std::vector<std::string> virtual_device_environment(const std::string& what);
+// MGPU_EMU_ARCH makes the device present `arch` (sm_90a: an H100, sm_100a: a B200).
+std::vector<std::string> virtual_device_environment(const core::ArchSpec& arch, const std::string& what);
 
 // The same set in this process, for itself and every worker it starts; returns the library.
-std::string use_virtual_device(const std::string& what);
+std::string use_virtual_device(const core::ArchSpec& arch, const std::string& what);
 
 results::Environment virtual_environment(const core::ArchSpec& arch);
 

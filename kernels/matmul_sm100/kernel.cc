@@ -33,8 +33,7 @@ void emit_epilogue_piece(Emitter& e, const MatmulProblem& p, const MatmulConfig&
                          Value row) {
   const int en = c.epilogue_tile_n, out = size_in_bytes(p.out_dtype);
   const int atom_bytes = epilogue_atom_bytes(p, c), chunk_elems = 16 / out;
-  Value raw = core::ir::tmem_load(e, tmem_cols, en);
-  core::ir::tcgen05_wait_ld(e);
+  Value raw = core::ir::tmem_load(e, tmem_cols, en);  // waits for the load: usable at once
   auto f32v = mlir::VectorType::get({en}, e.b.getF32Type());
   Value acc = mlir::LLVM::BitcastOp::create(e.b, e.loc, f32v, raw);
   mlir::Type out_t = element_type(e, p.out_dtype);
