@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "core/compiler.h"
 #include "core/error.h"
 #include "harness/tune/tuning_loop.h"
 #include "kernels/matmul_template.h"
@@ -127,7 +128,7 @@ TEST_F(TuningLoop, AutoWithoutAGpuSaysItPredicts) {
   opts_.device = "auto";
   opts_.trials = 2;
   std::string note;
-  opts_.notify = [&](const std::string& n) { note = n; };
+  opts_.notify = [&](const std::string& n) { note += n + "\n"; };
   TuneReport r = tune(opts_, stop_);
   if (r.source == "model") {
     EXPECT_NE(note.find("nothing will be measured"), std::string::npos) << note;
@@ -141,6 +142,7 @@ TEST_F(TuningLoop, PredictionsAreForKernelsThatCompiled) {
   fs::path cache = dir_ / "cache";
   ::setenv("MGPU_CACHE_DIR", cache.c_str(), 1);
   opts_.compile_predicted = true;
+  opts_.verify = false;  // this test is about the compiles (verification: the test below, and cli.*)
   opts_.trials = 4;
   TuneReport r = tune(opts_, stop_);
   ::unsetenv("MGPU_CACHE_DIR");
@@ -155,6 +157,60 @@ TEST_F(TuningLoop, PredictionsAreForKernelsThatCompiled) {
   for (const auto& f : fs::recursive_directory_iterator(cache))
     if (f.is_regular_file() && f.path().extension() == ".mgpu") ++entries;
   EXPECT_EQ(entries, static_cast<int>(kernels.size()));
+}
+
+TEST_F(TuningLoop, AConfigTheVirtualDeviceFailedIsRecordedFailedAndNeverRanks) {
+  // The cost model's favourite, whose kernel an earlier verification found racy at this
+  // problem's class: the tuner must not predict it, let alone rank it.
+  const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch(opts_.arch));
+  std::optional<core::TuningConfig> favourite;
+  double best = 0;
+  t.space().enumerate([&](const core::TuningConfig& c) {
+    if (t.why_invalid(opts_.problem, c)) return;
+    double ms = t.predict_ms(opts_.problem, c, t.arch().default_device());
+    if (!favourite || ms < best) favourite = c, best = ms;
+  });
+  ASSERT_TRUE(favourite);
+  core::CompileOptions co;
+  core::CompileResult compiled = core::compile_module(t.build(opts_.problem, *favourite).mlir, t.arch(), co);
+  const std::string hash = core::kernel_hash(compiled.units.at(0).ptx);
+  const std::string cls = kernels::classify(opts_.problem, t.kernel_shape(*favourite), t.arch().default_device().sm_count).key();
+  {
+    results::Store s = results::Store::open(opts_.db, results::OpenMode::ReadWrite);
+    results::TrialRecord v;
+    v.run_id = s.begin_run("verify", "verify matmul", "test");
+    v.tmpl = {std::string(t.name()), std::string(t.source_hash()), "b"};
+    v.problem = {"matmul", "m128_n128_k320_bf16_bf16_kn", 128, 128, 320, "bf16", "bf16", "kn"};
+    v.config_json = favourite->to_json();
+    v.env = {"mgpu-tune virtual sm_90a (emulated)", "sm_90a", "9.0", 132, "", "", 0};
+    v.status = "hazard";
+    v.source = "emulate";
+    v.message = "async-overlap: shared memory written while a wgmma still reads it";
+    v.kernel_hash = hash;
+    v.problem_class = cls;
+    s.record_trial(v);
+  }
+  ::setenv("MGPU_CUDA_DRIVER", MGPU_VCUDA_LIB, 1);  // found beside mgpu-tune; a test binary is elsewhere
+  opts_.compile_predicted = true;
+  opts_.strategy = "model";  // asks the favourite first
+  opts_.trials = 1;          // only it: an answer from the store, no worker needed
+  TuneReport r = tune(opts_, stop_);
+  ::unsetenv("MGPU_CUDA_DRIVER");
+  EXPECT_EQ(r.verify_failed, 1);
+  EXPECT_TRUE(r.top.empty());
+  results::Store s = results::Store::open(opts_.db, results::OpenMode::ReadOnly);
+  results::TrialFilter model;
+  model.source = "model";
+  auto rows = s.trials(model);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].config_json, favourite->to_json());
+  EXPECT_EQ(rows[0].status, "hazard");
+  EXPECT_FALSE(rows[0].median_ms);
+  EXPECT_NE(rows[0].message.find("failed verification on the virtual device at " + cls), std::string::npos) << rows[0].message;
+  EXPECT_NE(rows[0].message.find("async-overlap"), std::string::npos);
+  EXPECT_EQ(rows[0].kernel_hash, hash);
+  EXPECT_EQ(rows[0].problem_class, cls);
+  EXPECT_TRUE(s.best(true).empty());  // nothing to rank, nothing to export
 }
 
 TEST_F(TuningLoop, ANewShapeMeasuresItsNeighboursWinnersFirst) {

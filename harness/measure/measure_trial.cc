@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cache_usability.h"
 #include "core/compiler.h"
 #include "core/error.h"
 #include "harness/measure/cuda_measurer.h"
@@ -37,6 +38,7 @@ Measurement measure_trial(const TrialRequest& req) {
       k = t.build(req.problem, req.config);
       core::CompileOptions o = core::CompileOptions::from_environment();
       o.cache_dir = core::CompileCache::default_dir().string();  // the tuner compiled ahead: a hit
+      if (core::why_cache_unusable(o.cache_dir)) o.cache_dir.clear();  // the process that started us warned
       core::CompileResult r = core::compile_module(k.mlir, arch, o);
       cubin = r.units.at(0).cubin.image;
       ptx = r.units.at(0).ptx;

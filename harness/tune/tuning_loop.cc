@@ -234,7 +234,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       verifier = std::make_unique<Verifier>(store, run, t, virtual_environment(arch), o.verify_seeds,
                                             virtual_device_environment(arch, device.source == "model" ? "verifying before predicting (or --no-verify)" : "--preflight emulate"));
     }
-    if (!rep.unverified_why.empty() && o.notify) o.notify(rep.unverified_why);
+    // Said in the summary ("not verified: ..."), not up front: --quiet keeps stderr clean.
   }
 
   int done = claims.counted();

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/cache_usability.h"
+#include "core/compile_cache.h"
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/config_option.h"
@@ -104,6 +106,8 @@ void run(const Options& o) {
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
   install_stop_handlers();
+  if (auto why = core::why_cache_unusable(core::CompileCache::default_dir()))
+    core::warn_cache_unusable(core::CompileCache::default_dir(), *why);  // compiles go on without it
   std::int64_t run_id = store.begin_run("verify", o.arguments, version_string());
   Verifier verifier(store, run_id, t, virtual_environment(arch), o.seeds, worker_env);
   verifier.stop_on(stop_requested());

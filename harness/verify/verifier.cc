@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cache_usability.h"
 #include "core/compile_cache.h"
 #include "core/compile_pool.h"
 #include "core/compiler.h"
@@ -66,6 +67,7 @@ std::vector<Verifier::Compiled> Verifier::compile(const std::vector<core::Tuning
   }
   core::CompileOptions o = core::CompileOptions::from_environment();
   o.cache_dir = core::CompileCache::default_dir().string();
+  if (core::why_cache_unusable(o.cache_dir)) o.cache_dir.clear();  // the caller warned about it once
   // In chunks, so a stop request is honoured within a chunk's compile time.
   std::vector<core::CompileOutcome> out;
   const size_t chunk = 16 * static_cast<size_t>(std::max(1, threads));

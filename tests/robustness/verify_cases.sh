@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Bad input to 'mgpu-tune verify matmul' (issue 17): every case exits 2 with a one-line reason
+# before anything is compiled, run or written.
+# Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/verify_cases.sh
+. "$(dirname "$0")/lib.sh"
+
+fixture_not_a_db() { printf 'not a database\n' > "$W/t.db"; }
+fixture_dir_db() { mkdir "$W/t.db"; }
+fixture_shapes() { printf 'm,n,k\n256,256,256\n' > "$W/s.csv"; }
+
+bad neither           2 "give exactly one of --config JSON and --all" -- verify matmul --arch sm_90a --db '$DB'
+bad both              2 "give exactly one of --config JSON and --all" -- verify matmul --arch sm_90a --all --config '{}' --db '$DB'
+bad no_arch           2 "--arch is required"                           -- verify matmul --all --db '$DB'
+bad no_subcommand     2 "subcommand"                                   -- verify
+bad arch_unknown      2 "unknown arch .sm_42."                          -- verify matmul --arch sm_42 --all --db '$DB'
+bad bad_json          2 "config"                                       -- verify matmul --arch sm_90a --config '{"tile_m":' --db '$DB'
+bad unknown_field     2 "tile_q"                                       -- verify matmul --arch sm_90a --config '{"tile_q":64}' --db '$DB'
+bad invalid_config    2 "invalid config \(shape\)"                     -- verify matmul --arch sm_90a --config '{"tile_m":96}' --db '$DB'
+bad seeds_zero        2 "--seeds"                                      -- verify matmul --arch sm_90a --all --seeds 0 --db '$DB'
+bad seeds_text        2 "--seeds"                                      -- verify matmul --arch sm_90a --all --seeds many --db '$DB'
+bad jobs_zero         2 "--jobs"                                       -- verify matmul --arch sm_90a --all --jobs 0 --db '$DB'
+bad bad_problem       2 "--k"                                          -- verify matmul --arch sm_90a --all --k 0 --db '$DB'
+bad unaligned_problem 2 "not a multiple of 16 as TMA requires"                 -- verify matmul --arch sm_90a --all --n 100 --db '$DB'
+bad shapes_and_m      2 "--shapes gives the shapes"                    --fixture shapes -- verify matmul --arch sm_90a --all --shapes '$W/s.csv' --m 256 --db '$DB'
+bad shapes_missing    2 "nope.csv"                                     -- verify matmul --arch sm_90a --all --shapes '$W/nope.csv' --db '$DB'
+bad db_not_sqlite     2 "not an SQLite database|not a database|file is not a database" --fixture not_a_db -- verify matmul --arch sm_90a --config '{}' --db '$DB'
+bad db_is_a_folder    2 "t.db"                                         --fixture dir_db -- verify matmul --arch sm_90a --config '{}' --db '$DB'
+finish
