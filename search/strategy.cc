@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "search/optuna_study.h"
+#include "search/tpe_native.h"
 
 namespace mgpu::search {
 namespace {
@@ -134,7 +135,8 @@ class OptunaStrategy : public Tracked {
       for (size_t i = 0; i < p.domain.size(); ++i) cp.choices.push_back(static_cast<std::int64_t>(i));
       params_.push_back(cp);
     }
-    for (const TuningConfig& c : ctx_.candidates) valid_.insert(c.to_json());
+    for (const TuningConfig& c : ctx_.candidates) keys_.push_back(c.to_json());
+    valid_.insert(keys_.begin(), keys_.end());
   }
   std::string_view name() const override { return sampler_; }
 
@@ -146,8 +148,14 @@ class OptunaStrategy : public Tracked {
     });
     int attempts = 0;
     const int max_attempts = 8 * n + 16;  // then fall back to random picks: asks get slower as trials pile up
-    while (static_cast<int>(out.size()) < n && attempts++ < max_attempts) {
-      AskedTrial t = study_.ask(params_);
+    while (!sampler_failed_ && static_cast<int>(out.size()) < n && attempts++ < max_attempts) {
+      AskedTrial t;
+      try {
+        t = study_.ask(params_);
+      } catch (const SamplerFailed&) {
+        sampler_failed_ = true;  // the rest of the search picks at random
+        break;
+      }
       TuningConfig c = to_config(t.values);
       std::string key = c.to_json();
       if (!valid_.count(key)) {
@@ -165,17 +173,23 @@ class OptunaStrategy : public Tracked {
     }
     // The sampler keeps proposing known or invalid points: pick unmeasured candidates at
     // random, and tell the study about them so its model stays complete.
+    if (static_cast<int>(out.size()) >= n) return out;
     std::vector<size_t> open;
-    for (size_t i = 0; i < ctx_.candidates.size() && static_cast<int>(out.size()) < n; ++i)
-      if (!seen(ctx_.candidates[i].to_json())) open.push_back(i);
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (!seen(keys_[i])) open.push_back(i);
     std::shuffle(open.begin(), open.end(), rng_);
     for (size_t i : open) {
       if (static_cast<int>(out.size()) >= n) break;
       const TuningConfig& c = ctx_.candidates[i];
-      study_.enqueue(to_indices(c), params_);
-      AskedTrial t = study_.ask(params_);
-      number_[c.to_json()] = t.number;
-      mark_pending(c.to_json());
+      if (!sampler_failed_) {
+        try {
+          study_.enqueue(to_indices(c), params_);
+          number_[keys_[i]] = study_.ask(params_).number;
+        } catch (const SamplerFailed&) {
+          sampler_failed_ = true;
+        }
+      }
+      mark_pending(keys_[i]);
       out.push_back(c);
     }
     return out;
@@ -185,6 +199,7 @@ class OptunaStrategy : public Tracked {
   void on_tell(const TuningConfig& c, std::optional<double> ms) override {
     auto it = number_.find(c.to_json());
     if (it == number_.end()) return;  // told from the record (resume): nothing pending
+    if (sampler_failed_) return;
     if (ms) study_.tell(it->second, *ms);
     else study_.tell_failed(it->second);
     number_.erase(it);
@@ -205,14 +220,16 @@ class OptunaStrategy : public Tracked {
   StrategyContext ctx_;
   OptunaStudy study_;
   std::vector<CategoricalParam> params_;
+  std::vector<std::string> keys_;  // the candidates' JSON, in order
   std::set<std::string> valid_;
+  bool sampler_failed_ = false;   // Optuna raised: random picks from then on
   std::map<std::string, int> number_;  // pending config -> Optuna trial number
   std::mt19937_64 rng_;
 };
 
 }  // namespace
 
-std::vector<std::string> strategy_names() { return {"exhaustive", "random", "tpe", "cmaes", "model"}; }
+std::vector<std::string> strategy_names() { return {"exhaustive", "random", "tpe", "tpe-native", "cmaes", "model"}; }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext ctx) {
   if (name == "exhaustive") return std::make_unique<Ordered>("exhaustive", ctx, ctx.candidates);
@@ -222,13 +239,14 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext c
     std::shuffle(order.begin(), order.end(), rng);
     return std::make_unique<Ordered>("random", ctx, std::move(order));
   }
+  if (name == "tpe-native") return make_native_tpe(std::move(ctx));
   if (name == "tpe" || name == "cmaes") return std::make_unique<OptunaStrategy>(std::string(name), std::move(ctx));
   if (name == "model") {
     if (!ctx.model) throw core::Error(core::ErrorKind::InvalidInput, "the model strategy needs a cost model");
     return std::make_unique<ModelGuided>(std::move(ctx));
   }
   throw core::Error(core::ErrorKind::InvalidInput,
-                    fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, cmaes or model", name));
+                    fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, tpe-native, cmaes or model", name));
 }
 
 }  // namespace mgpu::search

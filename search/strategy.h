@@ -7,7 +7,10 @@
 //   random      every candidate, in a seeded random order
 //   tpe, cmaes  Optuna's samplers through the embedded interpreter (seeded); suggestions
 //               outside the candidates are told as failed without costing a measurement, and
-//               a suggestion already measured is answered from the record
+//               a suggestion already measured is answered from the record; should the
+//               sampler break down (Optuna raises), the rest of the search picks at random
+//   tpe-native  TPE written natively over the candidates (search/tpe_native.h): microseconds
+//               a step instead of Optuna's milliseconds, and never asks an invalid config
 //   model       candidates ranked by the cost model, best first; each new best measured
 //               config pulls its neighbours (one parameter changed) to the front
 // Warm start (every strategy): StrategyContext::warm_start configs -- say the winners of the
