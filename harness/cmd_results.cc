@@ -17,6 +17,7 @@
 #include "harness/tune/shape_suite.h"
 #include "kernels/matmul_template.h"
 #include "results/export.h"
+#include "results/t4_store.h"
 #include "results/merge.h"
 #include "results/regress.h"
 #include "results/store.h"
@@ -109,15 +110,16 @@ void add_best(CLI::App& app) {
 
 void add_export(CLI::App& app) {
   struct O {
-    std::string db, format, output, shapes;
+    std::string db, format, output, shapes, study;
     bool include_model = false, all_versions = false, json = false;
   };
   auto o = std::make_shared<O>();
   auto* cmd = app.add_subcommand("export", "Export results: JSON per device and template, a C++ header, or CSV");
   cmd->add_option("--db", o->db, "Results database")->required();
-  cmd->add_option("--format", o->format, "json (a folder), cpp (a header) or csv (a file)")
+  cmd->add_option("--format", o->format, "json (a folder), cpp (a header), csv (a file) or t4 (a T4 file, .gz to compress)")
       ->required()
-      ->check(CLI::IsMember({"json", "cpp", "csv"}));
+      ->check(CLI::IsMember({"json", "cpp", "csv", "t4"}));
+  cmd->add_option("--study", o->study, "t4: the study to write, TEMPLATE/PROBLEM/DEVICE (needed when there are several)");
   cmd->add_option("-o,--output", o->output, "Where to write")->required();
   cmd->add_flag("--include-model", o->include_model, "Export predicted (model) results too (all three formats)");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
@@ -128,7 +130,8 @@ void add_export(CLI::App& app) {
   cmd->callback([o] {
     results::SuiteShapes suite;
     if (!o->shapes.empty()) {
-      if (o->format == "csv") throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
+      if (o->format == "csv" || o->format == "t4")
+        throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
       ShapeSuite loaded = load_shape_suite(o->shapes, kernels::MatmulProblem{});
       suite.name = loaded.name;
       for (const kernels::MatmulProblem& p : loaded.shapes) suite.shapes.push_back(problem_record(p));
@@ -138,10 +141,11 @@ void add_export(CLI::App& app) {
     std::vector<std::string> files{o->output};
     int n = o->format == "json"  ? results::export_json(s, o->output, o->include_model, current, suite, &files)
             : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite, declared_templates())
+            : o->format == "t4"  ? results::export_t4(s, o->output, o->include_model, o->study)
                                  : results::export_csv(s, o->output, o->include_model);
     nlohmann::json summary{{"db", o->db}, {"format", o->format}, {"output", o->output}, {"files", files},
-                           {o->format == "csv" ? "trials" : "entries", n}, {"include_model", o->include_model}};
-    if (!o->json) fmt::print("wrote {} {} to {}\n", n, o->format == "csv" ? "trials" : "entries", o->output);
+                           {o->format == "csv" || o->format == "t4" ? "trials" : "entries", n}, {"include_model", o->include_model}};
+    if (!o->json) fmt::print("wrote {} {} to {}\n", n, o->format == "csv" || o->format == "t4" ? "trials" : "entries", o->output);
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
       for (results::TrialRow& t : s.best(o->include_model, current))
