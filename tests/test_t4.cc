@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,7 +13,9 @@
 
 #include "core/error.h"
 #include "harness/tune/t4_landscape.h"
+#include "results/schema.h"
 #include "results/t4_format.h"
+#include "results/t4_store.h"
 #include "search/landscape_search.h"
 #include "search/methodology_score.h"
 
@@ -179,4 +182,56 @@ TEST(LandscapeReplay, TimeBudgetIsSimulated) {
   search::SearchTrace t = search::search_landscape(l, *s, 10, 0.6);
   ASSERT_EQ(t.size(), 2u);
   EXPECT_NEAR(t.back().elapsed_s, 0.765, 1e-12);
+}
+
+// A version-4 database (trials.source without 'imported') is migrated keeping its rows, its
+// columns and its indexes, and then takes imported trials; export gives the file back.
+TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
+  fs::path db = temp_file("v4.db", "");
+  fs::remove(db);
+  {
+    results::Store s = results::Store::open(db.string(), results::OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "x", "0");
+    results::TrialRecord t;
+    t.run_id = run;
+    t.tmpl = {"matmul", "h", "b"};
+    t.problem.key = "p";
+    t.config_json = R"({"x":1})";
+    t.env.device_name = "gpu";
+    t.median_ms = 1.5;
+    s.record_trial(t);
+    // Back to version 4's CHECK, as migration 4 left it.
+    std::string sql = s.db().execAndGet("SELECT sql FROM sqlite_schema WHERE name = 'trials'").getString();
+    sql.replace(sql.find(", 'imported')"), 13, ")");
+    sql.replace(0, sql.find('('), "CREATE TABLE trials_v4");
+    s.db().exec(sql);
+    s.db().exec("INSERT INTO trials_v4 SELECT * FROM trials; DROP TABLE trials; ALTER TABLE trials_v4 RENAME TO trials;"
+                "CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);"
+                "CREATE INDEX trials_by_run ON trials(run_id); PRAGMA user_version = 4");
+    t.source = "imported";
+    EXPECT_THROW(s.record_trial(t), std::exception);  // what the migration is for
+  }
+  results::Store s = results::Store::open(db.string(), results::OpenMode::ReadWrite);
+  EXPECT_EQ(results::schema_version(s.db()), results::kSchemaVersion);
+  EXPECT_EQ(s.db().execAndGet("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'trials' AND sql IS NOT NULL").getInt(), 2);
+  ASSERT_EQ(s.trials().size(), 1u);
+  EXPECT_EQ(s.trials()[0].median_ms, 1.5);
+  fs::path small = temp_file("small.json", kSmall);
+  EXPECT_EQ(results::import_t4(s, small.string(), {"conv", "t4", "A100", "import", "0"}), 3);
+  std::vector<results::TrialRow> imported = s.trials(results::TrialFilter{.source = "imported"});
+  ASSERT_EQ(imported.size(), 3u);
+  EXPECT_EQ(imported[0].median_ms, 2.0);
+  EXPECT_EQ(imported[0].samples_ms.size(), 3u);
+  EXPECT_EQ(imported[2].status, "compile_error");
+  fs::path out = temp_file("back.json", "");
+  EXPECT_EQ(results::export_t4(s, out.string(), false, "conv/t4/A100"), 3);
+  results::T4File back = results::read_t4(out.string());
+  results::T4File orig = results::read_t4(small.string());
+  ASSERT_EQ(back.results.size(), 3u);
+  for (const results::T4Result& r : orig.results) {
+    auto it = std::find_if(back.results.begin(), back.results.end(), [&](auto& b) { return b.config == r.config; });
+    ASSERT_NE(it, back.results.end());
+    EXPECT_EQ(it->objective_ms(), r.objective_ms());
+    EXPECT_EQ(it->invalidity, r.invalidity);
+  }
 }
