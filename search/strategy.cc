@@ -1,6 +1,7 @@
 #include "search/strategy.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -135,7 +136,12 @@ class OptunaStrategy : public Tracked {
       for (size_t i = 0; i < p.domain.size(); ++i) cp.choices.push_back(static_cast<std::int64_t>(i));
       params_.push_back(cp);
     }
-    for (const TuningConfig& c : ctx_.candidates) keys_.push_back(c.to_json());
+    for (const TuningConfig& c : ctx_.candidates) {
+      keys_.push_back(c.to_json());
+      std::vector<std::int64_t> idx;
+      for (const auto& [name, i] : to_indices(c)) idx.push_back(i);
+      coded_.push_back(std::move(idx));
+    }
     valid_.insert(keys_.begin(), keys_.end());
   }
   std::string_view name() const override { return sampler_; }
@@ -159,7 +165,18 @@ class OptunaStrategy : public Tracked {
       TuningConfig c = to_config(t.values);
       std::string key = c.to_json();
       if (!valid_.count(key)) {
-        study_.tell_failed(t.number);  // invalid: costs no measurement
+        // Not a candidate (an invalid config, or one outside a recorded space): measure the
+        // nearest unmeasured candidate instead and tell the sampler its value for the point it
+        // proposed -- a repair that keeps each evaluation one ask, where rejecting it left the
+        // sampler proposing the same invalid region again and again.
+        std::optional<size_t> near = nearest_open(t.values);
+        if (!near) {
+          study_.tell_failed(t.number);
+          break;
+        }
+        number_[keys_[*near]] = t.number;
+        mark_pending(keys_[*near]);
+        out.push_back(ctx_.candidates[*near]);
       } else if (auto it = told_.find(key); it != told_.end()) {
         if (it->second) study_.tell(t.number, *it->second);  // answered from the record
         else study_.tell_failed(t.number);
@@ -204,6 +221,19 @@ class OptunaStrategy : public Tracked {
     else study_.tell_failed(it->second);
     number_.erase(it);
   }
+  // The unmeasured candidate closest to a proposal (L1 over domain indices; the first of ties).
+  std::optional<size_t> nearest_open(const std::map<std::string, std::int64_t>& proposal) const {
+    std::vector<std::int64_t> p;
+    for (const auto& [name, i] : proposal) p.push_back(i);
+    std::optional<size_t> best;
+    std::int64_t best_d = 0;
+    for (size_t i = 0; i < coded_.size(); ++i) {
+      std::int64_t d = 0;
+      for (size_t k = 0; k < p.size(); ++k) d += std::abs(coded_[i][k] - p[k]);
+      if ((!best || d < best_d) && !seen(keys_[i])) best = i, best_d = d;
+    }
+    return best;
+  }
   TuningConfig to_config(const std::map<std::string, std::int64_t>& idx) const {
     TuningConfig c;
     for (const core::Param& p : ctx_.space.params()) c.set(p.name, p.domain.at(static_cast<size_t>(idx.at(p.name))));
@@ -221,6 +251,7 @@ class OptunaStrategy : public Tracked {
   OptunaStudy study_;
   std::vector<CategoricalParam> params_;
   std::vector<std::string> keys_;  // the candidates' JSON, in order
+  std::vector<std::vector<std::int64_t>> coded_;  // the candidates' domain indices, by parameter name
   std::set<std::string> valid_;
   bool sampler_failed_ = false;   // Optuna raised: random picks from then on
   std::map<std::string, int> number_;  // pending config -> Optuna trial number
