@@ -25,6 +25,12 @@ class NativeTpe : public Strategy {
       index_[ctx_.candidates[i].to_json()] = i;
     }
     state_.assign(ctx_.candidates.size(), Open);
+    if (ctx_.model) {
+      std::vector<double> predicted;
+      for (const TuningConfig& c : ctx_.candidates) predicted.push_back(ctx_.model(c));
+      for (size_t i = 0; i < predicted.size(); ++i) by_model_.push_back(i);
+      std::stable_sort(by_model_.begin(), by_model_.end(), [&](size_t a, size_t b) { return predicted[a] < predicted[b]; });
+    }
   }
   std::string_view name() const override { return "tpe-native"; }
 
@@ -41,6 +47,11 @@ class NativeTpe : public Strategy {
         if (state_[i] == Open) open.push_back(i);
       if (open.empty()) break;
       if (static_cast<int>(good_.size() + rest_.size()) < startup_ || good_.empty()) {
+        if (!by_model_.empty()) {  // model-guided warm phase: the best predicted first
+          while (state_[by_model_[next_model_]] != Open) ++next_model_;
+          take(by_model_[next_model_], out);
+          continue;
+        }
         take(open[std::uniform_int_distribution<size_t>(0, open.size() - 1)(rng_)], out);
         continue;
       }
@@ -119,6 +130,8 @@ class NativeTpe : public Strategy {
   std::vector<std::vector<int>> coded_;  // candidate -> domain index per parameter
   std::map<std::string, size_t> index_;
   std::vector<State> state_;
+  std::vector<size_t> by_model_;  // candidates by predicted time, when there is a cost model
+  size_t next_model_ = 0;
   std::vector<std::pair<double, size_t>> measured_;
   std::vector<size_t> failed_, good_, rest_;
 };

@@ -2,7 +2,8 @@
 // categorical parameters) written natively over the candidate set, so a step costs microseconds
 // instead of Optuna's tens to hundreds of milliseconds (its pure-Python pass over every past
 // trial for every parameter). Contract: as Strategy (search/strategy.h); the first
-// `startup` picks are uniform among unmeasured candidates; after that, measured configs are
+// `startup` picks are the best predicted candidates when the context has a cost model (a
+// model-guided warm phase), uniform among unmeasured candidates otherwise; after that, measured configs are
 // split into the best ceil(10%) (at most 25) and the rest -- failed configs join the rest, so
 // regions that fail to compile or run are avoided -- and each parameter gets a smoothed
 // categorical density for each group (l good, g bad, prior weight 1 over the domain). Each pick

@@ -178,8 +178,8 @@ int main(int argc, char** argv) {
   std::printf("Score: 1 = optimum at once, 0 = random search without replacement (exact), median [25%%, 75%%] over %d "
               "seeds; budget = evaluations (time) until random search is expected 95%% of the way from the median "
               "to the optimum. Found: optimum / best found within the budget, median.\n\n", seeds);
-  std::printf("| landscape | budget: evals / simulated s | tuner | strategy | score by evals | score by time | "
-              "found (evals) | found (time) | wall ms/eval |\n|---|---|---|---|---|---|---:|---:|---:|\n");
+  std::printf("| landscape | budget: evals / simulated s | tuner | strategy | score by evals | mean | score by time | "
+              "found (evals) | found (time) | wall ms/eval |\n|---|---|---|---|---|---:|---|---:|---:|---:|\n");
   std::map<std::string, std::vector<double>> per_strategy;  // tuner/strategy -> per-file mean score (evals)
   std::map<std::string, std::vector<double>> per_strategy_time;
   for (const Row& r : rows) {
@@ -190,9 +190,9 @@ int main(int argc, char** argv) {
       fe.push_back(s.fraction_evals);
       ft.push_back(s.fraction_time);
     }
-    std::printf("| %s | %d / %.0f | %s | %s | %.3f [%.3f, %.3f] | %.3f [%.3f, %.3f] | %.1f%% | %.1f%% | %.2f |\n",
+    std::printf("| %s | %d / %.0f | %s | %s | %.3f [%.3f, %.3f] | %.3f | %.3f [%.3f, %.3f] | %.1f%% | %.1f%% | %.2f |\n",
                 r.landscape.c_str(), cutoffs[r.landscape].first, cutoffs[r.landscape].second, r.tuner.c_str(),
-                r.strategy.c_str(), quantile(se, 0.5), quantile(se, 0.25), quantile(se, 0.75), quantile(st, 0.5),
+                r.strategy.c_str(), quantile(se, 0.5), quantile(se, 0.25), quantile(se, 0.75), mean(se), quantile(st, 0.5),
                 quantile(st, 0.25), quantile(st, 0.75), 100 * quantile(fe, 0.5), 100 * quantile(ft, 0.5),
                 r.overhead_ms_per_eval);
     if (r.landscape.find("cost model") == std::string::npos) {
