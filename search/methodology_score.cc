@@ -78,7 +78,7 @@ RandomBaseline::RandomBaseline(const Landscape& l, double cutoff_fraction) {
 double RandomBaseline::expected_best(int evals) const {
   if (evals < 1) evals = 1;
   if (evals <= static_cast<int>(curve_.size())) return curve_[evals - 1];
-  return curve_.back();  // past the space's size: the optimum
+  return curve_.back();  // past the curve: score() never asks there
 }
 
 Score score(const Landscape& l, const RandomBaseline& base, const SearchTrace& trace) {

@@ -4,6 +4,8 @@
 // by evaluations and by simulated time; with --peer, Kernel Tuner's strategies in simulation
 // mode on the same files (scripts/kt_simulate.py, in the folder scripts/kernel_tuner.sh
 // installs), their evaluation sequences scored by the same code. Prints a markdown table.
+// Default strategies: random, tpe-native, cmaes (Optuna's tpe: add it with --strategies; its
+// per-step cost grows with the trials, hours at the 2,000-evaluation budgets of some files).
 //   build/tests/bench_strategies [--seeds N] [--strategies a,b,..] [--peer DIR] [--peer-strategies a,b]
 //                                [--no-model-row] FILE.json[.gz]...
 #include <algorithm>
@@ -115,7 +117,7 @@ std::vector<search::SearchTrace> run_peer(const std::string& peer_dir, const std
 
 int main(int argc, char** argv) {
   int seeds = 20;
-  std::vector<std::string> ours = {"random", "tpe", "cmaes"}, peers = {"random_sample", "dual_annealing", "genetic_algorithm", "bayes_opt"};
+  std::vector<std::string> ours = {"random", "tpe-native", "cmaes"}, peers = {"random_sample", "dual_annealing", "genetic_algorithm", "bayes_opt"};
   std::string peer_dir;
   bool model_row = true;
   std::vector<std::string> files;
