@@ -133,6 +133,27 @@ int main(int argc, char** argv) {
   }
   std::vector<Row> rows;
   std::map<std::string, std::pair<int, double>> cutoffs;
+  std::printf("Score: 1 = optimum at once, 0 = random search without replacement (exact), median [25%%, 75%%] over %d "
+              "seeds; budget = evaluations (time) until random search is expected 95%% of the way from the median "
+              "to the optimum. Found: optimum / best found within the budget, median.\n\n", seeds);
+  std::printf("| landscape | budget: evals / simulated s | tuner | strategy | score by evals | mean | score by time | "
+              "found (evals) | found (time) | wall ms/eval |\n|---|---|---|---|---|---:|---|---:|---:|---:|\n");
+  // Rows are printed as they finish, so a long run shows its results as it goes.
+  auto print_row = [&](const Row& r) {
+    std::vector<double> se, st, fe, ft;
+    for (const search::Score& s : r.scores) {
+      se.push_back(s.by_evals);
+      st.push_back(s.by_time);
+      fe.push_back(s.fraction_evals);
+      ft.push_back(s.fraction_time);
+    }
+    std::printf("| %s | %d / %.0f | %s | %s | %.3f [%.3f, %.3f] | %.3f | %.3f [%.3f, %.3f] | %.1f%% | %.1f%% | %.2f |\n",
+                r.landscape.c_str(), cutoffs[r.landscape].first, cutoffs[r.landscape].second, r.tuner.c_str(),
+                r.strategy.c_str(), quantile(se, 0.5), quantile(se, 0.25), quantile(se, 0.75), mean(se), quantile(st, 0.5),
+                quantile(st, 0.25), quantile(st, 0.75), 100 * quantile(fe, 0.5), 100 * quantile(ft, 0.5),
+                r.overhead_ms_per_eval);
+    std::fflush(stdout);
+  };
   auto bench = [&](const search::Landscape& l, const std::string& file,
                    const std::function<double(const core::TuningConfig&)>& model) {
     search::RandomBaseline b(l);
@@ -148,6 +169,7 @@ int main(int argc, char** argv) {
         r.scores.push_back(search::score(l, b, t));
       }
       r.overhead_ms_per_eval = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / evals;
+      print_row(r);
       rows.push_back(std::move(r));
       std::fprintf(stderr, "%s %s done\n", l.name().c_str(), name.c_str());
     }
@@ -161,6 +183,7 @@ int main(int argc, char** argv) {
         r.scores.push_back(search::score(l, b, t));
       }
       r.overhead_ms_per_eval = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / std::max<size_t>(evals, 1);
+      print_row(r);
       rows.push_back(std::move(r));
       std::fprintf(stderr, "%s %s done\n", l.name().c_str(), name.c_str());
     }
@@ -177,26 +200,14 @@ int main(int argc, char** argv) {
     bench(l, "", model);
   }
 
-  std::printf("Score: 1 = optimum at once, 0 = random search without replacement (exact), median [25%%, 75%%] over %d "
-              "seeds; budget = evaluations (time) until random search is expected 95%% of the way from the median "
-              "to the optimum. Found: optimum / best found within the budget, median.\n\n", seeds);
-  std::printf("| landscape | budget: evals / simulated s | tuner | strategy | score by evals | mean | score by time | "
-              "found (evals) | found (time) | wall ms/eval |\n|---|---|---|---|---|---:|---|---:|---:|---:|\n");
   std::map<std::string, std::vector<double>> per_strategy;  // tuner/strategy -> per-file mean score (evals)
   std::map<std::string, std::vector<double>> per_strategy_time;
   for (const Row& r : rows) {
-    std::vector<double> se, st, fe, ft;
+    std::vector<double> se, st;
     for (const search::Score& s : r.scores) {
       se.push_back(s.by_evals);
       st.push_back(s.by_time);
-      fe.push_back(s.fraction_evals);
-      ft.push_back(s.fraction_time);
     }
-    std::printf("| %s | %d / %.0f | %s | %s | %.3f [%.3f, %.3f] | %.3f | %.3f [%.3f, %.3f] | %.1f%% | %.1f%% | %.2f |\n",
-                r.landscape.c_str(), cutoffs[r.landscape].first, cutoffs[r.landscape].second, r.tuner.c_str(),
-                r.strategy.c_str(), quantile(se, 0.5), quantile(se, 0.25), quantile(se, 0.75), mean(se), quantile(st, 0.5),
-                quantile(st, 0.25), quantile(st, 0.75), 100 * quantile(fe, 0.5), 100 * quantile(ft, 0.5),
-                r.overhead_ms_per_eval);
     if (r.landscape.find("cost model") == std::string::npos) {
       per_strategy[r.tuner + " " + r.strategy].push_back(mean(se));
       per_strategy_time[r.tuner + " " + r.strategy].push_back(mean(st));
