@@ -164,11 +164,12 @@ class OptunaStrategy : public Tracked {
       }
       TuningConfig c = to_config(t.values);
       std::string key = c.to_json();
-      if (!valid_.count(key)) {
-        // Not a candidate (an invalid config, or one outside a recorded space): measure the
-        // nearest unmeasured candidate instead and tell the sampler its value for the point it
-        // proposed -- a repair that keeps each evaluation one ask, where rejecting it left the
-        // sampler proposing the same invalid region again and again.
+      if (!valid_.count(key) || seen(key)) {
+        // Not a candidate (an invalid config, or one outside a recorded space), or one already
+        // measured or pending: measure the nearest unmeasured candidate instead and tell the
+        // sampler its value for the point it proposed -- a repair that keeps each evaluation
+        // one ask, where rejecting it (or answering it again from the record) left the sampler
+        // proposing the same points again and again, each ask slower than the last.
         std::optional<size_t> near = nearest_open(t.values);
         if (!near) {
           study_.tell_failed(t.number);
@@ -177,11 +178,6 @@ class OptunaStrategy : public Tracked {
         number_[keys_[*near]] = t.number;
         mark_pending(keys_[*near]);
         out.push_back(ctx_.candidates[*near]);
-      } else if (auto it = told_.find(key); it != told_.end()) {
-        if (it->second) study_.tell(t.number, *it->second);  // answered from the record
-        else study_.tell_failed(t.number);
-      } else if (pending_.count(key)) {
-        study_.tell_failed(t.number);
       } else {
         number_[key] = t.number;
         mark_pending(key);
