@@ -17,6 +17,7 @@
 #include "harness/tune/shape_suite.h"
 #include "kernels/matmul_template.h"
 #include "results/export.h"
+#include "results/t4_store.h"
 #include "results/merge.h"
 #include "results/regress.h"
 #include "results/store.h"
@@ -117,7 +118,7 @@ void add_best(CLI::App& app) {
 
 void add_export(CLI::App& app) {
   struct O {
-    std::string db, format, output, shapes;
+    std::string db, format, output, shapes, study;
     bool include_model = false, all_versions = false, json = false, require_verified = false;
   };
   auto o = std::make_shared<O>();
@@ -126,9 +127,10 @@ void add_export(CLI::App& app) {
                                            "the virtual device failed is never exported (the output says how many "
                                            "rows were skipped)");
   cmd->add_option("--db", o->db, "Results database")->required();
-  cmd->add_option("--format", o->format, "json (a folder), cpp (a header) or csv (a file)")
+  cmd->add_option("--format", o->format, "json (a folder), cpp (a header), csv (a file) or t4 (a T4 file, .gz to compress)")
       ->required()
-      ->check(CLI::IsMember({"json", "cpp", "csv"}));
+      ->check(CLI::IsMember({"json", "cpp", "csv", "t4"}));
+  cmd->add_option("--study", o->study, "t4: the study to write, TEMPLATE/PROBLEM/DEVICE (needed when there are several)");
   cmd->add_option("-o,--output", o->output, "Where to write")->required();
   cmd->add_flag("--include-model", o->include_model, "Export predicted (model) results too (all three formats)");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
@@ -140,13 +142,14 @@ void add_export(CLI::App& app) {
                 "Refuse (exit 1, nothing written) when any entry is verified neither on hardware nor on the "
                 "virtual device (json and cpp)");
   cmd->callback([o] {
-    if (o->require_verified && o->format == "csv")
+    if (o->require_verified && (o->format == "csv" || o->format == "t4"))
       throw core::Error(core::ErrorKind::InvalidInput,
                         "--require-verified goes with --format json or cpp (csv lists every trial, whatever its "
                         "status or verification)");
     results::SuiteShapes suite;
     if (!o->shapes.empty()) {
-      if (o->format == "csv") throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
+      if (o->format == "csv" || o->format == "t4")
+        throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
       ShapeSuite loaded = load_shape_suite(o->shapes, kernels::MatmulProblem{});
       suite.name = loaded.name;
       for (const kernels::MatmulProblem& p : loaded.shapes) suite.shapes.push_back(problem_record(p));
@@ -160,18 +163,21 @@ void add_export(CLI::App& app) {
                 ? results::export_json(s, o->output, o->include_model, current, suite, &files, o->require_verified)
             : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite,
                                                        declared_templates(), o->require_verified)
+            : o->format == "t4"  ? results::export_t4(s, o->output, o->include_model, o->study)
                                  : results::export_csv(s, o->output, o->include_model);
-    if (o->format != "csv") {
+    if (o->format == "json" || o->format == "cpp") {
       std::vector<results::TrialRow> failed;
       s.best(o->include_model, current, &failed);
       skipped = results::skipped_note(s, failed);
       skipped_rows = failed.size();
     }
     nlohmann::json summary{{"db", o->db}, {"format", o->format}, {"output", o->output}, {"files", files},
-                           {o->format == "csv" ? "trials" : "entries", n}, {"include_model", o->include_model},
-                           {"require_verified", o->require_verified}, {"skipped_failed_verification", skipped_rows}};
+                           {o->format == "csv" || o->format == "t4" ? "trials" : "entries", n},
+                           {"include_model", o->include_model}, {"require_verified", o->require_verified},
+                           {"skipped_failed_verification", skipped_rows}};
     if (!skipped.empty()) summary["skipped_note"] = skipped;
-    if (!o->json) fmt::print("wrote {} {} to {}\n", n, o->format == "csv" ? "trials" : "entries", o->output);
+    if (!o->json)
+      fmt::print("wrote {} {} to {}\n", n, o->format == "csv" || o->format == "t4" ? "trials" : "entries", o->output);
     if (!o->json && !skipped.empty()) fmt::print("{}\n", skipped);
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch

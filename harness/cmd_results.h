@@ -1,6 +1,6 @@
 // The commands over a results database:
 //   best    --db FILE [--json] [--include-model] [--all-versions] [--runs [--json]]
-//   export  --db FILE --format json|cpp|csv -o PATH [--include-model] [--all-versions] [--json]
+//   export  --db FILE --format json|cpp|csv|t4 -o PATH [--study T/P/D] [--include-model] [--all-versions] [--json]
 //   merge   A.db B.db ... -o OUT.db [--json]
 //   regress --db FILE --baseline RUN --candidate RUN [--threshold PCT] [--max-noise PCT] [--json]
 //           [--fail-on-unstable]  (exit 4: no verdict -- too noisy, or no config in common)

@@ -1,5 +1,9 @@
 #include "results/schema.h"
 
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -8,6 +12,28 @@
 
 namespace mgpu::results {
 namespace {
+
+// A step that SQL alone cannot write (migrate() runs widen_trials_source for it).
+const char kWidenTrialsSource[] = "-- widen trials.source";
+
+// Adds 'imported' to the trials' source CHECK. SQLite cannot change a CHECK in place: the
+// table is recreated from its stored CREATE statement with the CHECK widened, the rows copied
+// column for column, and its indexes recreated from their stored SQL.
+void widen_trials_source(SQLite::Database& db) {
+  std::string sql = db.execAndGet("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'trials'").getString();
+  const std::string from = "'emulate')", to = "'emulate', 'imported')";
+  size_t at = sql.find(from), open = sql.find('(');
+  if (at == std::string::npos || open == std::string::npos)
+    throw core::Error(core::ErrorKind::IO, "the trials table does not have the source CHECK this migration widens");
+  sql.replace(at, from.size(), to);
+  sql.replace(0, open, "CREATE TABLE trials_widened");
+  std::vector<std::string> indexes;
+  SQLite::Statement q(db, "SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'trials' AND sql IS NOT NULL");
+  while (q.executeStep()) indexes.push_back(q.getColumn(0).getString());
+  db.exec(sql);
+  db.exec("INSERT INTO trials_widened SELECT * FROM trials; DROP TABLE trials; ALTER TABLE trials_widened RENAME TO trials;");
+  for (const std::string& index : indexes) db.exec(index);
+}
 
 // Migration N takes a database from version N-1 to N. Never edit a shipped step: add one.
 const char* const kMigrations[] = {
@@ -136,6 +162,10 @@ const char* const kMigrations[] = {
     DROP TABLE runs;
     ALTER TABLE runs_v5 RENAME TO runs;
     )sql",
+    // 6: trials imported from another tool's results (source 'imported': `mgpu-tune import
+    // --t4`). A step in code (widen_trials_source): the table is rebuilt from its own SQL, so it
+    // keeps whatever columns the steps before it added.
+    kWidenTrialsSource,
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 
@@ -166,7 +196,10 @@ void migrate(SQLite::Database& db) {
                       fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
                                   "version): nothing was written", sqlite3_db_filename(db.getHandle(), "main")));
   if (v == kSchemaVersion) return;  // another process migrated it while this one waited
-  for (; v < kSchemaVersion; ++v) db.exec(kMigrations[v]);
+  for (; v < kSchemaVersion; ++v) {
+    if (kMigrations[v] == kWidenTrialsSource) widen_trials_source(db);
+    else db.exec(kMigrations[v]);
+  }
   if (db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt() != 0)
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{}: a trial names a run, template, problem, config or environment that is not there; "

@@ -10,7 +10,7 @@
 
 namespace mgpu::results {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 int schema_version(SQLite::Database& db);
 void migrate(SQLite::Database& db);

@@ -62,7 +62,14 @@ AskedTrial OptunaStudy::ask(const std::vector<CategoricalParam>& space) {
     else
       dists[py::str(p.name)] = distributions.attr("CategoricalDistribution")(py::cast(p.choices));
   }
-  py::object trial = impl_->study.attr("ask")(py::arg("fixed_distributions") = dists);
+  py::object trial;
+  try {
+    trial = impl_->study.attr("ask")(py::arg("fixed_distributions") = dists);
+  } catch (const py::error_already_set& e) {
+    // A sampler can break down numerically (CMA-ES: "Eigenvalues did not converge" after its
+    // step size overflows on a plateau); the caller decides how to go on without it.
+    throw SamplerFailed(e.what());
+  }
   AskedTrial out;
   out.number = trial.attr("number").cast<int>();
   py::dict params = trial.attr("params").cast<py::dict>();

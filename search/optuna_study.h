@@ -5,15 +5,22 @@
 // give the same asks. TPE runs with constant_liar, so several asks may be pending at once.
 // Parameters are categorical, except for CMA-ES, which needs numbers: there each parameter
 // is an integer index into its choices (ordered as given), which CMA-ES can move along.
+// ask() throws SamplerFailed when Optuna raises (the sampler broke down); the study is then done.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace mgpu::search {
+
+// ask() failed inside Optuna (a Python exception): the study cannot propose any more points.
+struct SamplerFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 struct CategoricalParam {
   std::string name;

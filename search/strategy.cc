@@ -1,6 +1,7 @@
 #include "search/strategy.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "core/error.h"
 #include "search/optuna_study.h"
+#include "search/tpe_native.h"
 
 namespace mgpu::search {
 namespace {
@@ -134,7 +136,13 @@ class OptunaStrategy : public Tracked {
       for (size_t i = 0; i < p.domain.size(); ++i) cp.choices.push_back(static_cast<std::int64_t>(i));
       params_.push_back(cp);
     }
-    for (const TuningConfig& c : ctx_.candidates) valid_.insert(c.to_json());
+    for (const TuningConfig& c : ctx_.candidates) {
+      keys_.push_back(c.to_json());
+      std::vector<std::int64_t> idx;
+      for (const auto& [name, i] : to_indices(c)) idx.push_back(i);
+      coded_.push_back(std::move(idx));
+    }
+    valid_.insert(keys_.begin(), keys_.end());
   }
   std::string_view name() const override { return sampler_; }
 
@@ -146,17 +154,30 @@ class OptunaStrategy : public Tracked {
     });
     int attempts = 0;
     const int max_attempts = 8 * n + 16;  // then fall back to random picks: asks get slower as trials pile up
-    while (static_cast<int>(out.size()) < n && attempts++ < max_attempts) {
-      AskedTrial t = study_.ask(params_);
+    while (!sampler_failed_ && static_cast<int>(out.size()) < n && attempts++ < max_attempts) {
+      AskedTrial t;
+      try {
+        t = study_.ask(params_);
+      } catch (const SamplerFailed&) {
+        sampler_failed_ = true;  // the rest of the search picks at random
+        break;
+      }
       TuningConfig c = to_config(t.values);
       std::string key = c.to_json();
-      if (!valid_.count(key)) {
-        study_.tell_failed(t.number);  // invalid: costs no measurement
-      } else if (auto it = told_.find(key); it != told_.end()) {
-        if (it->second) study_.tell(t.number, *it->second);  // answered from the record
-        else study_.tell_failed(t.number);
-      } else if (pending_.count(key)) {
-        study_.tell_failed(t.number);
+      if (!valid_.count(key) || seen(key)) {
+        // Not a candidate (an invalid config, or one outside a recorded space), or one already
+        // measured or pending: measure the nearest unmeasured candidate instead and tell the
+        // sampler its value for the point it proposed -- a repair that keeps each evaluation
+        // one ask, where rejecting it (or answering it again from the record) left the sampler
+        // proposing the same points again and again, each ask slower than the last.
+        std::optional<size_t> near = nearest_open(t.values);
+        if (!near) {
+          study_.tell_failed(t.number);
+          break;
+        }
+        number_[keys_[*near]] = t.number;
+        mark_pending(keys_[*near]);
+        out.push_back(ctx_.candidates[*near]);
       } else {
         number_[key] = t.number;
         mark_pending(key);
@@ -165,17 +186,23 @@ class OptunaStrategy : public Tracked {
     }
     // The sampler keeps proposing known or invalid points: pick unmeasured candidates at
     // random, and tell the study about them so its model stays complete.
+    if (static_cast<int>(out.size()) >= n) return out;
     std::vector<size_t> open;
-    for (size_t i = 0; i < ctx_.candidates.size() && static_cast<int>(out.size()) < n; ++i)
-      if (!seen(ctx_.candidates[i].to_json())) open.push_back(i);
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (!seen(keys_[i])) open.push_back(i);
     std::shuffle(open.begin(), open.end(), rng_);
     for (size_t i : open) {
       if (static_cast<int>(out.size()) >= n) break;
       const TuningConfig& c = ctx_.candidates[i];
-      study_.enqueue(to_indices(c), params_);
-      AskedTrial t = study_.ask(params_);
-      number_[c.to_json()] = t.number;
-      mark_pending(c.to_json());
+      if (!sampler_failed_) {
+        try {
+          study_.enqueue(to_indices(c), params_);
+          number_[keys_[i]] = study_.ask(params_).number;
+        } catch (const SamplerFailed&) {
+          sampler_failed_ = true;
+        }
+      }
+      mark_pending(keys_[i]);
       out.push_back(c);
     }
     return out;
@@ -185,9 +212,23 @@ class OptunaStrategy : public Tracked {
   void on_tell(const TuningConfig& c, std::optional<double> ms) override {
     auto it = number_.find(c.to_json());
     if (it == number_.end()) return;  // told from the record (resume): nothing pending
+    if (sampler_failed_) return;
     if (ms) study_.tell(it->second, *ms);
     else study_.tell_failed(it->second);
     number_.erase(it);
+  }
+  // The unmeasured candidate closest to a proposal (L1 over domain indices; the first of ties).
+  std::optional<size_t> nearest_open(const std::map<std::string, std::int64_t>& proposal) const {
+    std::vector<std::int64_t> p;
+    for (const auto& [name, i] : proposal) p.push_back(i);
+    std::optional<size_t> best;
+    std::int64_t best_d = 0;
+    for (size_t i = 0; i < coded_.size(); ++i) {
+      std::int64_t d = 0;
+      for (size_t k = 0; k < p.size(); ++k) d += std::abs(coded_[i][k] - p[k]);
+      if ((!best || d < best_d) && !seen(keys_[i])) best = i, best_d = d;
+    }
+    return best;
   }
   TuningConfig to_config(const std::map<std::string, std::int64_t>& idx) const {
     TuningConfig c;
@@ -205,14 +246,17 @@ class OptunaStrategy : public Tracked {
   StrategyContext ctx_;
   OptunaStudy study_;
   std::vector<CategoricalParam> params_;
+  std::vector<std::string> keys_;  // the candidates' JSON, in order
+  std::vector<std::vector<std::int64_t>> coded_;  // the candidates' domain indices, by parameter name
   std::set<std::string> valid_;
+  bool sampler_failed_ = false;   // Optuna raised: random picks from then on
   std::map<std::string, int> number_;  // pending config -> Optuna trial number
   std::mt19937_64 rng_;
 };
 
 }  // namespace
 
-std::vector<std::string> strategy_names() { return {"exhaustive", "random", "tpe", "cmaes", "model"}; }
+std::vector<std::string> strategy_names() { return {"exhaustive", "random", "tpe", "tpe-native", "cmaes", "model"}; }
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext ctx) {
   if (name == "exhaustive") return std::make_unique<Ordered>("exhaustive", ctx, ctx.candidates);
@@ -222,13 +266,14 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext c
     std::shuffle(order.begin(), order.end(), rng);
     return std::make_unique<Ordered>("random", ctx, std::move(order));
   }
+  if (name == "tpe-native") return make_native_tpe(std::move(ctx));
   if (name == "tpe" || name == "cmaes") return std::make_unique<OptunaStrategy>(std::string(name), std::move(ctx));
   if (name == "model") {
     if (!ctx.model) throw core::Error(core::ErrorKind::InvalidInput, "the model strategy needs a cost model");
     return std::make_unique<ModelGuided>(std::move(ctx));
   }
   throw core::Error(core::ErrorKind::InvalidInput,
-                    fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, cmaes or model", name));
+                    fmt::format("unknown strategy '{}': choose exhaustive, random, tpe, tpe-native, cmaes or model", name));
 }
 
 }  // namespace mgpu::search

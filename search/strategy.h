@@ -5,9 +5,13 @@
 // and may come in any order. Strategies:
 //   exhaustive  every candidate, in the space's enumeration order
 //   random      every candidate, in a seeded random order
-//   tpe, cmaes  Optuna's samplers through the embedded interpreter (seeded); suggestions
-//               outside the candidates are told as failed without costing a measurement, and
-//               a suggestion already measured is answered from the record
+//   tpe, cmaes  Optuna's samplers through the embedded interpreter (seeded); a suggestion
+//               outside the candidates, or already measured or pending, is repaired: the
+//               nearest unmeasured candidate (L1 over domain indices) is measured and its
+//               value told for the suggestion, so each evaluation costs one ask; should the
+//               sampler break down (Optuna raises), the rest of the search picks at random
+//   tpe-native  TPE written natively over the candidates (search/tpe_native.h): microseconds
+//               a step instead of Optuna's milliseconds, and never asks an invalid config
 //   model       candidates ranked by the cost model, best first; each new best measured
 //               config pulls its neighbours (one parameter changed) to the front
 // Warm start (every strategy): StrategyContext::warm_start configs -- say the winners of the

@@ -99,10 +99,10 @@ TEST_P(EveryStrategy, WarmStartConfigsComeFirstInOrderAndInvalidOnesAreSkipped) 
   EXPECT_EQ(std::count(order.begin(), order.end(), cfg(5, 5, "y").to_json()), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, EveryStrategy, ::testing::Values("exhaustive", "random", "tpe", "cmaes", "model"));
+INSTANTIATE_TEST_SUITE_P(All, EveryStrategy, ::testing::Values("exhaustive", "random", "tpe", "tpe-native", "cmaes", "model"));
 
 TEST(Strategies, SeedsChangeTheRandomOrders) {
-  for (const char* name : {"random", "tpe"}) {
+  for (const char* name : {"random", "tpe", "tpe-native"}) {
     auto a = make_strategy(name, context(1)), b = make_strategy(name, context(2));
     EXPECT_NE(run(*a, 20), run(*b, 20)) << name;
   }
@@ -130,10 +130,12 @@ int median_evaluations_to_optimum(const char* name) {
 
 TEST(Strategies, GuidedSearchFindsTheOptimumBeforeRandomDoes) {
   int model = median_evaluations_to_optimum("model"), tpe = median_evaluations_to_optimum("tpe"),
-      random = median_evaluations_to_optimum("random");
-  std::printf("evaluations to the optimum of 66 (median of 7 seeds): model %d, tpe %d, random %d\n", model, tpe, random);
+      native = median_evaluations_to_optimum("tpe-native"), random = median_evaluations_to_optimum("random");
+  std::printf("evaluations to the optimum of 66 (median of 7 seeds): model %d, tpe %d, tpe-native %d, random %d\n",
+              model, tpe, native, random);
   EXPECT_EQ(model, 1);  // the model here is the objective itself
   EXPECT_LT(tpe, random);
+  EXPECT_LT(native, random);
 }
 
 TEST(Strategies, FailedTrialsAreToleratedAndUnknownNamesRefused) {

@@ -24,6 +24,7 @@
 #include "harness/measure/worker.h"
 #include "harness/verify/verifier.h"
 #include "harness/verify/virtual_device.h"
+#include "harness/tune/landscape_tune.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
 #include "results/claims.h"
@@ -154,6 +155,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
                 const std::function<void(const Progress&)>& on_progress) {
   auto t0 = Clock::now();
   check_tune_options(o);
+  if (is_t4_replay(o.device)) return tune_landscape(o, interrupted, on_progress);  // the file's space, not the template's
   const core::ArchSpec& arch = core::parse_arch(o.arch);
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
   Device device = pick_device(o, arch, t);

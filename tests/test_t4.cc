@@ -1,0 +1,238 @@
+// The T4 reader and writer, a landscape built from T4, the methodology's score against a
+// hand-computed example, and replay determinism per seed.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "harness/tune/t4_landscape.h"
+#include "results/schema.h"
+#include "results/t4_format.h"
+#include "results/t4_store.h"
+#include "search/landscape_search.h"
+#include "search/methodology_score.h"
+
+using namespace mgpu;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_file(const std::string& name, const std::string& text) {
+  fs::path dir = fs::temp_directory_path() / fmt::format("mgpu_t4_{}", ::getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+// Three configurations of two parameters, times in seconds: one fails to compile.
+const char* kSmall = R"({"schema_version": "1.0.0", "metadata": {"timeunit": "seconds"}, "results": [
+  {"configuration": {"bx": 32, "mode": "fast"}, "times": {"compilation": 0.5, "runtimes": [0.003, 0.001, 0.002]},
+   "invalidity": "correct", "correctness": 1, "measurements": [{"name": "time", "value": 0.0021, "unit": "s"}]},
+  {"configuration": {"bx": 64, "mode": "fast"}, "times": {"compilation": 0.25, "runtimes": [0.004, 0.005]},
+   "invalidity": "correct", "correctness": 1},
+  {"configuration": {"bx": 64, "mode": "safe"}, "times": {"compilation": 1.0},
+   "invalidity": "compile", "correctness": 0, "measurements": [{"name": "time", "value": "CompilationFailedConfig"}]}
+]})";
+
+search::Landscape landscape(std::vector<std::optional<double>> values) {
+  std::vector<search::LandscapePoint> points;
+  for (size_t i = 0; i < values.size(); ++i) {
+    core::TuningConfig c;
+    c.set("x", static_cast<std::int64_t>(i));
+    points.push_back({c, values[i], 1.0});
+  }
+  return search::Landscape("hand", std::move(points));
+}
+
+}  // namespace
+
+TEST(T4Reader, ReadsASmallFileInSeconds) {
+  results::T4File f = results::read_t4(temp_file("small.json", kSmall).string());
+  ASSERT_EQ(f.results.size(), 3u);
+  EXPECT_EQ(f.results[0].config.get_int("bx"), 32);
+  EXPECT_EQ(f.results[0].config.get_str("mode"), "fast");
+  EXPECT_DOUBLE_EQ(*f.results[0].objective_ms(), 2.0);      // median of 3, 1, 2 ms
+  EXPECT_DOUBLE_EQ(*f.results[1].objective_ms(), 4.5);      // median of two
+  EXPECT_DOUBLE_EQ(f.results[0].cost_ms(), 500 + 6);        // compile + every run
+  EXPECT_FALSE(f.results[2].valid());
+  EXPECT_FALSE(f.results[2].objective_ms());
+  EXPECT_EQ(f.results[2].invalidity, "compile");
+}
+
+TEST(T4Reader, WritesWhatItReadsPlainAndGzip) {
+  results::T4File f = results::read_t4(temp_file("small.json", kSmall).string());
+  for (const char* name : {"out.json", "out.json.gz"}) {
+    fs::path out = temp_file(name, "");
+    results::write_t4(f, out.string());
+    results::T4File g = results::read_t4(out.string());
+    ASSERT_EQ(g.results.size(), f.results.size());
+    for (size_t i = 0; i < f.results.size(); ++i) {
+      EXPECT_EQ(g.results[i].config, f.results[i].config);
+      EXPECT_EQ(g.results[i].objective_ms(), f.results[i].objective_ms());
+      EXPECT_DOUBLE_EQ(g.results[i].cost_ms(), f.results[i].cost_ms());
+      EXPECT_EQ(g.results[i].invalidity, f.results[i].invalidity);
+    }
+  }
+  std::ifstream gz(temp_file("probe", "").parent_path() / "out.json.gz", std::ios::binary);
+  EXPECT_EQ(gz.get(), 0x1f);  // really gzip
+}
+
+TEST(T4Reader, RefusesWhatIsNotT4) {
+  for (const char* text : {"not json", "[]", R"({"results": []})", R"({"results": [{"times": {}}]})",
+                           R"({"results": [{"configuration": {"a": 1}, "times": {"runtimes": ["x"]}}]})",
+                           R"({"metadata": {"timeunit": "fortnights"}, "results": [{"configuration": {"a": 1}}]})"}) {
+    try {
+      results::read_t4(temp_file("bad.json", text).string());
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput) << text;
+    }
+  }
+  EXPECT_THROW(results::read_t4("/nonexistent/file.json.gz"), core::Error);
+}
+
+TEST(T4Reader, LandscapeOfTheSmallFile) {
+  search::Landscape l = harness::read_t4_landscape(temp_file("small.json", kSmall).string());
+  EXPECT_EQ(l.name(), "small");
+  ASSERT_EQ(l.points().size(), 3u);
+  EXPECT_EQ(l.space().param("bx").domain.size(), 2u);
+  EXPECT_EQ(l.space().param("mode").domain.size(), 2u);
+  EXPECT_EQ(l.valid_sorted(), (std::vector<double>{2.0, 4.5}));
+  EXPECT_DOUBLE_EQ(l.points()[2].cost_s, 1.0);
+}
+
+TEST(T4Reader, ReadsASharedLandscape) {
+  const char* path = "/work/shared/data/landscapes/convolution_A100_T4.json.gz";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " is not on this machine";
+  results::T4File f = results::read_t4(path);
+  EXPECT_EQ(f.results.size(), 4362u);  // as its README says
+  size_t invalid = 0;
+  for (const auto& r : f.results) invalid += !r.valid();
+  EXPECT_EQ(invalid, 161u);
+  EXPECT_EQ(f.results[0].runtimes_ms.size(), 32u);
+  search::Landscape l = harness::t4_landscape(f, "conv");
+  EXPECT_EQ(l.space().param("block_size_x").domain.size(), 16u);
+  EXPECT_EQ(l.valid_sorted().size(), 4201u);
+}
+
+// Values 1, 2, 3, 4: random search's expected best after b draws without replacement is 2.5,
+// 10/6, 5/4, 1; median 2.5, so the 95% cutoff (1.075) is reached at b = 4.
+TEST(MethodologyScore, HandComputedExample) {
+  search::Landscape l = landscape({3.0, 1.0, 4.0, 2.0});
+  search::RandomBaseline b(l);
+  EXPECT_DOUBLE_EQ(b.expected_best(1), 2.5);
+  EXPECT_NEAR(b.expected_best(2), 10.0 / 6, 1e-12);
+  EXPECT_NEAR(b.expected_best(3), 1.25, 1e-12);
+  EXPECT_EQ(b.cutoff_evals(), 4);
+  // A search that measures 3 then 1: found 3, 1, 1, 1. Standardised: (2.5-3)/1.5 = -1/3, then
+  // 1, 1, and 1 at b = 4 (baseline at the optimum, found the optimum): mean 2/3.
+  search::SearchTrace t = {{0, 1.0}, {1, 2.0}};
+  search::Score s = search::score(l, b, t);
+  EXPECT_NEAR(s.by_evals, 2.0 / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(s.fraction_evals, 1.0);
+  // Measuring the worst first and nothing better: (2.5-4)/1.5, (10/6-4)/(2/3), (1.25-4)/0.25, 0.
+  search::Score worst = search::score(l, b, {{2, 1.0}});
+  EXPECT_NEAR(worst.by_evals, (-1.0 - 3.5 - 11.0 + 0.0) / 4, 1e-12);
+  EXPECT_DOUBLE_EQ(worst.fraction_evals, 0.25);
+}
+
+// A failed configuration is drawn like any other: with values 1, 2 and one failure, one draw
+// expects (1 + 2 + 2) / 3 (a lone failure counts as the worst valid value) and two draws
+// expect (1 + 1 + 2) / 3.
+TEST(MethodologyScore, FailuresAreDrawnToo) {
+  search::Landscape l = landscape({1.0, std::nullopt, 2.0});
+  search::RandomBaseline b(l);
+  EXPECT_NEAR(b.expected_best(1), 5.0 / 3, 1e-12);
+  EXPECT_NEAR(b.expected_best(2), 4.0 / 3, 1e-12);
+  // Budget points before the first valid result are left out: failed, then 1.
+  search::Score s = search::score(l, b, {{1, 1.0}, {0, 2.0}});
+  EXPECT_GT(s.by_evals, 0.99);
+}
+
+TEST(LandscapeReplay, SameSeedSameTraceEveryStrategy) {
+  std::vector<std::optional<double>> values;
+  for (int i = 0; i < 60; ++i) values.push_back(i % 7 == 3 ? std::nullopt : std::optional<double>(std::fmod(i * 37.0, 61.0) + 1));
+  search::Landscape big = landscape(values);
+  for (const char* name : {"random", "tpe-native", "tpe", "cmaes"}) {
+    auto run = [&](std::uint64_t seed) {
+      auto s = search::make_strategy(name, search::landscape_context(big, seed));
+      std::vector<size_t> order;
+      for (const search::Evaluation& e : search::search_landscape(big, *s, 30)) order.push_back(e.point);
+      return order;
+    };
+    std::vector<size_t> a = run(7), b = run(7), c = run(8);
+    EXPECT_EQ(a, b) << name;
+    EXPECT_EQ(a.size(), 30u) << name;
+    EXPECT_NE(a, c) << name;
+    EXPECT_EQ(std::set<size_t>(a.begin(), a.end()).size(), a.size()) << name << ": a point evaluated twice";
+  }
+}
+
+TEST(LandscapeReplay, TimeBudgetIsSimulated) {
+  search::Landscape l = harness::read_t4_landscape(temp_file("small.json", kSmall).string());
+  auto s = search::make_strategy("exhaustive", search::landscape_context(l, 0));
+  // Costs 0.506 s, 0.259 s, 1 s: a budget of 0.6 s ends after the second evaluation.
+  search::SearchTrace t = search::search_landscape(l, *s, 10, 0.6);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_NEAR(t.back().elapsed_s, 0.765, 1e-12);
+}
+
+// A version-4 database (trials.source without 'imported') is migrated keeping its rows, its
+// columns and its indexes, and then takes imported trials; export gives the file back.
+TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
+  fs::path db = temp_file("v4.db", "");
+  fs::remove(db);
+  {
+    results::Store s = results::Store::open(db.string(), results::OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "x", "0");
+    results::TrialRecord t;
+    t.run_id = run;
+    t.tmpl = {"matmul", "h", "b"};
+    t.problem.key = "p";
+    t.config_json = R"({"x":1})";
+    t.env.device_name = "gpu";
+    t.median_ms = 1.5;
+    s.record_trial(t);
+    // Back to version 5's CHECK, as migration 4 left it and 5 kept it.
+    std::string sql = s.db().execAndGet("SELECT sql FROM sqlite_schema WHERE name = 'trials'").getString();
+    sql.replace(sql.find(", 'imported')"), 13, ")");
+    sql.replace(0, sql.find('('), "CREATE TABLE trials_v4");
+    s.db().exec(sql);
+    s.db().exec("INSERT INTO trials_v4 SELECT * FROM trials; DROP TABLE trials; ALTER TABLE trials_v4 RENAME TO trials;"
+                "CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);"
+                "CREATE INDEX trials_by_run ON trials(run_id);"
+                "CREATE INDEX trials_by_kernel ON trials(kernel_hash, problem_class); PRAGMA user_version = 5");
+    t.source = "imported";
+    EXPECT_THROW(s.record_trial(t), std::exception);  // what the migration is for
+  }
+  results::Store s = results::Store::open(db.string(), results::OpenMode::ReadWrite);
+  EXPECT_EQ(results::schema_version(s.db()), results::kSchemaVersion);
+  EXPECT_EQ(s.db().execAndGet("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'trials' AND sql IS NOT NULL").getInt(), 3);
+  ASSERT_EQ(s.trials().size(), 1u);
+  EXPECT_EQ(s.trials()[0].median_ms, 1.5);
+  fs::path small = temp_file("small.json", kSmall);
+  EXPECT_EQ(results::import_t4(s, small.string(), {"conv", "t4", "A100", "import", "0"}), 3);
+  std::vector<results::TrialRow> imported = s.trials(results::TrialFilter{.source = "imported"});
+  ASSERT_EQ(imported.size(), 3u);
+  EXPECT_EQ(imported[0].median_ms, 2.0);
+  EXPECT_EQ(imported[0].samples_ms.size(), 3u);
+  EXPECT_EQ(imported[2].status, "compile_error");
+  fs::path out = temp_file("back.json", "");
+  EXPECT_EQ(results::export_t4(s, out.string(), false, "conv/t4/A100"), 3);
+  results::T4File back = results::read_t4(out.string());
+  results::T4File orig = results::read_t4(small.string());
+  ASSERT_EQ(back.results.size(), 3u);
+  for (const results::T4Result& r : orig.results) {
+    auto it = std::find_if(back.results.begin(), back.results.end(), [&](auto& b) { return b.config == r.config; });
+    ASSERT_NE(it, back.results.end());
+    EXPECT_EQ(it->objective_ms(), r.objective_ms());
+    EXPECT_EQ(it->invalidity, r.invalidity);
+  }
+}
