@@ -7,6 +7,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <random>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -40,6 +42,8 @@ struct Options {
   bool all = false;
   std::string shapes;
   int seeds = 2;
+  int sample = 0;
+  std::uint64_t sample_seed = 1;
   int jobs = 0;
   std::string db = "mgpu-results.db";
   bool json = false, quiet = false, verbose = false;
@@ -77,6 +81,40 @@ nlohmann::json result_json(const VerifyResult& r) {
   return j;
 }
 
+// A sample of `n` configs in which every value of every parameter appears at least once (as
+// far as n allows): first, greedily, the config covering most values not seen yet; then random
+// ones (seeded). So a sample reaches every kernel family the space has.
+std::vector<core::TuningConfig> sample_configs(std::vector<core::TuningConfig> all, int n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::shuffle(all.begin(), all.end(), rng);
+  std::set<std::string> seen;
+  auto values_of = [](const core::TuningConfig& c) {
+    std::vector<std::string> v;
+    nlohmann::json j = nlohmann::json::parse(c.to_json());
+    for (auto& [k, x] : j.items()) v.push_back(k + "=" + x.dump());
+    return v;
+  };
+  std::vector<core::TuningConfig> out;
+  std::vector<bool> taken(all.size(), false);
+  while (static_cast<int>(out.size()) < n) {
+    size_t best = all.size();
+    int gain = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (taken[i]) continue;
+      int g = 0;
+      for (const std::string& v : values_of(all[i])) g += !seen.count(v);
+      if (g > gain) gain = g, best = i;
+    }
+    if (best == all.size()) break;  // every value covered
+    taken[best] = true;
+    for (const std::string& v : values_of(all[best])) seen.insert(v);
+    out.push_back(all[best]);
+  }
+  for (size_t i = 0; i < all.size() && static_cast<int>(out.size()) < n; ++i)
+    if (!taken[i]) out.push_back(all[i]);
+  return out;
+}
+
 void run(const Options& o) {
   const core::ArchSpec& arch = o.arch.resolve();
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
@@ -92,6 +130,7 @@ void run(const Options& o) {
     t.space().enumerate([&](const core::TuningConfig& c) {
       if (!t.why_invalid(like, c)) configs.push_back(c);
     });
+    if (o.sample > 0 && o.sample < static_cast<int>(configs.size())) configs = sample_configs(configs, o.sample, o.sample_seed);
   } else {
     core::TuningConfig c = config_from_user(t, o.config_json);
     t.require_valid(like, c);  // values outside the default space are fine where the rules accept them
@@ -241,6 +280,11 @@ void add_verify_command(CLI::App& app) {
                                        "try async work landing late and waiters running early")
       ->check(whole_number(1, 64))
       ->capture_default_str();
+  cmd->add_option("--sample", o->sample,
+                  "With --all: only this many configs, chosen so that every value of every parameter appears at "
+                  "least once (CI's time-bounded check), the rest at random")
+      ->check(whole_number(1, 1000000));
+  cmd->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part")->capture_default_str();
   cmd->add_option("-j,--jobs", o->jobs, "Compiles and virtual-device workers at once (default: one per hardware thread)")
       ->check(whole_number(1, 256));
   cmd->add_option("--db", o->db, "Results database (created if absent)")->capture_default_str();
