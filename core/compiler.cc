@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/mlir_to_ptx.h"
 #include "core/nvjitlink.h"
+#include "core/toolkit.h"
 #include "core/ptxas.h"
 
 namespace mgpu::core {
@@ -23,8 +24,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Auto prefers whole-program ptxas: nvJitLink assembles PTX as one of several compilation
+// units and then drops every setmaxnreg ("C7504: 'setmaxnreg' ignored to maintain
+// compatibility across compilation units"), so the warp-specialized templates' register split
+// between producer and consumer warpgroups would never happen. nvJitLink remains the
+// fallback where the toolkit's ptxas is missing.
 Assembler resolve(Assembler a) {
   if (a != Assembler::Auto) return a;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(ptxas_path(), ec)) return Assembler::Ptxas;
   return nvjitlink_available() ? Assembler::NvJitLink : Assembler::Ptxas;
 }
 

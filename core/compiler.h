@@ -1,5 +1,5 @@
-// The MGPU backend's compile pipeline: MLIR text -> PTX (mlir_to_ptx) -> cubin (nvJitLink in
-// process, or ptxas), cached by content. Contract: compile_module() returns one CompiledUnit
+// The MGPU backend's compile pipeline: MLIR text -> PTX (mlir_to_ptx) -> cubin (ptxas, or
+// nvJitLink in process), cached by content. Contract: compile_module() returns one CompiledUnit
 // per gpu.module with the cubin, its entry names and resources, and the time of each stage;
 // errors name the stage ("parse" -- Error{InvalidInput} --, then Error{Compile} for "lower",
 // "nvJitLink", "ptxas").
@@ -17,7 +17,8 @@
 
 namespace mgpu::core {
 
-enum class Assembler { Auto, NvJitLink, Ptxas };  // Auto: nvJitLink when it loads
+// Auto: the toolkit's ptxas (whole-program: setmaxnreg survives), else nvJitLink.
+enum class Assembler { Auto, NvJitLink, Ptxas };
 Assembler parse_assembler(std::string_view text);  // "auto" | "nvjitlink" | "ptxas"
 std::string_view to_string(Assembler a);
 

@@ -35,7 +35,7 @@ void CudaContext::make_current() const {
 
 void CudaContext::synchronize() const {
   const CudaDriver& drv = CudaDriver::get();
-  drv.check(drv.api().cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)");
+  drv.check(drv.api().cuCtxSynchronize(ctx_), "cuCtxSynchronize (kernel execution)");
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {

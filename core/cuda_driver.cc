@@ -13,16 +13,15 @@ namespace mgpu::core {
 CudaDriver::CudaDriver(DynamicLibrary lib) : lib_(std::move(lib)) {
   auto get_proc = lib_.require<std::remove_pointer_t<decltype(&::cuGetProcAddress)>>(
       "cuGetProcAddress_v2");
-  auto load = [&](const char* name, void** slot) {
+  auto load = [&](const char* name, int version, void** slot) {
     CUdriverProcAddressQueryResult status{};
-    CUresult r = get_proc(name, slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+    CUresult r = get_proc(name, slot, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);
     if (r != CUDA_SUCCESS || *slot == nullptr)
       throw Error(ErrorKind::Unavailable,
-                  fmt::format("the CUDA driver at {} lacks {} (driver older than the CUDA {} "
-                              "this binary was built for?)",
-                              lib_.path(), name, CUDA_VERSION / 1000));
+                  fmt::format("the CUDA driver at {} lacks {} as of CUDA {}.{} (a driver older than that?)",
+                              lib_.path(), name, version / 1000, version % 1000 / 10));
   };
-#define MGPU_LOAD_PTR(fn) load(#fn, reinterpret_cast<void**>(&api_.fn));
+#define MGPU_LOAD_PTR(fn, version) load(#fn, version, reinterpret_cast<void**>(&api_.fn));
   MGPU_CUDA_DRIVER_FUNCTIONS(MGPU_LOAD_PTR)
 #undef MGPU_LOAD_PTR
 

@@ -3,11 +3,12 @@
 // cuInit(0) once per process; when there is no driver or no usable GPU it throws
 // Error{Unavailable} with a one-line reason (the same reason on every later call).
 // check() turns a CUresult into an Error of the given kind naming the call and the driver's
-// error name. Entry points come from cuGetProcAddress at this header's CUDA_VERSION, so each
-// pointer has exactly the prototype declared in <cuda.h>.
+// error name. Each entry point comes from cuGetProcAddress at the version its listed prototype
+// (cudaTypedefs.h) belongs to, so the pointer's type is exactly the ABI the driver returns.
 #pragma once
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 #include <string>
 #include <string_view>
@@ -17,40 +18,45 @@
 
 namespace mgpu::core {
 
-// X(name) for every driver entry point mgpu-tune uses.
-#define MGPU_CUDA_DRIVER_FUNCTIONS(X) \
-  X(cuInit)                           \
-  X(cuDriverGetVersion)               \
-  X(cuGetErrorName)                   \
-  X(cuGetErrorString)                 \
-  X(cuDeviceGetCount)                 \
-  X(cuDeviceGet)                      \
-  X(cuDeviceGetName)                  \
-  X(cuDeviceGetAttribute)             \
-  X(cuDeviceTotalMem)                 \
-  X(cuDevicePrimaryCtxRetain)         \
-  X(cuDevicePrimaryCtxRelease)        \
-  X(cuCtxSetCurrent)                  \
-  X(cuCtxSynchronize)                 \
-  X(cuModuleLoadData)                 \
-  X(cuModuleUnload)                   \
-  X(cuModuleGetFunction)              \
-  X(cuFuncSetAttribute)               \
-  X(cuLaunchKernelEx)                 \
-  X(cuMemAlloc)                       \
-  X(cuMemFree)                        \
-  X(cuMemcpyHtoD)                     \
-  X(cuMemcpyDtoH)                     \
-  X(cuMemsetD8)                       \
-  X(cuTensorMapEncodeTiled)           \
-  X(cuEventCreate)                    \
-  X(cuEventDestroy)                   \
-  X(cuEventRecord)                    \
-  X(cuEventSynchronize)               \
-  X(cuEventElapsedTime)
+// X(name, version) for every driver entry point mgpu-tune uses, with the CUDA version whose
+// prototype we call. The pointer's type is cudaTypedefs.h's PFN_name_vVERSION and the driver is
+// asked for exactly that version: asking at the header's CUDA_VERSION instead hands back the
+// newest ABI, which need not match <cuda.h>'s plain declaration (CUDA 13.0 made
+// cuCtxSynchronize take a context; calling it with none synchronized a garbage handle, and
+// every launch on the H100 reported CUDA_ERROR_CONTEXT_IS_DESTROYED).
+#define MGPU_CUDA_DRIVER_FUNCTIONS(X)   \
+  X(cuInit, 2000)                       \
+  X(cuDriverGetVersion, 2020)           \
+  X(cuGetErrorName, 6000)               \
+  X(cuGetErrorString, 6000)             \
+  X(cuDeviceGetCount, 2000)             \
+  X(cuDeviceGet, 2000)                  \
+  X(cuDeviceGetName, 2000)              \
+  X(cuDeviceGetAttribute, 2000)         \
+  X(cuDeviceTotalMem, 3020)             \
+  X(cuDevicePrimaryCtxRetain, 7000)     \
+  X(cuDevicePrimaryCtxRelease, 11000)   \
+  X(cuCtxSetCurrent, 4000)              \
+  X(cuCtxSynchronize, 13000)            \
+  X(cuModuleLoadData, 2000)             \
+  X(cuModuleUnload, 2000)               \
+  X(cuModuleGetFunction, 2000)          \
+  X(cuFuncSetAttribute, 9000)           \
+  X(cuLaunchKernelEx, 11060)            \
+  X(cuMemAlloc, 3020)                   \
+  X(cuMemFree, 3020)                    \
+  X(cuMemcpyHtoD, 3020)                 \
+  X(cuMemcpyDtoH, 3020)                 \
+  X(cuMemsetD8, 3020)                   \
+  X(cuTensorMapEncodeTiled, 12000)      \
+  X(cuEventCreate, 2000)                \
+  X(cuEventDestroy, 4000)               \
+  X(cuEventRecord, 2000)                \
+  X(cuEventSynchronize, 2000)           \
+  X(cuEventElapsedTime, 12080)
 
 struct CudaDriverApi {
-#define MGPU_DECLARE_PTR(fn) decltype(&::fn) fn = nullptr;
+#define MGPU_DECLARE_PTR(fn, version) PFN_##fn##_v##version fn = nullptr;
   MGPU_CUDA_DRIVER_FUNCTIONS(MGPU_DECLARE_PTR)
 #undef MGPU_DECLARE_PTR
 };

@@ -124,7 +124,7 @@ void add_compile_command(CLI::App& app) {
       ->check(CLI::IsMember({"ptx", "cubin"}));
   cmd->add_option("-o,--output", o->output, "File for --emit");
   cmd->add_flag("--json", o->json, "Print the report as JSON");
-  cmd->add_option("--assembler", o->assembler, "PTX assembler: auto (nvJitLink when present), nvjitlink, ptxas")
+  cmd->add_option("--assembler", o->assembler, "PTX assembler: auto (the toolkit's ptxas, whole-program so setmaxnreg survives; nvJitLink where ptxas is missing), nvjitlink, ptxas")
       ->capture_default_str();
   cmd->add_option("-O,--opt-level", o->opt_level, "Optimization level of LLVM and the assembler")
       ->check(CLI::Range(0, 3))

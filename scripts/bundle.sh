@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build a self-contained bundle of mgpu-tune for the GPU machines, which have CUDA but no
 # MLIR, no Debian packages and another Python:
-#   scripts/bundle.sh            -> .bundle/ and .bundle.tar.xz (carry the archive)
+#   scripts/bundle.sh              -> .bundle/ and .bundle.tar.xz (carry the archive)
+#   scripts/bundle.sh --tests gpu  the same, but mgpu-tests holds only the gpu-labelled tests
+#                                  (built in far less time: for a short lease)
 # Contents: bin/mgpu-tune (and bin/mgpu-bench, a link to it: the nightly suite, for
 # scripts/nightly.sh with MGPU_BIN=.bundle/bin) and bin/mgpu-tests (every GoogleTest test in
 # one binary), both
@@ -12,11 +14,18 @@
 # sets LD_LIBRARY_PATH, MGPU_PYTHON_HOME and MGPU_TEST_DATA and runs a command.
 # On the GPU machine:
 #   tar xJf .bundle.tar.xz && .bundle/run.sh mgpu-tests --gtest_filter='GpuKernels.*'
-# Exit: 0 built; 1 something failed.
+# Exit: 0 built; 1 something failed; 2 bad input.
 set -euo pipefail
+tests=all
+case "${1:-}" in
+  --tests) tests="${2:-}"; [[ "$tests" == all || "$tests" == gpu ]] ||
+             { echo "bundle: error: --tests takes all or gpu" >&2; exit 2; } ;;
+  "") ;;
+  *) echo "bundle: error: unknown argument $1 (usage: scripts/bundle.sh [--tests all|gpu])" >&2; exit 2 ;;
+esac
 trap 'exit 1' ERR
 cd "$(dirname "$0")/.."
-./scripts/setup.sh >/dev/null
+./scripts/setup.sh --deps-only >/dev/null  # the static build below is the only one it needs
 if ! dpkg-query -W -f='${Status}' libzstd-dev 2>/dev/null | grep -q "install ok installed"; then
   apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libzstd-dev
 fi
@@ -25,6 +34,7 @@ BUILD=build-static
 OUT=.bundle
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMGPU_STATIC=ON \
   -DCUDAToolkit_ROOT="${CUDA_HOME:-/usr/local/cuda}"
+cmake -S . -B "$BUILD" -DMGPU_BUNDLE_TESTS="$tests" >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target mgpu-tune mgpu-tests
 
 rm -rf "$OUT" && mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/python" "$OUT/data"

@@ -3,11 +3,14 @@
 # installed only when missing (after `apt-get update`), and the build is incremental.
 #   scripts/setup.sh            install what is missing, configure, build everything
 #   scripts/setup.sh TARGET...  the same, building only those targets (e.g. mgpu-tune)
+#   scripts/setup.sh --deps-only install what is missing and check CUDA; build nothing
 # Exit: 0 ready; 1 setup or the build failed; 2 bad input (--help: 0).
 # Environment: CUDA_HOME (default /usr/local/cuda) picks the CUDA toolkit; BUILD_DIR (build).
 set -euo pipefail
+deps_only=0
 case "${1:-}" in
-  -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --deps-only) deps_only=1; shift ;;
   -*) echo "setup: error: unknown option $1 (run with --help for usage)" >&2; exit 2 ;;
 esac
 targets=("$@")
@@ -51,6 +54,8 @@ if [ -z "$cuda_version" ] || [ "$(printf '%s\n12.8\n' "$cuda_version" | sort -V 
   echo "setup: CUDA toolkit at $CUDA_HOME is ${cuda_version:-unknown}; sm_100a needs 12.8 or newer." >&2
   exit 1
 fi
+
+((deps_only)) && exit 0
 
 BUILD_DIR="${BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then

@@ -34,6 +34,10 @@ KernelBody KernelModule::add_kernel(std::string_view name, llvm::ArrayRef<mlir::
                                          builder_.getFunctionType(arg_types, {}));
   fn->setAttr(mlir::gpu::GPUDialect::getKernelFuncAttrName(), builder_.getUnitAttr());
   fn.setKnownBlockSizeAttr(builder_.getDenseI32ArrayAttr({block_threads, 1, 1}));
+  // .minnctapersm 1 (PTX ISA "Performance-Tuning Directives"): with .maxntid it fixes the
+  // register count at entry, without which ptxas ignores setmaxnreg (C7508). One CTA per SM
+  // is true of every launch, so the cap is the one .maxntid alone already implied.
+  fn->setAttr("nvvm.minctasm", builder_.getI32IntegerAttr(1));
   mlir::Block& body = fn.getBody().front();
   builder_.setInsertionPointToEnd(&body);
   mlir::gpu::ReturnOp::create(builder_, loc);

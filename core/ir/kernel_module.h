@@ -25,7 +25,8 @@ class KernelModule {
   KernelModule(mlir::MLIRContext& ctx, std::string_view gpu_module_name);
 
   // block_threads: the launch's block size, recorded as the kernel's known bounds
-  // (reqntid), which lets the assembler budget registers for exactly that many threads.
+  // (.maxntid), which lets the assembler budget registers for exactly that many threads, and
+  // .minnctapersm 1, which makes setmaxnreg take effect.
   KernelBody add_kernel(std::string_view name, llvm::ArrayRef<mlir::Type> arg_types, int block_threads);
   mlir::Value dynamic_smem(Emitter& e);
   std::string to_text() const;

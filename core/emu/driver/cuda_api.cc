@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/emu/driver/driver_state.h"
 #include "core/emu/engines/tensor_map.h"
@@ -226,6 +227,15 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext* ctx) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxSynchronize() { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+// CUDA 13.0's ABI (cuda.h, cuCtxSynchronize_v2): the context is named; NULL means the current
+// one. A handle that is no live context is refused, as the driver does, so a caller that
+// resolves the new ABI but calls the old prototype fails here too, not only on a GPU.
+CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
+  EMU_LOCK;
+  if (ctx && (ctx != reinterpret_cast<CUcontext>(&S) || S.primary_refs == 0)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (S.sticky != CUDA_SUCCESS) return S.sticky;
+  return CUDA_SUCCESS;
+}
 
 // Modules: PTX text only (the virtual device runs PTX, not SASS).
 CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
@@ -444,14 +454,31 @@ CUresult mgpuEmuLastError(const char** text) {
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int, cuuint64_t, CUdriverProcAddressQueryResult* status) {
+// cuGetProcAddress (CUDA Driver API, "Driver Entry Point Access"): the entry point of `symbol`
+// as of CUDA version `cuda_version`. Where the ABI changed, the newest one not newer than the
+// request is returned (cudaTypedefs.h names each, e.g. PFN_cuCtxSynchronize_v13000), and a
+// request older than the first ABI gets CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT.
+CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuuint64_t,
+                                  CUdriverProcAddressQueryResult* status) {
+  struct Versioned { int since; void* fn; };
+  static const std::unordered_map<std::string, std::vector<Versioned>> versioned = {
+      {"cuCtxSynchronize", {{2000, reinterpret_cast<void*>(&cuCtxSynchronize)},
+                            {13000, reinterpret_cast<void*>(&cuCtxSynchronize_v2)}}}};
+  if (auto v = versioned.find(symbol); v != versioned.end()) {
+    void* chosen = nullptr;
+    for (const Versioned& abi : v->second)
+      if (abi.since <= cuda_version) chosen = abi.fn;
+    *pfn = chosen;
+    if (status) *status = chosen ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    return chosen ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+  }
 #define EMU_ENTRY(fn) {#fn, reinterpret_cast<void*>(&fn)}
   static const std::unordered_map<std::string, void*> table = {
       EMU_ENTRY(cuInit), EMU_ENTRY(cuDriverGetVersion), EMU_ENTRY(cuGetErrorName), EMU_ENTRY(cuGetErrorString),
       EMU_ENTRY(cuDeviceGetCount), EMU_ENTRY(cuDeviceGet), EMU_ENTRY(cuDeviceGetName), EMU_ENTRY(cuDeviceTotalMem),
       EMU_ENTRY(cuDeviceGetAttribute), EMU_ENTRY(cuDevicePrimaryCtxRetain), EMU_ENTRY(cuDevicePrimaryCtxRelease),
       EMU_ENTRY(cuCtxCreate), EMU_ENTRY(cuCtxDestroy), EMU_ENTRY(cuCtxSetCurrent), EMU_ENTRY(cuCtxGetCurrent),
-      EMU_ENTRY(cuCtxPushCurrent), EMU_ENTRY(cuCtxPopCurrent), EMU_ENTRY(cuCtxSynchronize), EMU_ENTRY(cuModuleLoadData),
+      EMU_ENTRY(cuCtxPushCurrent), EMU_ENTRY(cuCtxPopCurrent), EMU_ENTRY(cuModuleLoadData),
       EMU_ENTRY(cuModuleLoadDataEx), EMU_ENTRY(cuModuleUnload), EMU_ENTRY(cuModuleGetFunction), EMU_ENTRY(cuModuleGetGlobal),
       EMU_ENTRY(cuFuncSetAttribute), EMU_ENTRY(cuFuncGetAttribute), EMU_ENTRY(cuLaunchKernel), EMU_ENTRY(cuLaunchKernelEx),
       EMU_ENTRY(cuMemAlloc), EMU_ENTRY(cuMemFree), EMU_ENTRY(cuMemcpyHtoD), EMU_ENTRY(cuMemcpyDtoH), EMU_ENTRY(cuMemcpyDtoD),

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
+# gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
+# step bounded by its own timeout so that one hung kernel cannot eat the lease.
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler (default: tests bench tune)
+# sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
+# random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
+# assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
+# (kept), alternately, twice each (A B A B), so the spread of one version is seen beside the gap.
+# Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
+# printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-${OUT:-gpu-session}}"; shift || true
+steps=("${@:-tests bench tune}"); steps=(${steps[*]})
+for s in "${steps[@]}"; do
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler)" >&2; exit 2;; esac
+done
+[ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
+mkdir -p "$out"
+[ -d .bundle ] || tar xJf .bundle.tar.xz
+run=.bundle/run.sh
+declare -A verdict
+step() {  # step NAME SECONDS CMD...: run with a timeout, log to $out/NAME.log, remember the exit code
+  local name=$1 secs=$2; shift 2
+  echo "=== $name: $*" | tee -a "$out/$name.log"
+  local t0=$SECONDS
+  timeout --kill-after=10 "$secs" "$@" >>"$out/$name.log" 2>&1
+  local rc=$?
+  verdict[$name]="rc=$rc in $((SECONDS - t0)) s"
+  tail -n 25 "$out/$name.log"
+  return $rc
+}
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv; $run mgpu-tune devices; } \
+  >"$out/machine.log" 2>&1
+cat "$out/machine.log"
+shape=(--m 4096 --n 4096 --k 4096)
+for s in "${steps[@]}"; do
+  case "$s" in
+    tests) step tests 300 $run mgpu-tests --gtest_filter='GpuKernels.*:*GpuMatmul*:GpuMeasure.*' --gtest_brief=0 ;;
+    bench) step bench 180 $run mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 50 ;;
+    tune) step tune 300 $run mgpu-tune matmul --arch sm_90a "${shape[@]}" --device cuda --strategy random \
+            --trials 60 --seed 1 --db "$out/h100.db" --top 10 ;;
+    sanitize)
+      step memcheck 200 $run compute-sanitizer --tool memcheck --error-exitcode 9 \
+        .bundle/bin/mgpu-tests --gtest_filter='GpuKernels.*:*GpuMatmul*'
+      step racecheck 150 $run compute-sanitizer --tool racecheck --error-exitcode 9 \
+        .bundle/bin/mgpu-tests --gtest_filter='*GpuMatmul*/2:*GpuMatmul*/8' ;;
+    assembler)
+      for cfg in '{}' '{"epi_tile_n":32,"grid_minor_dim":"M","max_concurrent_steps":3,"tile_m":64,"tile_n":256,"wg_dimension":"N"}'; do
+        for round in 1 2; do
+          step "nvjitlink$round" 120 env MGPU_PTXAS=/nonexistent $run mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 5 --config "$cfg"
+          step "ptxas$round" 120 $run mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 5 --config "$cfg"
+        done
+      done ;;
+    ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
+              --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
+  esac
+done
+echo "--- verdicts"
+rc=0
+for s in "${!verdict[@]}"; do
+  echo "$s: ${verdict[$s]}"
+  [[ "${verdict[$s]}" == rc=0* ]] || rc=1
+done
+exit $rc

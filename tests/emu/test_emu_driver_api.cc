@@ -1,0 +1,69 @@
+// The virtual device's driver API as a caller resolves it: cuGetProcAddress answers per CUDA
+// version, as the real driver does, so a caller that asks for one ABI and calls another fails
+// here (on CPU, in CI) and not first on a GPU. The H100 found the case this guards: at CUDA
+// 13.0 "cuCtxSynchronize" resolves to cuCtxSynchronize_v2(CUcontext).
+#include <gtest/gtest.h>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+
+namespace {
+
+struct DriverApi : ::testing::Test {
+  void* lib = nullptr;
+  decltype(&::cuGetProcAddress) get_proc = nullptr;
+  void SetUp() override {
+    lib = dlopen(MGPU_VCUDA_LIB, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(lib, nullptr) << dlerror();
+    get_proc = reinterpret_cast<decltype(get_proc)>(dlsym(lib, "cuGetProcAddress_v2"));
+    ASSERT_NE(get_proc, nullptr);
+    auto init = reinterpret_cast<PFN_cuInit_v2000>(resolve("cuInit", 2000));
+    ASSERT_EQ(init(0), CUDA_SUCCESS);
+  }
+  void* resolve(const char* name, int version, CUdriverProcAddressQueryResult* status = nullptr) {
+    void* fn = nullptr;
+    CUdriverProcAddressQueryResult s{};
+    get_proc(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &s);
+    if (status) *status = s;
+    return fn;
+  }
+  CUcontext primary() {
+    auto retain = reinterpret_cast<PFN_cuDevicePrimaryCtxRetain_v7000>(resolve("cuDevicePrimaryCtxRetain", 7000));
+    CUcontext ctx = nullptr;
+    EXPECT_EQ(retain(&ctx, 0), CUDA_SUCCESS);
+    return ctx;
+  }
+};
+
+TEST_F(DriverApi, CtxSynchronizeAtCuda13TakesTheContextAndRefusesAHandleThatIsNone) {
+  CUcontext ctx = primary();
+  auto sync13 = reinterpret_cast<PFN_cuCtxSynchronize_v13000>(resolve("cuCtxSynchronize", 13000));
+  ASSERT_NE(sync13, nullptr);
+  EXPECT_EQ(sync13(ctx), CUDA_SUCCESS);
+  EXPECT_EQ(sync13(nullptr), CUDA_SUCCESS);  // NULL: the current context
+  int not_a_context = 0;
+  EXPECT_EQ(sync13(reinterpret_cast<CUcontext>(&not_a_context)), CUDA_ERROR_INVALID_CONTEXT);
+}
+
+TEST_F(DriverApi, EachVersionGetsItsOwnAbi) {
+  void* old_abi = resolve("cuCtxSynchronize", 2000);
+  void* new_abi = resolve("cuCtxSynchronize", 13000);
+  ASSERT_NE(old_abi, nullptr);
+  EXPECT_NE(old_abi, new_abi);
+  EXPECT_EQ(resolve("cuCtxSynchronize", 12080), old_abi);  // the newest ABI not newer than asked
+  EXPECT_EQ(resolve("cuCtxSynchronize", 13010), new_abi);
+  auto sync2 = reinterpret_cast<PFN_cuCtxSynchronize_v2000>(old_abi);
+  primary();
+  EXPECT_EQ(sync2(), CUDA_SUCCESS);
+}
+
+TEST_F(DriverApi, TooOldAVersionAndUnknownNamesAreRefused) {
+  CUdriverProcAddressQueryResult status{};
+  EXPECT_EQ(resolve("cuCtxSynchronize", 1000, &status), nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+  EXPECT_EQ(resolve("cuNoSuchEntryPoint", 13000, &status), nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+}
+
+}  // namespace
