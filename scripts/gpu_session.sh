@@ -2,11 +2,12 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
-# (kept), alternately, twice each (A B A B), so the spread of one version is seen beside the gap.
+# (kept), alternately, twice each (A B A B), so the spread of one version is seen beside the gap;
+# tiles: the default config beside the 192-register accumulators setmaxnreg made valid, at 4096^3.
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input.
 set -uo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles)" >&2; exit 2;; esac
 done
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
 mkdir -p "$out"
@@ -52,6 +53,15 @@ for s in "${steps[@]}"; do
           step "nvjitlink$round" 120 env MGPU_PTXAS=/nonexistent $run mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 5 --config "$cfg"
           step "ptxas$round" 120 $run mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 5 --config "$cfg"
         done
+      done ;;
+    tiles)
+      i=0
+      for cfg in '{}' '{"tile_m":128,"tile_n":192,"max_concurrent_steps":3}' \
+                 '{"tile_m":192,"tile_n":128,"wg_dimension":"N","max_concurrent_steps":3}' \
+                 '{"tile_m":128,"tile_n":192,"max_concurrent_steps":3,"cluster_dimension":"M"}' \
+                 '{"tile_m":192,"tile_n":128,"wg_dimension":"N","max_concurrent_steps":3,"cluster_dimension":"N"}' '{}'; do
+        i=$((i + 1))
+        step "tiles$i" 120 $run mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 5 --config "$cfg"
       done ;;
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;

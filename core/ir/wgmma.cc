@@ -57,6 +57,42 @@ Value wgmma(Emitter& e, Value acc, Value desc_a, Value desc_b, int n, MmaInput i
                                              layout_b, mlir::NVVM::MMAIntOverflowAttr());
 }
 
+Value wgmma_undefined_accumulator(Emitter& e, int n) {
+  return mlir::LLVM::UndefOp::create(e.b, e.loc, wgmma_accumulator_type(e, n));
+}
+
+Value wgmma_scaled(Emitter& e, Value acc, Value desc_a, Value desc_b, int n, MmaInput input, bool a_k_major,
+                   bool b_k_major, Value accumulate) {
+  if (n < 8 || n > 256 || n % 8 != 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("wgmma N must be a multiple of 8 in [8, 256], got {}", n));
+  const int regs = n / 2;  // f32 accumulator registers per thread
+  // Operands: $0..$regs-1 the accumulator out, tied to inputs $regs..2*regs-1; then the two
+  // descriptors and the scale-d flag. imm-scale-a/b = 1; imm-trans-a/b = 1 for the non-K-major
+  // ("transposed") operand.
+  std::string d;
+  for (int i = 0; i < regs; ++i) d += fmt::format("{}${}", i ? ", " : "", i);
+  const char* type = input == MmaInput::BF16 ? "bf16" : "f16";
+  std::string text = fmt::format(
+      "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, p, 1, 1, {}, {};\n}}",
+      2 * regs + 2, n, type, type, d, 2 * regs, 2 * regs + 1, a_k_major ? 0 : 1, b_k_major ? 0 : 1);
+  std::string constraints;
+  for (int i = 0; i < regs; ++i) constraints += "=f,";
+  for (int i = 0; i < regs; ++i) constraints += fmt::format("{},", i);
+  constraints += "l,l,r";
+  llvm::SmallVector<Value> operands;
+  for (int i = 0; i < regs; ++i)
+    operands.push_back(mlir::LLVM::ExtractValueOp::create(e.b, e.loc, acc, llvm::ArrayRef<std::int64_t>{i}));
+  operands.push_back(desc_a);
+  operands.push_back(desc_b);
+  operands.push_back(mlir::arith::ExtUIOp::create(e.b, e.loc, e.i32(), accumulate));
+  auto op = mlir::LLVM::InlineAsmOp::create(e.b, e.loc, wgmma_accumulator_type(e, n), operands, text, constraints,
+                                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                            mlir::LLVM::tailcallkind::TailCallKind::None,
+                                            mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr());
+  return op.getResult(0);
+}
+
 void wgmma_fence(Emitter& e) { mlir::NVVM::WgmmaFenceAlignedOp::create(e.b, e.loc); }
 void wgmma_commit(Emitter& e) { mlir::NVVM::WgmmaGroupSyncAlignedOp::create(e.b, e.loc); }
 void wgmma_wait(Emitter& e, int max_pending) {

@@ -27,6 +27,15 @@ mlir::Value wgmma_zero_accumulator(Emitter& e, int n);
 // (otherwise M, resp. N: the "transposed" layouts wgmma supports for 16-bit inputs).
 mlir::Value wgmma(Emitter& e, mlir::Value acc, mlir::Value desc_a, mlir::Value desc_b, int n, MmaInput input,
                   bool a_k_major, bool b_k_major);
+// wgmma with a run-time scale-d (PTX ISA "wgmma.mma_async", operand scale-d): D = A.B + D when
+// `accumulate` (i1) is true, D = A.B when false, so a tile's first MMA needs no zeroed
+// accumulator. Zeroing it with movs between wgmma.fence and the MMA made ptxas inject
+// warpgroup.arrive/wait (advisories C7519/C7517) and serialise the first k-step. Upstream's
+// nvvm.wgmma.mma_async takes scale-d only as a constant, hence inline PTX here.
+mlir::Value wgmma_scaled(Emitter& e, mlir::Value acc, mlir::Value desc_a, mlir::Value desc_b, int n, MmaInput input,
+                         bool a_k_major, bool b_k_major, mlir::Value accumulate);
+// An accumulator with no defined value, for a first MMA with accumulate = false.
+mlir::Value wgmma_undefined_accumulator(Emitter& e, int n);
 void wgmma_fence(Emitter& e);
 void wgmma_commit(Emitter& e);
 void wgmma_wait(Emitter& e, int max_pending);

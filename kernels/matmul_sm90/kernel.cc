@@ -1,6 +1,7 @@
 #include "kernels/matmul_sm90/kernel.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -128,19 +129,26 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   if (g.clustered) core::ir::cluster_sync(e);  // peers' barriers exist before any multicast
   else e.barrier_sync();
 
-  // The tile walk shared by producer and consumers.
+  // The tile walk producer and consumers share, computed by each role after its setmaxnreg:
+  // a value live across the register reallocation goes to local memory (the SASS of a
+  // 192x128 clustered config showed one STL before the producer's dealloc and LDLs after it).
   const int cs = c.cluster_size();
-  Value cta_rank = g.clustered ? core::ir::cluster_cta_rank(e) : zero;
-  TileWalk walk(e, walk_shape(c), M, N, e.block_idx(0), e.grid_dim(0), cta_rank, minor_is_n, band_width);
-  Value my_tiles = walk.count();
-  Value k_iters = e.ceil_div(K, e.c32(c.tile_k));
-  auto tile_origin = [&](Value iter) { return walk.origin(e, iter); };
+  Value cta_rank, my_tiles, k_iters;
+  std::optional<TileWalk> walk;
+  auto start_role = [&] {
+    cta_rank = g.clustered ? core::ir::cluster_cta_rank(e) : zero;
+    walk.emplace(e, walk_shape(c), M, N, e.block_idx(0), e.grid_dim(0), cta_rank, minor_is_n, band_width);
+    my_tiles = walk->count();
+    k_iters = e.ceil_div(K, e.c32(c.tile_k));
+  };
+  auto tile_origin = [&](Value iter) { return walk->origin(e, iter); };
 
   Value wg = e.warpgroup_idx();
 
   // ---- producer: warpgroup 0, one thread issues every TMA load.
   e.if_then(e.eq(wg, zero), [&] {
     core::ir::setmaxnreg(e, kProducerRegisters, false);
+    start_role();
     e.if_then(e.eq(e.warp_idx(), zero), [&] {
       e.if_then(core::ir::elect_one(e), [&] {
         core::ir::tma_prefetch_descriptor(e, desc_a);
@@ -176,6 +184,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   // ---- consumers: warpgroups 1 and 2.
   e.if_then(e.ult(zero, wg), [&] {
     core::ir::setmaxnreg(e, kConsumerRegisters, true);
+    start_role();
     Value cw = e.sub(wg, one);                 // 0 or 1
     Value local = e.rem(tid, e.c32(128));
     Value warp = e.div(local, e.c32(32)), lane = e.rem(local, e.c32(32));
@@ -196,7 +205,8 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
       auto [m0, n0] = tile_origin(iter);
       Values init;
-      for (int mb = 0; mb < mblocks; ++mb) init.push_back(core::ir::wgmma_zero_accumulator(e, c.tile_n));
+      // No zeroed accumulator: the tile's first MMA overwrites it (scale-d = 0, below).
+      for (int mb = 0; mb < mblocks; ++mb) init.push_back(core::ir::wgmma_undefined_accumulator(e, c.tile_n));
       Values accs = e.for_loop(zero, k_iters, one, init, [&](Value k, mlir::ValueRange carried) {
         Value step = e.add(e.mul(iter, k_iters), k);
         core::ir::SlotPhase sp = BarrierRing::slot_phase(e, step, S);
@@ -205,6 +215,8 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
         Value b_stage = e.add(e.c32(g.b_off), e.mul(sp.slot, e.c32(g.b_stage)));
         Values acc(carried.begin(), carried.end());
         core::ir::wgmma_fence(e);
+        Value keep = mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getBoolAttr(true));
+        Value accumulate_first = e.ult(zero, k);  // the tile's first k-step starts from A.B
         for (int kk = 0; kk < c.tile_k / 16; ++kk) {
           int kbytes = kk * 16 * g.in;
           int atom = kbytes / g.swz, in_atom = kbytes % g.swz;
@@ -223,8 +235,8 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
             Value row = e.add(wg_row, e.c32(mb * 64));
             Value off = e.add(a_stage, e.add(e.c32(std::int64_t(atom) * g.cm * g.swz + in_atom), e.mul(row, e.c32(g.swz))));
             Value da = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
-            acc[mb] = core::ir::wgmma(e, acc[mb], da, db, c.tile_n,
-                                      mma_input(p.in_dtype), true, g.b_k_major);
+            acc[mb] = core::ir::wgmma_scaled(e, acc[mb], da, db, c.tile_n, mma_input(p.in_dtype), true,
+                                             g.b_k_major, kk == 0 ? accumulate_first : keep);
           }
         }
         core::ir::wgmma_commit(e);
