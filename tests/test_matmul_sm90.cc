@@ -86,7 +86,7 @@ TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
   }
 }
 
-TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpills) {
+TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSerialisedMmas) {
   MatmulProblem p{.m = 8192, .n = 8192, .k = 8192};  // bf16, B as K x N
   std::vector<MatmulConfig> valid;
   std::map<std::string, int> rejected;
@@ -108,6 +108,12 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpills) {
     ASSERT_TRUE(o.ok()) << c.to_tuning_config().to_json() << ": " << o.error->what();
     const auto& res = o.result->units.at(0).cubin.kernels.at("matmul");
     EXPECT_EQ(res.spill_store_bytes, 0) << c.to_tuning_config().to_json();
+    // Issue 19: setmaxnreg takes effect (no C7504/C7508 "ignored") and ptxas serialises no
+    // wgmma: no warpgroup.arrive/wait injected (C7519/C7517) and no other "Performance Loss".
+    const std::string& log = o.result->units.at(0).cubin.log;
+    EXPECT_EQ(o.result->assembler, core::Assembler::Ptxas);
+    EXPECT_EQ(log.find("Performance Loss"), std::string::npos) << c.to_tuning_config().to_json() << "\n" << log;
+    EXPECT_EQ(log.find("is injected"), std::string::npos) << c.to_tuning_config().to_json() << "\n" << log;
     std::string ptx = ::mgpu::testing::folded(o.result->units.at(0).ptx);
     EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.shared::cluster.global"), std::string::npos);
