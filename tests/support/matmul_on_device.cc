@@ -20,10 +20,16 @@ namespace mgpu::testing {
 
 double matmul_error_on_device(const kernels::MatmulProblem& p, const std::string& config_json, int sm_count, unsigned seed,
                               double* launch_seconds) {
+  const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch("sm_90a"));
+  return matmul_error_of_kernel(p, t.build(p, core::TuningConfig::from_json(config_json)), config_json, sm_count, seed,
+                                launch_seconds);
+}
+
+double matmul_error_of_kernel(const kernels::MatmulProblem& p, const core::BuiltKernel& k, const std::string& config_json,
+                              int sm_count, unsigned seed, double* launch_seconds) {
   const core::ArchSpec& arch = core::parse_arch("sm_90a");
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
   core::TuningConfig cfg = core::TuningConfig::from_json(config_json);
-  core::BuiltKernel k = t.build(p, cfg);
   core::CompileResult r = core::compile_module(k.mlir, arch);
   core::CudaContext& ctx = core::CudaContext::primary();
 

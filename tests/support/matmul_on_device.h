@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "core/built_kernel.h"
 #include "kernels/matmul_problem.h"
 
 namespace mgpu::testing {
@@ -14,5 +15,8 @@ namespace mgpu::testing {
 // `launch_seconds`, when given, receives the wall time of the launch and its synchronize.
 double matmul_error_on_device(const kernels::MatmulProblem& p, const std::string& config_json, int sm_count, unsigned seed,
                               double* launch_seconds = nullptr);
+// The same for a kernel built elsewhere (e.g. without the validity rules) from `config_json`.
+double matmul_error_of_kernel(const kernels::MatmulProblem& p, const core::BuiltKernel& k, const std::string& config_json,
+                              int sm_count, unsigned seed, double* launch_seconds = nullptr);
 
 }  // namespace mgpu::testing
