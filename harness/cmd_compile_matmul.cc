@@ -14,6 +14,8 @@
 #include "core/cache_usability.h"
 #include "core/compile_pool.h"
 #include "core/error.h"
+#include "core/sass/nvdisasm.h"
+#include "core/sass/sass_profile.h"
 #include "harness/config_option.h"
 #include "harness/numeric_options.h"
 #include "harness/problem_options.h"
@@ -32,7 +34,38 @@ struct Options {
   int jobs = 0;
   std::string cache_dir = core::CompileCache::default_dir().string();
   bool no_cache = false;
+  bool sass = false;
 };
+
+nlohmann::json to_json(const core::SassCounts& c) {
+  return {{"instructions", c.instructions}, {"mma", c.mma},           {"tma", c.tma},
+          {"sync", c.sync},                 {"warpgroup_sync", c.warpgroup_sync}, {"local_memory", c.local_memory},
+          {"setmaxnreg", c.setmaxnreg}};
+}
+
+// The SASS evidence of one compiled kernel: its counts, and the assembler's advisory codes.
+nlohmann::json sass_evidence(const core::CompiledUnit& u) {
+  core::SassProfile sp = core::profile_sass(core::disassemble(u.cubin.image));
+  nlohmann::json j = {{"function", sp.function}, {"whole", to_json(sp.whole)},
+                      {"setmaxnreg_kept", sp.whole.setmaxnreg > 0}, {"advisories", core::assembler_advisories(u.cubin.log)}};
+  if (sp.has_main_loop) j["main_loop"] = to_json(sp.main_loop);
+  return j;
+}
+
+std::string sass_line(const nlohmann::json& s) {
+  std::string advisories;
+  for (const auto& a : s["advisories"]) advisories += " " + a.get<std::string>();
+  std::string loop = "no main loop found";
+  if (s.contains("main_loop")) {
+    const auto& m = s["main_loop"];
+    loop = fmt::format("main loop {} instructions: {} MMA, {} TMA, {} barrier, {} warpgroup arrive/wait, {} local",
+                       m["instructions"].get<int>(), m["mma"].get<int>(), m["tma"].get<int>(), m["sync"].get<int>(),
+                       m["warpgroup_sync"].get<int>(), m["local_memory"].get<int>());
+  }
+  return fmt::format("      sass: setmaxnreg {}; {}; whole kernel {} local-memory ops; advisories:{}",
+                     s["setmaxnreg_kept"].get<bool>() ? "kept" : "dropped or unused", loop,
+                     s["whole"]["local_memory"].get<int>(), advisories.empty() ? " none" : advisories);
+}
 
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
@@ -47,6 +80,13 @@ void run(const Options& o) {
   t.check_problem(p);
   if (o.all == !o.config_json.empty())
     throw core::Error(core::ErrorKind::InvalidInput, "give exactly one of --config JSON and --all");
+  if (o.sass && !core::find_nvdisasm()) {
+    std::string tried;
+    for (const std::string& c : core::nvdisasm_candidates()) tried += " " + c;
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--sass needs nvdisasm, found at none of:{} (scripts/cuda_tools.sh installs it; "
+                                  "or set MGPU_NVDISASM)", tried));
+  }
 
   // The configs, and for each the kernel it builds (deduplicated by module text).
   std::vector<core::TuningConfig> configs;
@@ -103,6 +143,10 @@ void run(const Options& o) {
     failures += !x.ok();
     hits += x.ok() && x.result->cache_hit;
   }
+  std::vector<nlohmann::json> sass(jobs.size());
+  if (o.sass)
+    for (size_t j = 0; j < jobs.size(); ++j)
+      if (out[j].ok()) sass[j] = sass_evidence(out[j].result->units.at(0));
   nlohmann::json rows = nlohmann::json::array();
   for (size_t i = 0; i < configs.size(); ++i) {
     const core::CompileOutcome& x = out[job_of_config[i]];
@@ -113,6 +157,7 @@ void run(const Options& o) {
       row.update({{"ok", true}, {"registers", r.registers}, {"spill_store_bytes", r.spill_store_bytes},
                   {"dynamic_smem_bytes", b.dynamic_smem_bytes}, {"cluster_size", b.cluster_size},
                   {"compile_ms", x.result->times.total_ms}, {"cache_hit", x.result->cache_hit}});
+      if (o.sass) row["sass"] = sass[job_of_config[i]];
     } else {
       row.update({{"ok", false}, {"error", x.error->what()}});
     }
@@ -130,7 +175,8 @@ void run(const Options& o) {
         fmt::print("ok    {:>3} regs {:>6} B SMEM  {:>7.1f} ms{}  {}\n", row["registers"].get<int>(),
                    row["dynamic_smem_bytes"].get<int>(), row["compile_ms"].get<double>(),
                    row["cache_hit"].get<bool>() ? " (cached)" : "         ", row["config"].dump());
-      else
+      if (row["ok"] && row.contains("sass")) fmt::print("{}\n", sass_line(row["sass"]));
+      if (!row["ok"])
         fmt::print("error {}  {}\n", row["config"].dump(), row["error"].get<std::string>());
     }
     fmt::print("{} configs, {} kernels ({} from cache, {} failed) in {:.1f} s: {:.1f} kernels/s on {} threads\n",
@@ -157,6 +203,9 @@ void add_compile_matmul_subcommand(CLI::App& compile) {
   cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: one per hardware thread)")->check(whole_number(1, 4096));
   cmd->add_option("--cache-dir", o->cache_dir, "Compile cache folder (also $MGPU_CACHE_DIR)")->capture_default_str();
   cmd->add_flag("--no-cache", o->no_cache, "Neither read nor write the compile cache");
+  cmd->add_flag("--sass", o->sass,
+                "Per kernel, what its machine code shows (nvdisasm): whether setmaxnreg survived, the main "
+                "loop's MMA/TMA/barrier/warpgroup-wait/local-memory counts, and the assembler's advisory codes");
   cmd->callback([o] { run(*o); });
 }
 

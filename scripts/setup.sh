@@ -55,6 +55,12 @@ if [ -z "$cuda_version" ] || [ "$(printf '%s\n12.8\n' "$cuda_version" | sort -V 
   exit 1
 fi
 
+# nvdisasm/cuobjdump for `compile --sass` (the toolkit here lacks them): pinned PyPI wheels
+# into .tools/cuda. Without them everything else works; --sass says what is missing.
+if ! ./scripts/cuda_tools.sh >/dev/null; then
+  echo "setup: warning: could not install nvdisasm (scripts/cuda_tools.sh); 'compile --sass' will not work" >&2
+fi
+
 ((deps_only)) && exit 0
 
 BUILD_DIR="${BUILD_DIR:-build}"

@@ -1,0 +1,93 @@
+#include "core/sass/sass_profile.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace mgpu::core {
+namespace {
+
+struct Instruction {
+  std::string opcode;  // with modifiers, without the predicate
+  std::string branch_target;  // label of a BRA, else empty
+};
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+void count(SassCounts& c, const std::string& op) {
+  ++c.instructions;
+  if (starts_with(op, "HGMMA") || (starts_with(op, "UTC") && op.find("MMA") != std::string::npos)) ++c.mma;
+  else if (starts_with(op, "UTMA") || starts_with(op, "UBLKCP")) ++c.tma;
+  else if (starts_with(op, "SYNCS") || starts_with(op, "BAR.") || op == "BAR") ++c.sync;
+  else if (starts_with(op, "WARPGROUP.ARRIVE") || starts_with(op, "WARPGROUP.DEPBAR")) ++c.warpgroup_sync;
+  else if (op == "LDL" || op == "STL" || starts_with(op, "LDL.") || starts_with(op, "STL.")) ++c.local_memory;
+  else if (starts_with(op, "USETMAXREG")) ++c.setmaxnreg;
+}
+
+}  // namespace
+
+SassProfile profile_sass(std::string_view text) {
+  // nvdisasm -c: "        /*1cb0*/   @!P0 HGMMA.64x128x16.F32.BF16 R24, ... ;" and labels ".L_x_7:".
+  static const std::regex instr(R"(^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);)");
+  static const std::regex label(R"(^(\.L_x_[0-9]+):)");
+  static const std::regex bra(R"(`\((\.L_x_[0-9]+)\))");
+  static const std::regex function(R"(^\s*\.global\s+(\S+))");
+  SassProfile p;
+  std::vector<Instruction> code;
+  std::map<std::string, std::size_t> label_at;  // label -> index of the next instruction
+  std::istringstream in{std::string(text)};
+  std::string line;
+  bool second_function = false;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, function)) {
+      if (!p.function.empty()) second_function = true;
+      else p.function = m[1];
+      continue;
+    }
+    if (second_function) break;
+    if (std::regex_search(line, m, label)) label_at[m[1]] = code.size();
+    else if (std::regex_search(line, m, instr)) {
+      Instruction i{m[1], ""};
+      std::string rest = m[2];
+      std::smatch t;
+      if (starts_with(i.opcode, "BRA") && std::regex_search(rest, t, bra)) i.branch_target = t[1];
+      code.push_back(std::move(i));
+    }
+  }
+  for (const Instruction& i : code) count(p.whole, i.opcode);
+
+  // Loops: a branch back to a label at or before it. The main loop is the shortest that holds an MMA.
+  std::size_t best_begin = 0, best_end = 0;
+  for (std::size_t at = 0; at < code.size(); ++at) {
+    if (code[at].branch_target.empty()) continue;
+    auto l = label_at.find(code[at].branch_target);
+    if (l == label_at.end() || l->second > at) continue;
+    std::size_t begin = l->second, end = at + 1;
+    bool has_mma = std::any_of(code.begin() + begin, code.begin() + end, [](const Instruction& i) {
+      SassCounts c;
+      count(c, i.opcode);
+      return c.mma > 0;
+    });
+    if (has_mma && (!p.has_main_loop || end - begin < best_end - best_begin)) {
+      p.has_main_loop = true;
+      best_begin = begin;
+      best_end = end;
+    }
+  }
+  if (p.has_main_loop)
+    for (std::size_t at = best_begin; at < best_end; ++at) count(p.main_loop, code[at].opcode);
+  return p;
+}
+
+std::vector<std::string> assembler_advisories(std::string_view log) {
+  static const std::regex code(R"(\((C[0-9]{4})\))");
+  std::vector<std::string> out;
+  std::string s(log);
+  for (std::sregex_iterator it(s.begin(), s.end(), code), end; it != end; ++it)
+    if (std::find(out.begin(), out.end(), (*it)[1].str()) == out.end()) out.push_back((*it)[1]);
+  return out;
+}
+
+}  // namespace mgpu::core

@@ -1,0 +1,90 @@
+// SASS evidence (issue 19) read from nvdisasm listings of the Hopper template's default config
+// (128x128x64 per warpgroup, 4 stages): assembled whole-program by ptxas, and by nvJitLink,
+// which drops setmaxnreg. The ptxas log of the template before the scale-d fix shows the
+// injected warpgroup waits.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "core/sass/sass_profile.h"
+#include "tests/support/test_data.h"
+
+namespace mgpu::core {
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(::mgpu::testing::test_data_path("sass/" + name), std::ios::binary);
+  EXPECT_TRUE(in) << name;
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SassProfile, TheDefaultKernelsMainLoopIsItsKLoop) {
+  SassProfile p = profile_sass(fixture("sm90a_default_ptxas.sass"));
+  EXPECT_EQ(p.function, "matmul");
+  ASSERT_TRUE(p.has_main_loop);
+  // One k-step per iteration: tile_k / 16 = 4 MMAs for each of a warpgroup's two 64-row blocks,
+  // opened by one wgmma fence and closed by one wait; no TMA, no local memory in it.
+  EXPECT_EQ(p.main_loop.mma, 8);
+  EXPECT_EQ(p.main_loop.warpgroup_sync, 2);
+  EXPECT_EQ(p.main_loop.tma, 0);
+  EXPECT_EQ(p.main_loop.local_memory, 0);
+  // The peeled first k-step and the next tile's are outside the main loop.
+  EXPECT_EQ(p.whole.mma, 16);
+  EXPECT_EQ(p.whole.local_memory, 0);
+  EXPECT_GT(p.whole.tma, 0);   // the producer's loads, the epilogue's stores
+  EXPECT_GT(p.whole.sync, 0);  // mbarriers, named barriers
+  EXPECT_GT(p.main_loop.instructions, p.main_loop.mma);
+}
+
+TEST(SassProfile, SetmaxnregSurvivesPtxasAndNotNvJitLink) {
+  EXPECT_EQ(profile_sass(fixture("sm90a_default_ptxas.sass")).whole.setmaxnreg, 2);  // producer down, consumers up
+  SassProfile jl = profile_sass(fixture("sm90a_default_nvjitlink.sass"));
+  EXPECT_EQ(jl.whole.setmaxnreg, 0);
+  EXPECT_EQ(jl.main_loop.mma, 8);
+}
+
+TEST(SassProfile, AdvisoriesAreTheLogsCodesOnceEach) {
+  EXPECT_EQ(assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")),
+            (std::vector<std::string>{"C7519", "C7517"}));
+  EXPECT_EQ(assembler_advisories(fixture("sm90a_default_nvjitlink.log")), (std::vector<std::string>{"C7504"}));
+  EXPECT_TRUE(assembler_advisories("ptxas info    : Used 168 registers, used 2 barriers\n").empty());
+}
+
+TEST(SassProfile, TheMainLoopIsTheInnermostLoopHoldingAnMma) {
+  // An outer loop around a k-loop (MMAs), a later MMA-free loop, and a forward branch.
+  const char* text = R"(
+        .global         k
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+.L_x_0:
+        /*0010*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], RZ, !UPT ;
+.L_x_1:
+        /*0020*/                   WARPGROUP.ARRIVE ;
+        /*0030*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], R24 ;
+        /*0040*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], R24, gsb0 ;
+        /*0050*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+        /*0060*/              @!P0 BRA `(.L_x_1) ;
+        /*0070*/                   STL [R1], R2 ;
+        /*0080*/               @P1 BRA `(.L_x_0) ;
+        /*0090*/               @P2 BRA `(.L_x_3) ;
+.L_x_2:
+        /*00a0*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R3 ;
+        /*00b0*/              @!P0 BRA `(.L_x_2) ;
+.L_x_3:
+        /*00c0*/                   EXIT ;
+)";
+  SassProfile p = profile_sass(text);
+  ASSERT_TRUE(p.has_main_loop);
+  EXPECT_EQ(p.main_loop.mma, 2);
+  EXPECT_EQ(p.main_loop.warpgroup_sync, 2);
+  EXPECT_EQ(p.main_loop.instructions, 5);
+  EXPECT_EQ(p.whole.mma, 3);
+  EXPECT_EQ(p.whole.local_memory, 1);
+  EXPECT_EQ(p.whole.sync, 1);
+  EXPECT_FALSE(profile_sass(".global k\n /*0000*/ EXIT ;\n").has_main_loop);
+}
+
+}  // namespace
+}  // namespace mgpu::core
