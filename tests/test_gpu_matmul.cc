@@ -44,8 +44,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GpuMatmul, ::testing::ValuesIn(::mgpu::testing:
 
 // Issue 17: validity and the device agree. For each rule whose rejected configs still build,
 // a config it rejects is built anyway and run: it must not pass (the launch is refused, a
-// checker reports, or the answer is wrong). Registers (spills, a speed rule) and shape (the
-// builder refuses) are shown in compile_matmul_sm90. Only on the virtual device: a rejected
+// checker reports, or the answer is wrong). Registers (spills, a speed rule) are shown in
+// compile_matmul_sm90. Only on the virtual device: a rejected
 // kernel may take a GPU's context down with it. Not here: the multicast rule, which the
 // virtual device disagrees with (it runs rejected configs correctly, e.g. a pair sharing
 // 24 rows of 64-byte-swizzled B, 12 per CTA): either the rule is stricter than the PTX ISA
@@ -61,6 +61,7 @@ TEST_F(GpuMatmulRejected, AConfigEachRuleRejectsReallyFails) {
     std::string config;  // fields left out take the defaults
   };
   const std::vector<Rejected> cases = {
+      {"shape", BLayout::NK, R"({"tile_k":48})"},  // 96-byte K rows: no swizzle width (it passed until 2026-11-23)
       {"epilogue", BLayout::KN, R"({"tile_n":64,"epi_tile_n":128})"},  // no whole piece fits the tile
       {"smem", BLayout::KN, R"({"max_concurrent_steps":6})"},          // 6 x 48 KiB stages + epilogue
   };

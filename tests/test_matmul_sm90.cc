@@ -11,6 +11,8 @@
 #include "core/compile_pool.h"
 #include "core/compiler.h"
 #include "core/error.h"
+#include "core/sass/nvdisasm.h"
+#include "core/sass/sass_profile.h"
 #include "kernels/matmul_sm90/config.h"
 #include "kernels/matmul_sm90/kernel.h"
 #include "kernels/matmul_sm90/validity.h"
@@ -102,6 +104,8 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSeriali
   std::vector<std::pair<std::string, std::string>> texts;
   for (const MatmulConfig& c : valid) texts.emplace_back(c.to_tuning_config().to_json(), build_matmul(p, c, hopper()).mlir);
   auto compiled = ::mgpu::testing::compile_unique(texts, hopper());
+  ASSERT_TRUE(core::find_nvdisasm().has_value()) << "nvdisasm is needed for the SASS checks: run scripts/cuda_tools.sh";
+  std::set<const core::CompileOutcome*> sass_checked;
   int ok = 0;
   for (const MatmulConfig& c : valid) {
     const core::CompileOutcome& o = compiled.of(c.to_tuning_config().to_json());
@@ -114,6 +118,18 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSeriali
     EXPECT_EQ(o.result->assembler, core::Assembler::Ptxas);
     EXPECT_EQ(log.find("Performance Loss"), std::string::npos) << c.to_tuning_config().to_json() << "\n" << log;
     EXPECT_EQ(log.find("is injected"), std::string::npos) << c.to_tuning_config().to_json() << "\n" << log;
+    // And the machine code agrees (nvdisasm): the register split is there, nothing goes to
+    // local memory, and the k-loop holds tile_k/16 MMAs per 64-row block between one fence
+    // and one wait. Each distinct kernel once.
+    if (sass_checked.insert(&o).second) {
+      core::SassProfile sp = core::profile_sass(core::disassemble(o.result->units.at(0).cubin.image));
+      const int blocks = c.tile_m / 64;  // each consumer warpgroup holds tile_m x tile_n
+      EXPECT_EQ(sp.whole.setmaxnreg, 2) << c.to_tuning_config().to_json();
+      EXPECT_EQ(sp.whole.local_memory, 0) << c.to_tuning_config().to_json();
+      ASSERT_TRUE(sp.has_main_loop) << c.to_tuning_config().to_json();
+      EXPECT_EQ(sp.main_loop.mma, c.tile_k / 16 * blocks) << c.to_tuning_config().to_json();
+      EXPECT_EQ(sp.main_loop.warpgroup_sync, 2) << c.to_tuning_config().to_json();
+    }
     std::string ptx = ::mgpu::testing::folded(o.result->units.at(0).ptx);
     EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.shared::cluster.global"), std::string::npos);
@@ -205,6 +221,28 @@ TEST(MatmulSm90, TheGpuTestCasesAreValidAndCompile) {
     BuiltMatmul b = build_matmul(tc.problem, c, hopper());
     EXPECT_EQ(core::compile_module(b.mlir, hopper()).units.at(0).cubin.kernels.at("matmul").spill_store_bytes, 0);
   }
+}
+
+TEST(MatmulSm90, KRowsThatAreNoSwizzleWidthAreRejected) {
+  // Regression: tile_k 48 at 16 bits (96-byte K rows) passed the shape rule and computed
+  // garbage on the virtual device (relative error ~1.4); 32-bit-multiple widths other than
+  // 32, 64, 128 or a multiple of 128 bytes are no swizzle atom.
+  for (DType in : {DType::BF16, DType::F16})
+    for (int tile_k : {16, 32, 48, 64, 80, 96, 112, 128, 192, 256}) {
+      MatmulProblem p{.m = 1024, .n = 1024, .k = 1024, .in_dtype = in, .out_dtype = in};
+      MatmulConfig c;
+      c.tile_k = tile_k;
+      c.max_concurrent_steps = 2;
+      const int bytes = tile_k * 2;
+      const bool atoms = bytes == 32 || bytes == 64 || bytes == 128 || bytes % 128 == 0;
+      auto r = why_invalid(p, c, hopper());
+      if (atoms) EXPECT_FALSE(r.has_value() && r->rule == "shape") << tile_k << ": " << r->reason;
+      else {
+        ASSERT_TRUE(r.has_value()) << "tile_k " << tile_k;
+        EXPECT_EQ(r->rule, "shape");
+        EXPECT_NE(r->reason.find("whole swizzle atoms"), std::string::npos) << r->reason;
+      }
+    }
 }
 
 TEST(MatmulSm90, InvalidConfigIsRefusedWithItsReason) {

@@ -29,7 +29,11 @@ std::optional<Rejection> operand_shape_rule(const MatmulProblem& p, const Operan
     return reject(fmt::format("tile_n {} is not a multiple of {}: an N-major B tile is made of 128-byte swizzle atoms",
                               t.tile_n, atom_elems));
   const int k_bytes = t.tile_k * in;
-  if (t.tile_k % 16 != 0 || k_bytes < 32 || (k_bytes > 128 && k_bytes % 128 != 0))
+  // A K row of up to 128 bytes is one swizzle atom, so it must be a swizzle width (32, 64 or
+  // 128 bytes); a 96-byte row (tile_k 48 at 16 bits) got a 96-byte "swizzle" and computed
+  // garbage (found by verifying --config values outside the default space).
+  const bool whole_atoms = k_bytes <= 128 ? (k_bytes == 32 || k_bytes == 64 || k_bytes == 128) : k_bytes % 128 == 0;
+  if (t.tile_k % 16 != 0 || !whole_atoms)
     return reject(fmt::format("tile_k {} does not make whole swizzle atoms of K (32, 64, 128 bytes or a multiple "
                               "of 128)", t.tile_k));
   if (t.max_concurrent_steps < 2 || t.max_concurrent_steps > 8)
