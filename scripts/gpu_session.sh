@@ -9,7 +9,8 @@
 # (kept), alternately, twice each (A B A B), so the spread of one version is seen beside the gap;
 # tiles: the default config beside the 192-register accumulators setmaxnreg made valid, at 4096^3.
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
-# printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input.
+# printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
+# 3 no GPU here (nothing was run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
@@ -17,6 +18,7 @@ steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
   case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles)" >&2; exit 2;; esac
 done
+command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
 mkdir -p "$out"
 [ -d .bundle ] || tar xJf .bundle.tar.xz
