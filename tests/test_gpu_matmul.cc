@@ -46,11 +46,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GpuMatmul, ::testing::ValuesIn(::mgpu::testing:
 // a config it rejects is built anyway and run: it must not pass (the launch is refused, a
 // checker reports, or the answer is wrong). Registers (spills, a speed rule) are shown in
 // compile_matmul_sm90. Only on the virtual device: a rejected
-// kernel may take a GPU's context down with it. Not here: the multicast rule, which the
-// virtual device disagrees with (it runs rejected configs correctly, e.g. a pair sharing
-// 24 rows of 64-byte-swizzled B, 12 per CTA): either the rule is stricter than the PTX ISA
-// (a swizzle pattern repeats every 512 bytes at 64-byte swizzle, not 1024) or the virtual
-// device's TMA misses an alignment rule; open in issue 17 until the spec text settles it.
+// kernel may take a GPU's context down with it. The multicast rule is gone: it rejected
+// configs that run correctly (kHalvesOffPattern64/32 in gpu_matmul_cases()), see validity.cc.
 using GpuMatmulRejected = ::mgpu::testing::HopperGpuTest;
 
 TEST_F(GpuMatmulRejected, AConfigEachRuleRejectsReallyFails) {

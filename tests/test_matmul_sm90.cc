@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/sass/nvdisasm.h"
 #include "core/sass/sass_profile.h"
+#include "kernels/matmul_common/operand_tma.h"
 #include "kernels/matmul_sm90/config.h"
 #include "kernels/matmul_sm90/kernel.h"
 #include "kernels/matmul_sm90/validity.h"
@@ -243,6 +244,28 @@ TEST(MatmulSm90, KRowsThatAreNoSwizzleWidthAreRejected) {
         EXPECT_NE(r->reason.find("whole swizzle atoms"), std::string::npos) << r->reason;
       }
     }
+}
+
+TEST(MatmulSm90, MulticastHalvesNeedNoSwizzlePatternAlignment) {
+  // Regression (issue 17): a "multicast" rule demanded that each CTA's half of the shared
+  // operand be whole 1024-byte swizzle patterns and rejected these, which the virtual device
+  // runs correctly (GpuMatmul runs them): the swizzle follows the absolute shared address.
+  for (const char* json : {::mgpu::testing::kHalvesOffPattern64, ::mgpu::testing::kHalvesOffPattern32}) {
+    MatmulProblem p{.m = 520, .n = 392, .k = 264, .b_layout = BLayout::NK};
+    MatmulConfig c = MatmulConfig::from_tuning_config(core::TuningConfig::from_json(json));
+    auto r = why_invalid(p, c, hopper());
+    EXPECT_FALSE(r.has_value()) << json << ": " << r->rule << ": " << r->reason;
+  }
+  // What the ISA does require -- each TMA box 128-byte aligned in the stage -- is the load
+  // plan's invariant: 6 rows of 32 bytes split in halves of 3 would put the second at byte 96.
+  EXPECT_NO_THROW(kernels::plan_loads(8, 1, 32, 2, true));
+  try {
+    kernels::plan_loads(6, 1, 32, 2, true);
+    FAIL() << "a 96-byte half was planned";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::Compile);
+    EXPECT_NE(std::string(e.what()).find("128-byte"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MatmulSm90, InvalidConfigIsRefusedWithItsReason) {

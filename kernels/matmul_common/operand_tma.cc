@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
 #include "core/ir/tma.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -43,6 +46,14 @@ OperandLoads plan_loads(int rows_per_atom, int atoms, int row_bytes, int in_byte
   if (l.rows_loaded > 256)
     for (l.box_rows = 256; l.box_rows > 8 && (l.rows_loaded % l.box_rows || l.box_rows % 8); --l.box_rows) {
     }
+  // cp.async.bulk.tensor writes to a 128-byte aligned shared address (PTX ISA 9.7.9.25): each
+  // box starts at a sum of these from the 1024-byte aligned stage.
+  for (int bytes : {l.rows_per_atom * row_bytes, l.rows_loaded * row_bytes, l.box_rows * row_bytes})
+    if (bytes % 128 != 0)
+      throw core::Error(core::ErrorKind::Compile,
+                        fmt::format("operand load plan: a TMA box of {} rows of {} bytes ({} of {} rows{}) would "
+                                    "start off a 128-byte boundary",
+                                    l.box_rows, row_bytes, l.rows_loaded, rows_per_atom, multicast ? ", multicast" : ""));
   return l;
 }
 

@@ -30,17 +30,15 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
     return reject("epilogue", fmt::format("a {}x{} epilogue piece is no TMA box (inner extent a multiple of 16 "
                                           "bytes, sides at most 256)", c.epi_tile_m, c.epi_tile_n));
 
-  if (c.cluster_dimension != ClusterDim::None) {
-    // Each CTA of the pair loads half of the shared operand's box rows and multicasts it;
-    // the half must start on a swizzle-pattern boundary (1024 bytes).
-    bool shares_b = c.cluster_dimension == ClusterDim::M;
-    int rows = shares_b ? (p.b_layout == BLayout::NK ? c.cta_tile_n() : c.tile_k) : c.cta_tile_m();
-    int row_bytes = shares_b && p.b_layout == BLayout::KN ? 128 : k_swizzle_bytes(p.in_dtype, c.tile_k);
-    if ((rows / 2) * row_bytes % 1024 != 0 || rows % 2 != 0)
-      return reject("multicast", fmt::format("half of the shared {} tile ({} rows of {} bytes) is not a whole "
-                                             "number of 1024-byte swizzle patterns", shares_b ? "B" : "A", rows / 2,
-                                             row_bytes));
-  }
+  // No multicast rule: each CTA of a pair loads half of the shared operand's rows to the
+  // half's offset and multicasts it. The swizzle pattern is a function of the absolute shared
+  // address (PTX ISA 9.7.15.5.1.2.2, Matrix Descriptor Format: a pattern starts on a
+  // 1024/512/256-byte boundary for 128B/64B/32B swizzle, and a matrix starting elsewhere names
+  // its phase in the base offset), so TMA writes a half exactly where a whole-tile load would
+  // have, wherever the half starts. What the ISA does require, a 128-byte aligned destination
+  // for cp.async.bulk.tensor, the shape rules already give: a half is at least 4 rows (tile_n is
+  // a multiple of 8) of at least 32 bytes. plan_loads() checks it. Until 2026-11-24 a rule here
+  // demanded 1024-byte halves and rejected configs the virtual device runs correctly (issue 17).
 
   std::int64_t smem = smem_plan(p, c).total_bytes();
   if (smem > arch.smem_per_block_optin)

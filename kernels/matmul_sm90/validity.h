@@ -5,7 +5,6 @@
 //   shape      tile sizes the instructions can express (wgmma M=64 rows, N<=256, k16 steps),
 //              and the shared operand-tile rules
 //   epilogue   epilogue pieces that tile the warpgroup tile and suit a TMA store
-//   multicast  a cluster's shared operand splits into swizzle-aligned halves
 //   smem       stages x operand tiles + epilogue buffers + barriers <= the arch's opt-in SMEM
 //   registers  the f32 accumulator fits the consumer warpgroups' registers without spilling
 #pragma once

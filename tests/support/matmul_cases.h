@@ -34,6 +34,18 @@ inline constexpr const char* kTallStage =
     R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N","grid_tile_width":2,)"
     R"("max_concurrent_steps":2,"tile_k":64,"tile_m":192,"tile_n":64,"wg_dimension":"M"})";
 
+// Cluster along M with B as N x K: each CTA loads and multicasts half of the CTA's B rows, and
+// those halves start off their swizzle pattern's boundary -- 12 rows of 64 bytes (768 bytes into
+// a 512-byte pattern) and 20 rows of 32 bytes (640 bytes, 256-byte pattern). A validity rule
+// rejected these until 2026-11-24; the swizzle is a function of the absolute shared address
+// (PTX ISA 9.7.15.5.1.2.2), so they must compute the same answer as any other config.
+inline constexpr const char* kHalvesOffPattern64 =
+    R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":8,"grid_minor_dim":"N","grid_tile_width":2,)"
+    R"("max_concurrent_steps":4,"tile_k":32,"tile_m":128,"tile_n":24,"wg_dimension":"M"})";
+inline constexpr const char* kHalvesOffPattern32 =
+    R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":40,"grid_minor_dim":"M","grid_tile_width":1,)"
+    R"("max_concurrent_steps":3,"tile_k":16,"tile_m":64,"tile_n":40,"wg_dimension":"M"})";
+
 inline std::vector<MatmulCase> gpu_matmul_cases() {
   using kernels::BLayout;
   return {MatmulCase{{.m = 512, .n = 512, .k = 512}, kBase},
@@ -44,7 +56,9 @@ inline std::vector<MatmulCase> gpu_matmul_cases() {
           MatmulCase{{.m = 777, .n = 1000, .k = 200, .b_layout = BLayout::NK}, kClusterM},
           MatmulCase{{.m = 1024, .n = 768, .k = 512}, kClusterN},
           MatmulCase{{.m = 1, .n = 8, .k = 8}, kBase},  // smaller than one tile
-          MatmulCase{{.m = 768, .n = 256, .k = 256}, kTallStage}};
+          MatmulCase{{.m = 768, .n = 256, .k = 256}, kTallStage},
+          MatmulCase{{.m = 520, .n = 392, .k = 264, .b_layout = BLayout::NK}, kHalvesOffPattern64},
+          MatmulCase{{.m = 300, .n = 200, .k = 136, .b_layout = BLayout::NK}, kHalvesOffPattern32}};
 }
 
 }  // namespace mgpu::testing
