@@ -84,8 +84,10 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
     const RankedConfig& c = r.top[i];
     // Within the two results' noise of the winner: a tie, not a ranking.
     bool tie = i > 0 && (c.median_ms - best) / best <= c.noise + r.top.front().noise;
-    fmt::print("  {}{} {:.4f} ms  {:.1f} TFLOP/s ({:.0f}% of {:.0f} peak)  {}\n", tie ? "=" : "#", i + 1, c.median_ms,
-               c.tflops, 100 * c.tflops / r.peak_tflops, r.peak_tflops, c.config.to_json());
+    // A T4 landscape's kernel is no matmul of this problem: no FLOP rate, no peak to compare with.
+    std::string rate = c.tflops > 0 ? fmt::format("  {:.1f} TFLOP/s", c.tflops) : "";
+    if (c.tflops > 0 && r.peak_tflops > 0) rate += fmt::format(" ({:.0f}% of {:.0f} peak)", 100 * c.tflops / r.peak_tflops, r.peak_tflops);
+    fmt::print("  {}{} {:.4f} ms{}  {}\n", tie ? "=" : "#", i + 1, c.median_ms, rate, c.config.to_json());
   }
   if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
 }

@@ -33,8 +33,10 @@ std::string ProgressPrinter::summary(const Progress& p) {
   std::string eta;
   if (p.done > 0 && p.done < p.target && p.elapsed_s > 0)
     eta = fmt::format("  ETA {}", clock_text(p.elapsed_s / p.done * (p.target - p.done)));
-  std::string best = p.best ? fmt::format("  best {:.1f} TFLOP/s {}", p.best->tflops, p.best->config.to_json())
-                            : "  no result yet";
+  // A T4 landscape's kernel has no FLOP rate here: its time is the figure.
+  std::string best = !p.best ? std::string("  no result yet")
+                     : p.best->tflops > 0 ? fmt::format("  best {:.1f} TFLOP/s {}", p.best->tflops, p.best->config.to_json())
+                                          : fmt::format("  best {:.4f} ms {}", p.best->median_ms, p.best->config.to_json());
   return fmt::format("[{}] {}{}/{} trials{}{}", clock_text(p.elapsed_s), p.context.empty() ? "" : p.context + " ",
                      p.done, p.target, eta, best);
 }
