@@ -4,7 +4,7 @@
 // performs ld/st in program order at issue and orders MMAs through their commits, so the fences
 // have nothing further to do here). Handlers: tcgen05_alloc.cc (alloc, dealloc,
 // relinquish_alloc_permit), tcgen05_mma.cc (mma .kind::f16, commit; performed by
-// engines/tcgen05_engine.cc), tcgen05_ldst.cc (ld, st .32x32b, wait::ld/st).
+// engines/tcgen05_engine.cc), tcgen05_ldst.cc (ld, st in every shape, wait::ld/st).
 #include "core/emu/insns/tcgen05.h"
 
 #include <cctype>
@@ -112,19 +112,55 @@ std::string decode(const ptx::Instruction& p, Insn& out) {
     return "";
   }
   if (what == "ld" || what == "st") {
+    // PTX ISA 9.7.16 "tcgen05.ld" and "tcgen05.st":
+    //   tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32    r, [taddr]{, immHalfSplitoff};
+    //   tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32  [taddr]{, immHalfSplitoff}, r;
+    // immHalfSplitoff with .16x32bx2 only. The registers per .num, and so the .num each shape
+    // allows, follow their table "Number of registers" (x1: 1 for .32x32b, .16x64b and
+    // .16x32bx2, 2 for .16x128b, 4 for .16x256b; doubling with .num up to 128 registers).
     if (!out.aligned) return "tcgen05." + what + " without .sync.aligned";
-    if (has_part(p, "pack::16b") || has_part(p, "unpack::16b")) return "tcgen05." + what + " .pack::16b/.unpack::16b is not implemented";
-    if (!has_part(p, "32x32b"))
-      return "tcgen05." + what + " shapes other than .32x32b (.16x64b, .16x128b, .16x256b, .16x32bx2) are not implemented: their register layouts are not modelled yet";
+    if (has_part(p, "red")) return "tcgen05.ld.red is not implemented";
+    const bool ld = what == "ld";
+    if (has_part(p, ld ? "unpack::16b" : "pack::16b"))
+      return "tcgen05." + what + (ld ? " takes .pack::16b, not .unpack::16b" : " takes .unpack::16b, not .pack::16b");
+    struct ShapeRow {
+      const char* name;
+      Shape shape;
+      int regs_per_x1, max_num;
+    };
+    static const ShapeRow rows[] = {{"32x32b", S32x32b, 1, 128}, {"16x64b", S16x64b, 1, 128}, {"16x128b", S16x128b, 2, 64},
+                                    {"16x256b", S16x256b, 4, 32}, {"16x32bx2", S16x32bx2, 1, 128}};
+    const ShapeRow* row = nullptr;
+    for (const auto& r : rows)
+      if (has_part(p, r.name)) row = &r;
+    if (!row) return "tcgen05." + what + " without a shape (.32x32b, .16x64b, .16x128b, .16x256b or .16x32bx2)";
+    const std::string name = "tcgen05." + what + "." + row->name;
     int num = 0;
     for (const auto& s : p.parts)
       if (s.size() > 1 && s[0] == 'x' && std::isdigit(static_cast<unsigned char>(s[1]))) num = std::atoi(s.c_str() + 1);
-    if (num < 1 || num > 128 || (num & (num - 1))) return "tcgen05." + what + " needs .num in .x1 .. .x128";
-    const std::size_t vec = what == "ld" ? 0 : 1;
-    if (p.operands.size() != 2 || p.operands[vec].kind != ptx::Operand::Kind::Vector || static_cast<int>(p.operands[vec].elems.size()) != num)
-      return "tcgen05." + what + ".32x32b.x" + std::to_string(num) + " needs a vector of " + std::to_string(num) + " registers";
-    out.imm[0] = num;
-    out.op = what == "ld" ? Ld : St;
+    if (num < 1 || num > row->max_num || (num & (num - 1)))
+      return name + " needs .num in .x1 .. .x" + std::to_string(row->max_num) + " (a power of two), not .x" + std::to_string(num);
+    const int nregs = num * row->regs_per_x1;
+    const bool split = row->shape == S16x32bx2;
+    const std::size_t nops = split ? 3 : 2, vec = ld ? 0 : nops - 1;
+    if (p.operands.size() != nops)
+      return name + (split ? " needs the immHalfSplitoff operand after the address" : " takes no operand after the address");
+    const auto& v = p.operands[vec];
+    if (v.kind != ptx::Operand::Kind::Vector || static_cast<int>(v.elems.size()) != nregs)
+      return name + ".x" + std::to_string(num) + " needs a vector of " + std::to_string(nregs) + " registers";
+    if (ld)
+      for (const auto& e : v.elems)
+        if (e.kind != ptx::Operand::Kind::Reg) return name + " needs registers as destinations";
+    if (split) {
+      const auto& imm = p.operands[ld ? 2 : 1];
+      if (imm.kind != ptx::Operand::Kind::Imm || imm.imm < 0 || imm.imm > 0xFFFF)
+        return name + " needs immHalfSplitoff as an immediate column offset";
+      out.imm[2] = static_cast<std::int32_t>(imm.imm);
+    }
+    if (has_part(p, ld ? "pack::16b" : "unpack::16b")) out.flags |= Pack16;
+    out.imm[0] = nregs;
+    out.imm[1] = row->shape;
+    out.op = ld ? Ld : St;
     out.fn = &tcgen05_ldst;
     return "";
   }

@@ -12,7 +12,10 @@
 namespace mgpu::emu::tcgen05 {
 
 enum Op : std::uint8_t { Alloc, Dealloc, Relinquish, Mma, Commit, Ld, St, WaitLd, WaitSt, Fence };
-enum Flag : std::uint32_t { Group2 = 1, Multicast = 2 };
+enum Flag : std::uint32_t { Group2 = 1, Multicast = 2, Pack16 = 4 };  // Pack16: ld .pack::16b / st .unpack::16b
+// tcgen05.ld / st data movement shapes (9.7.16.2.3). An Ld / St carries its register count in
+// Insn::imm[0], its Shape in imm[1] and .16x32bx2's immHalfSplitoff (columns) in imm[2].
+enum Shape : std::uint8_t { S32x32b, S16x64b, S16x128b, S16x256b, S16x32bx2 };
 
 std::string cta_name(const Cta& c);
 std::string cols(std::uint32_t lo, std::uint32_t hi);  // "[lo, hi)"
