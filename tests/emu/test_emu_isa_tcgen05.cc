@@ -272,13 +272,15 @@ TEST_F(Tcgen05Isa, DeallocatingColumnsNotHeldIsReported) {
   EXPECT_NE(all(r).find("columns [64, 128) are not all allocated by this CTA"), std::string::npos) << all(r);
 }
 
-TEST_F(Tcgen05Isa, MmaWithAInTensorMemoryIsRefusedNotGuessed) {
-  LaunchResult r = run_one_warp(dev, alloc_kernel("  mov.b64 %rd2, 0x4000404000010000;\n  mov.u32 %r7, 0x08100490;\n"
-                                                  "  setp.ne.u32 %p1, %r4, %r4;\n"
-                                                  "  tcgen05.mma.cta_group::1.kind::f16 [%r4], [%r4], %rd2, %r7, %p1;\n"));
+TEST_F(Tcgen05Isa, MmaWithATransposedInTensorMemoryIsRefused) {
+  // A in tensor memory is K-major: CUTLASS's SM100_MMA_F16BF16_TS asserts "A from TMEM can't be
+  // transposed". Instruction descriptor 0x08100490 (M 128, N 64, bf16, f32 D) with bit 15 set.
+  LaunchResult r = run_one_warp(dev, alloc_kernel("  mov.b64 %rd2, 0x4000404000010000;\n  mov.u32 %r7, 0x08108490;\n"
+                                                  "  add.u32 %r5, %r4, 32;\n  setp.ne.u32 %p1, %r4, %r4;\n"
+                                                  "  tcgen05.mma.cta_group::1.kind::f16 [%r4], [%r5], %rd2, %r7, %p1;\n"));
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.reports[0].kind, ReportKind::Unsupported) << all(r);
-  EXPECT_NE(r.reports[0].message.find("A in tensor memory"), std::string::npos) << all(r);
+  EXPECT_NE(r.reports[0].message.find("A in tensor memory is K-major"), std::string::npos) << all(r);
 }
 
 }  // namespace

@@ -7,6 +7,20 @@
 //    its tensor memory, rows 128-255 from the odd CTA's A and land in its tensor memory; B's
 //    first N/2 rows come from the even CTA's shared memory and the rest from the odd CTA's (the
 //    2-SM UMMA of CUTLASS: each CTA holds half of A, half of B, half of D).
+//  - A in tensor memory ([a-tmem], K-major only), for both shapes above: row m of a CTA's A is
+//    lane lane(a) + m of that CTA's tensor memory, and its 16 elements (K = 16 at 16 bits) fill
+//    8 columns from column(a), two to a 32-bit cell: A[m][k] is the low half (bits 0-15) of cell
+//    (lane(a) + m, column(a) + k / 2) for even k and its high half (bits 16-31) for odd k -- the
+//    same lanes as D's rows (PTX ISA 9.7.16.10.5 "Data path layout organization": Layout D,
+//    M = 128 cta_group::1, and Layout A, M = 256 cta_group::2, one row per lane over the 128
+//    lanes of each CTA). The ISA draws these layouts as figures; the mapping rests on two codes
+//    that agree on it:
+//    CUTLASS's SM100_MMA_F16BF16_TS / _2x1SM_TS (cute/atom/mma_traits_sm100.hpp: A's fragment is
+//    tmem_frg<16-bit, 16-bit> with M_MMA = 128 per SM: row m at data path m, element k at a
+//    16-bit offset k, which tmem_ptr turns into column k / 2, sub-word k % 2) and Mosaic GPU
+//    (jax/experimental/mosaic/gpu/tcgen05.py: A in tensor memory must have M = 128 rows per CTA
+//    in tmem_default_layout(packing = 2), row m in lane m, vectors of 2 consecutive k in one
+//    32-bit column, and each K = 16 instruction advances A's address by 16 / 2 = 8 columns).
 // Operands are read when the scheduler performs the MMA, which is after the issuing thread's
 // earlier MMAs; a commit arrives after all MMAs its thread issued before it were performed.
 #include "core/emu/engines/async_engine.h"
@@ -48,7 +62,14 @@ void perform_tcgen05_mma(Cluster& c, Tcgen05MmaOp& op) {
                                                                std::to_string(cta.rank) + ", which has exited");
     for (int m = 0; m < rows; ++m)
       for (int k = 0; k < 16; ++k) {
-        float v = smem_elem(c, op, cta, wgmma_operand_address(op.a, id.transpose_a, 2, m, k), t, reported);
+        float v;
+        if (op.a_tmem) {
+          const std::uint32_t cell = tmem_of(cta).cell(tmem_lane(op.a_addr) + static_cast<std::uint32_t>(m),
+                                                       tmem_column(op.a_addr) + static_cast<std::uint32_t>(k / 2));
+          v = half_to_f32(static_cast<std::uint16_t>(cell >> (16 * (k % 2))), t);
+        } else {
+          v = smem_elem(c, op, cta, wgmma_operand_address(op.a, id.transpose_a, 2, m, k), t, reported);
+        }
         A[static_cast<std::size_t>(g * rows + m) * 16 + k] = id.negate_a ? -v : v;
       }
     for (int j = 0; j < n_cta; ++j)

@@ -123,9 +123,10 @@ struct WgmmaOp : AsyncOp {
 };
 
 // tcgen05.mma (PTX ISA 9.7.16 "tcgen05.mma"): issued by one thread, performed at a moment of the
-// scheduler's choosing after the same thread's earlier MMAs; it reads shared memory and writes
-// tensor memory until a tcgen05.commit covering it arrives (only then may the program know
-// it is done), so it stays in the cluster's in-flight list until that arrival.
+// scheduler's choosing after the same thread's earlier MMAs; it reads shared memory (and tensor
+// memory, for A there) and writes tensor memory until a tcgen05.commit covering it arrives
+// (only then may the program know it is done), so it stays in the cluster's in-flight list
+// until that arrival.
 struct Tcgen05MmaOp : AsyncOp {
   Tcgen05MmaOp() : AsyncOp(Tcgen05Mma) {}
   int group = 1;                        // cta_group::1 or ::2
@@ -133,9 +134,11 @@ struct Tcgen05MmaOp : AsyncOp {
   Tcgen05InstrDesc idesc;
   MatrixDescriptor a, b;
   std::uint32_t d_addr = 0;             // D in tensor memory
+  bool a_tmem = false;                  // A in tensor memory ([a-tmem]) instead of shared memory
+  std::uint32_t a_addr = 0;             // its tensor memory address when a_tmem
   bool accumulate = true;               // enable-input-d
   std::shared_ptr<Tcgen05MmaOp> prev;   // the issuing thread's previous MMA while it is unperformed
-  std::uint32_t smem_lo[2] = {0, 0}, smem_hi[2] = {0, 0};  // A and B, in each CTA
+  std::uint32_t smem_lo[2] = {0, 0}, smem_hi[2] = {0, 0};  // A (when in shared memory) and B, in each CTA
   bool reads(const Cta* c, std::uint32_t lo, std::uint32_t hi) const {
     if (c != ctas[0] && c != ctas[1]) return false;
     for (int i = 0; i < 2; ++i)
@@ -149,6 +152,15 @@ struct Tcgen05MmaOp : AsyncOp {
     const std::uint32_t d0 = tmem_column(d_addr), d1 = d0 + static_cast<std::uint32_t>(idesc.n);
     const std::uint32_t l0 = tmem_lane(d_addr), l1 = l0 + static_cast<std::uint32_t>(rows_per_cta());
     return lane_lo < l1 && lane_hi > l0 && col_lo < d1 && col_hi > d0;
+  }
+  // A in tensor memory: K = 16 16-bit elements, two to a 32-bit column, so 8 columns from
+  // a_addr over lanes [0, rows_per_cta) of each CTA (engines/tcgen05_engine.cc has the layout).
+  static constexpr std::uint32_t kATmemColumns = 8;
+  bool reads_tmem(const Cta* c, std::uint32_t lane_lo, std::uint32_t lane_hi, std::uint32_t col_lo, std::uint32_t col_hi) const {
+    if (!a_tmem || (c != ctas[0] && c != ctas[1])) return false;
+    const std::uint32_t a0 = tmem_column(a_addr), a1 = a0 + kATmemColumns;
+    const std::uint32_t l0 = tmem_lane(a_addr), l1 = l0 + static_cast<std::uint32_t>(rows_per_cta());
+    return lane_lo < l1 && lane_hi > l0 && col_lo < a1 && col_hi > a0;
   }
 };
 

@@ -36,17 +36,24 @@ std::uint32_t shared_operand(Warp& w, const Insn& in, const ptx::Operand& op, in
   return static_cast<std::uint32_t>(a);
 }
 
-// The in-flight MMAs of the cluster that write tensor memory cells of `cta` in the box.
+// The in-flight MMAs of the cluster that write tensor memory cells of `cta` in the box, and,
+// when `in` changes those cells (tcgen05.st, tcgen05.dealloc: anything but tcgen05.ld), those
+// still reading A there -- an MMA reads its A from tensor memory until it completed
+// (PTX ISA 9.7.16 "tcgen05.mma": the operation is asynchronous; only the mbarrier arrival of a
+// tcgen05.commit covering it tells the program it completed).
 void check_mma_writes(Warp& w, const Insn& in, int l, Cta& cta, std::uint32_t lane_lo, std::uint32_t lane_hi, std::uint32_t c_lo,
                       std::uint32_t c_hi, const char* what) {
+  const bool changes = in.op != Ld;
   for (const auto& op : cta.cluster->inflight) {
     if (op->kind != AsyncOp::Tcgen05Mma) continue;
     auto& m = static_cast<Tcgen05MmaOp&>(*op);
-    if (!m.writes_tmem(&cta, lane_lo, lane_hi, c_lo, c_hi)) continue;
+    const bool writes = m.writes_tmem(&cta, lane_lo, lane_hi, c_lo, c_hi);
+    if (!writes && !(changes && m.reads_tmem(&cta, lane_lo, lane_hi, c_lo, c_hi))) continue;
     w.launch().report(ReportKind::TmemHazard, where(w, in, l),
                       std::string(what) + " tensor memory lanes " + cols(lane_lo, lane_hi) + " columns " + cols(c_lo, c_hi) +
                           " that the tcgen05.mma issued at PTX line " + std::to_string(m.issued.line) +
-                          " still writes: no tcgen05.commit covering it has arrived on an mbarrier this thread waited for");
+                          (writes ? " still writes" : " still reads as its A operand") +
+                          ": no tcgen05.commit covering it has arrived on an mbarrier this thread waited for");
     return;
   }
 }

@@ -21,7 +21,8 @@ std::string cta_name(const Cta& c);
 std::string cols(std::uint32_t lo, std::uint32_t hi);  // "[lo, hi)"
 // A shared address operand: shared::cta / shared::cluster, or generic inside the shared window.
 std::uint32_t shared_operand(Warp& w, const Insn& in, const ptx::Operand& op, int l);
-// Reports (tmem-hazard) an in-flight MMA of the cluster writing tensor memory cells of `cta` in the box.
+// Reports (tmem-hazard) an in-flight MMA of the cluster writing tensor memory cells of `cta` in the
+// box, or, unless `in` is a tcgen05.ld, reading its A operand from them.
 void check_mma_writes(Warp& w, const Insn& in, int l, Cta& cta, std::uint32_t lane_lo, std::uint32_t lane_hi, std::uint32_t c_lo,
                       std::uint32_t c_hi, const char* what);
 // "All tcgen05 instructions within a kernel must specify the same value for the .cta_group".

@@ -1,7 +1,8 @@
 // tcgen05.mma .kind::f16 and tcgen05.commit (PTX ISA 9.7.16 "tcgen05.mma", "tcgen05.commit";
-// descriptors 9.7.16.4): issue checks the descriptors, shapes and tensor memory ownership and
-// queues the operation; engines/tcgen05_engine.cc performs it at a moment of the scheduler's
-// choosing, and a commit arrives on its mbarrier(s) after all MMAs its thread issued before it.
+// descriptors 9.7.16.4): issue checks the descriptors, shapes, tensor memory ownership and the
+// tensor memory hazards against other MMAs in flight, and queues the operation;
+// engines/tcgen05_engine.cc performs it at a moment of the scheduler's choosing, and a commit
+// arrives on its mbarrier(s) after all MMAs its thread issued before it.
 #include "core/emu/insns/tcgen05.h"
 
 #include <algorithm>
@@ -23,7 +24,10 @@ const Tcgen05InstrDesc& idesc_or_fault(Warp& w, const Insn& in, int l, std::uint
     }() + ": " + e);
   const bool pair = in.flags & Group2;
   // Shapes (PTX ISA "tcgen05.mma" matrix shapes for .kind::f16, dense): M = 64/128 (::1) or
-  // 128/256 (::2), N a multiple of 8/16 up to 256. The device models the full-lane ones.
+  // 128/256 (::2), N a multiple of 8/16 up to 256. The device models the full-lane ones: M = 64
+  // (::1) and M = 128 (::2) use half data paths (PTX ISA 9.7.16.10.5 Layouts F and B), where D's
+  // lanes agree in CUTLASS and Mosaic GPU but A in tensor memory has one source only (CUTLASS's
+  // duplicated / half-subpartition A; Mosaic GPU takes A in tensor memory at M = 128 per CTA only).
   if (d.m != (pair ? 256 : 128))
     w.launch().fault(ReportKind::Unsupported, where(w, in, l),
                      "tcgen05.mma with M = " + std::to_string(d.m) + (pair ? " in a CTA pair" : "") + ": the virtual device models M = " +
@@ -77,25 +81,58 @@ Flow tcgen05_mma(Warp& w, const Insn& in, std::uint32_t mask) {
       op->ctas[0] = w.cta;
     }
     op->d_addr = static_cast<std::uint32_t>(operand_address(w, in, in.operand(0), l));
-    // A in tensor memory ([a-tmem]): its lane/column layout is not modelled yet -- no source the
-    // device could cross-check it against (ISA figure, CUTLASS, Mosaic GPU) was at hand.
-    if (in.operand(1).kind == ptx::Operand::Kind::Address)
-      L.fault(ReportKind::Unsupported, op->issued, "tcgen05.mma with A in tensor memory: its layout is not modelled yet");
     idesc_or_fault(w, in, l, static_cast<std::uint32_t>(src(w, in, 3, l)), op->idesc);
     op->b = smem_desc_or_fault(w, in, l, src(w, in, 2, l), "B");
-    op->a = smem_desc_or_fault(w, in, l, src(w, in, 1, l), "A");
+    // A in tensor memory ([a-tmem]) or in shared memory (a-desc): the layout of the former is in
+    // engines/tcgen05_engine.cc. It is K-major only: CUTLASS's SM100_MMA_F16BF16_TS asserts
+    // "A from TMEM can't be transposed", and Mosaic GPU passes A in tensor memory as K-major.
+    op->a_tmem = in.operand(1).kind == ptx::Operand::Kind::Address;
+    if (op->a_tmem) {
+      op->a_addr = static_cast<std::uint32_t>(operand_address(w, in, in.operand(1), l));
+      if (op->idesc.transpose_a)
+        L.fault(ReportKind::Unsupported, op->issued,
+                "tcgen05.mma with A in tensor memory and the transpose-A bit (15) of the instruction descriptor set: A in tensor memory is "
+                "K-major");
+    } else {
+      op->a = smem_desc_or_fault(w, in, l, src(w, in, 1, l), "A");
+    }
     op->accumulate = src(w, in, 4, l) & 1;
     const int rows = op->rows_per_cta();
-    cover(op->a, op->idesc.transpose_a, rows, op->smem_lo[0], op->smem_hi[0]);
+    if (!op->a_tmem) cover(op->a, op->idesc.transpose_a, rows, op->smem_lo[0], op->smem_hi[0]);
     cover(op->b, op->idesc.transpose_b, op->idesc.n / op->group, op->smem_lo[1], op->smem_hi[1]);
-    // The tensor memory it touches must be allocated by each CTA.
+    // The tensor memory it touches must be allocated by each CTA (a cta_group::2 MMA uses the same
+    // addresses in both CTAs of the pair), from lane 0: M = 128 rows per CTA fill all 128 lanes.
+    auto check_box = [&](Cta& cta, std::uint32_t addr, std::uint32_t ncols, const char* what) {
+      const std::uint32_t lane = tmem_lane(addr), col = tmem_column(addr);
+      if (lane != 0 || !tmem_of(cta).held_by(col, ncols, &cta))
+        L.report(ReportKind::TmemMisuse, op->issued,
+                 std::string("tcgen05.mma ") + what + " at tensor memory lanes " + cols(lane, lane + rows) + " columns " + cols(col, col + ncols) +
+                     " of " + cta_name(cta) + ", not all allocated by it (tcgen05.alloc)");
+    };
     for (int g = 0; g < op->group; ++g) {
       Cta& cta = *op->ctas[g];
-      const std::uint32_t dc = tmem_column(op->d_addr);
-      if (tmem_lane(op->d_addr) != 0 || !tmem_of(cta).held_by(dc, static_cast<std::uint32_t>(op->idesc.n), &cta))
-        L.report(ReportKind::TmemMisuse, op->issued,
-                 "tcgen05.mma writes D at tensor memory lanes " + cols(tmem_lane(op->d_addr), tmem_lane(op->d_addr) + rows) + " columns " +
-                     cols(dc, dc + op->idesc.n) + " of " + cta_name(cta) + ", not all allocated by it (tcgen05.alloc)");
+      check_box(cta, op->d_addr, static_cast<std::uint32_t>(op->idesc.n), "writes D");
+      if (op->a_tmem) check_box(cta, op->a_addr, Tcgen05MmaOp::kATmemColumns, "reads A");
+    }
+    // Other MMAs still in flight: one reading A where this one writes D, or writing D where this
+    // one reads A, is reported as a tcgen05.st there would be -- the PTX ISA's implicit ordering
+    // of one thread's MMAs ("pipelined" tcgen05 instruction pairs) is for MMAs on the same
+    // accumulator, so the program must wait for the other's commit first.
+    for (int g = 0; g < op->group; ++g) {
+      Cta& cta = *op->ctas[g];
+      const std::uint32_t dl = tmem_lane(op->d_addr), dc = tmem_column(op->d_addr), al = tmem_lane(op->a_addr), ac = tmem_column(op->a_addr);
+      for (const auto& other : c.inflight) {
+        if (other->kind != AsyncOp::Tcgen05Mma) continue;
+        auto& m = static_cast<Tcgen05MmaOp&>(*other);
+        const bool overwrites = m.reads_tmem(&cta, dl, dl + rows, dc, dc + op->idesc.n);
+        if (!overwrites && !(op->a_tmem && m.writes_tmem(&cta, al, al + rows, ac, ac + Tcgen05MmaOp::kATmemColumns))) continue;
+        L.report(ReportKind::TmemHazard, op->issued,
+                 std::string("tcgen05.mma ") + (overwrites ? "writes D" : "reads A") + " in tensor memory of " + cta_name(cta) +
+                     " where the tcgen05.mma issued at PTX line " + std::to_string(m.issued.line) +
+                     (overwrites ? " still reads its A operand" : " still writes D") +
+                     ": no tcgen05.commit covering it has arrived on an mbarrier this thread waited for");
+        break;
+      }
     }
     auto& last = w.tc_last_mma[l];
     if (last && !last->performed) op->prev = last;
