@@ -24,6 +24,23 @@ LoadedModule& Device::load(const std::string& text) {
   return *modules_.back();
 }
 
+bool Device::holds(const LoadedModule* m) const {
+  for (const auto& held : modules_)
+    if (held.get() == m) return true;
+  return false;
+}
+
+bool Device::unload(const LoadedModule* m) {
+  for (auto it = modules_.begin(); it != modules_.end(); ++it)
+    if (it->get() == m) {
+      for (std::uint64_t a : m->global_vars)
+        if (a) memory_.free(a);
+      modules_.erase(it);
+      return true;
+    }
+  return false;
+}
+
 std::uint32_t Device::static_shared_bytes(const LoadedModule& m) {
   std::uint32_t off = 0;
   for (const auto& v : m.ptx.variables)

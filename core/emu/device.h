@@ -1,6 +1,7 @@
 // The virtual sm_90a device: load PTX modules, allocate and copy device memory, launch
 // kernels. This is the C++ face the driver library (driver/) and tests use. Contract:
-// load() throws ptx::ParseError or Fault{Unsupported} naming the line; launch() never throws
+// load() throws ptx::ParseError or Fault{Unsupported} naming the line; unload() frees a module
+// and its global variables (false for one this device does not hold); launch() never throws
 // for what the kernel does -- a fault, deadlock or hang ends the launch and comes back as the
 // result's fatal report, and hazards come back as reports while the results are kept.
 #pragma once
@@ -34,6 +35,9 @@ class Device {
  public:
   GlobalMemory& memory() { return memory_; }
   LoadedModule& load(const std::string& ptx_text);
+  bool unload(const LoadedModule* m);
+  bool holds(const LoadedModule* m) const;
+  std::size_t module_count() const { return modules_.size(); }
   // args[i] points at the value of kernel parameter i (the cuLaunchKernel convention).
   LaunchResult launch(const LoadedModule& m, const std::string& kernel, const LaunchConfig& config, void* const* args);
   // Static shared memory a kernel declares (dynamic shared memory comes on top).

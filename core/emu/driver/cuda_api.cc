@@ -260,11 +260,22 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
 
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* mod, const void* image, unsigned int, CUjit_option*, void**) { return cuModuleLoadData(mod, image); }
 
-CUresult CUDAAPI cuModuleUnload(CUmodule) { EMU_LOCK; return CUDA_SUCCESS; }  // modules live as long as the context
+// Frees the module, its global variables and the function handles taken from it (a verifying
+// worker loads a module per config: kept for the context's life they grew it by ~200 KB each).
+CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
+  EMU_LOCK;
+  auto* m = reinterpret_cast<const mgpu::emu::LoadedModule*>(mod);
+  if (!S.device->holds(m)) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleUnload: not a loaded module");
+  for (auto it = S.functions.begin(); it != S.functions.end();)
+    it = it->second->module == m ? S.functions.erase(it) : std::next(it);
+  S.device->unload(m);
+  return CUDA_SUCCESS;
+}
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* name) {
   EMU_LOCK_STICKY;
   auto* m = reinterpret_cast<const mgpu::emu::LoadedModule*>(mod);
+  if (!S.device->holds(m)) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetFunction: not a loaded module");
   if (!m->ptx.find(name)) return S.fail(CUDA_ERROR_NOT_FOUND, std::string("no kernel named '") + name + "' in the module");
   auto fn = std::make_unique<mgpu::emu::EmuFunction>();
   fn->module = m;
@@ -277,6 +288,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* na
 CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUmodule mod, const char* name) {
   EMU_LOCK_STICKY;
   auto* m = reinterpret_cast<const mgpu::emu::LoadedModule*>(mod);
+  if (!S.device->holds(m)) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetGlobal: not a loaded module");
   for (std::size_t i = 0; i < m->ptx.variables.size(); ++i)
     if (m->ptx.variables[i].name == name && m->global_vars[i]) {
       if (dptr) *dptr = m->global_vars[i];
