@@ -35,6 +35,7 @@ struct Options {
   std::string cache_dir = core::CompileCache::default_dir().string();
   bool no_cache = false;
   bool sass = false;
+  std::string assembler = "auto";
 };
 
 nlohmann::json to_json(const core::SassCounts& c) {
@@ -116,6 +117,7 @@ void run(const Options& o) {
     job_of_config.push_back(it->second);
   }
   core::CompileOptions copts = core::CompileOptions::from_environment();
+  copts.assembler = core::parse_assembler(o.assembler);
   copts.cache_dir = o.no_cache ? "" : o.cache_dir;
   if (!copts.cache_dir.empty()) {
     if (auto why = core::why_cache_unusable(copts.cache_dir)) {
@@ -156,7 +158,8 @@ void run(const Options& o) {
       const core::KernelResources& r = x.result->units.at(0).cubin.kernels.at(b.kernel_name);
       row.update({{"ok", true}, {"registers", r.registers}, {"spill_store_bytes", r.spill_store_bytes},
                   {"dynamic_smem_bytes", b.dynamic_smem_bytes}, {"cluster_size", b.cluster_size},
-                  {"compile_ms", x.result->times.total_ms}, {"cache_hit", x.result->cache_hit}});
+                  {"compile_ms", x.result->times.total_ms}, {"cache_hit", x.result->cache_hit},
+                  {"assembler", core::to_string(x.result->assembler)}});
       if (o.sass) row["sass"] = sass[job_of_config[i]];
     } else {
       row.update({{"ok", false}, {"error", x.error->what()}});
@@ -203,6 +206,11 @@ void add_compile_matmul_subcommand(CLI::App& compile) {
   cmd->add_option("-j,--jobs", o->jobs, "Compile threads (default: one per hardware thread)")->check(whole_number(1, 4096));
   cmd->add_option("--cache-dir", o->cache_dir, "Compile cache folder (also $MGPU_CACHE_DIR)")->capture_default_str();
   cmd->add_flag("--no-cache", o->no_cache, "Neither read nor write the compile cache");
+  cmd->add_option("--assembler", o->assembler,
+                  "PTX to cubin: auto (ptxas, whole-program: it keeps setmaxnreg), ptxas, or nvjitlink (relocatable: "
+                  "it drops setmaxnreg, C7504); with --no-cache, compare their compile times")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "ptxas", "nvjitlink"}));
   cmd->add_flag("--sass", o->sass,
                 "Per kernel, what its machine code shows (nvdisasm): whether setmaxnreg survived, the main "
                 "loop's MMA/TMA/barrier/warpgroup-wait/local-memory counts, and the assembler's advisory codes");
