@@ -4,8 +4,11 @@
 // instructions meant.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "core/compile_pool.h"
@@ -102,10 +105,46 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSeriali
   });
   EXPECT_EQ(total, default_space().size());
   ASSERT_FALSE(valid.empty());
+  // Configs that differ only in run-time parameters share one kernel: its module is built once.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point t0 = Clock::now();
   std::vector<std::pair<std::string, std::string>> texts;
-  for (const MatmulConfig& c : valid) texts.emplace_back(c.to_tuning_config().to_json(), build_matmul(p, c, hopper()).mlir);
+  std::map<std::string, std::string> module_of_kernel;
+  for (const MatmulConfig& c : valid) {
+    core::TuningConfig kernel = c.to_tuning_config();
+    for (const char* run_time : {"grid_minor_dim", "grid_tile_width"}) kernel.set(run_time, std::int64_t{0});
+    auto [it, fresh] = module_of_kernel.try_emplace(kernel.to_json());
+    if (fresh) it->second = build_matmul(p, c, hopper()).mlir;
+    texts.emplace_back(c.to_tuning_config().to_json(), it->second);
+  }
+  const Clock::time_point t1 = Clock::now();
   auto compiled = ::mgpu::testing::compile_unique(texts, hopper());
+  const Clock::time_point t2 = Clock::now();
   ASSERT_TRUE(core::find_nvdisasm().has_value()) << "nvdisasm is needed for the SASS checks: run scripts/cuda_tools.sh";
+  // Each distinct kernel's SASS once, on every core (nvdisasm is a process per kernel).
+  struct Sass {
+    core::SassProfile profile;
+    std::string error;
+  };
+  std::map<const core::CompileOutcome*, Sass> sass;
+  for (auto& [text, o] : compiled.by_text)
+    if (o.ok()) sass.emplace(&o, Sass{});
+  {
+    std::vector<std::pair<const core::CompileOutcome* const, Sass>*> todo;
+    for (auto& entry : sass) todo.push_back(&entry);
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back([&] {
+        for (size_t i; (i = next++) < todo.size();) try {
+            todo[i]->second.profile = core::profile_sass(core::disassemble(todo[i]->first->result->units.at(0).cubin.image));
+          } catch (const std::exception& e) {
+            todo[i]->second.error = e.what();
+          }
+      });
+    for (std::thread& t : pool) t.join();
+  }
+  const Clock::time_point t3 = Clock::now();
   std::set<const core::CompileOutcome*> sass_checked;
   int ok = 0;
   for (const MatmulConfig& c : valid) {
@@ -123,7 +162,8 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSeriali
     // local memory, and the k-loop holds tile_k/16 MMAs per 64-row block between one fence
     // and one wait. Each distinct kernel once.
     if (sass_checked.insert(&o).second) {
-      core::SassProfile sp = core::profile_sass(core::disassemble(o.result->units.at(0).cubin.image));
+      ASSERT_EQ(sass.at(&o).error, "") << c.to_tuning_config().to_json();
+      const core::SassProfile& sp = sass.at(&o).profile;
       const int blocks = c.tile_m / 64;  // each consumer warpgroup holds tile_m x tile_n
       EXPECT_EQ(sp.whole.setmaxnreg, 2) << c.to_tuning_config().to_json();
       EXPECT_EQ(sp.whole.local_memory, 0) << c.to_tuning_config().to_json();
@@ -143,6 +183,8 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSeriali
   for (auto& [rule, n] : rejected) why += " " + rule + "=" + std::to_string(n);
   std::printf("default space: %llu configs, %d valid (%zu distinct kernels) compiled cleanly; rejected:%s\n",
               (unsigned long long)total, ok, compiled.by_text.size(), why.c_str());
+  auto s = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  std::printf("time: modules %.1f s, compiling %.1f s, SASS %.1f s\n", s(t1 - t0), s(t2 - t1), s(t3 - t2));
 }
 
 TEST(MatmulSm90, BothBLayoutsAndOutputDtypesCompile) {

@@ -57,7 +57,9 @@ std::string disassemble(std::string_view cubin_image) {
     std::ofstream f(in.path, std::ios::binary);
     f << cubin_image;
   }
-  llvm::StringRef args[] = {*tool, "-c", in.path};
+  // -ndf: no dataflow analysis, which only annotates; the listing is the same and each run is
+  // ~20% cheaper (0.25 s instead of 0.31 s on a one-instruction cubin: nvdisasm's cost is its start).
+  llvm::StringRef args[] = {*tool, "-c", "-ndf", in.path};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, out.path, out.path};
   std::string err;
   int rc = llvm::sys::ExecuteAndWait(*tool, args, std::nullopt, redirects, 0, 0, &err);
