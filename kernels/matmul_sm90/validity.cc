@@ -37,7 +37,7 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
   // its phase in the base offset), so TMA writes a half exactly where a whole-tile load would
   // have, wherever the half starts. What the ISA does require, a 128-byte aligned destination
   // for cp.async.bulk.tensor, the shape rules already give: a half is at least 4 rows (tile_n is
-  // a multiple of 8) of at least 32 bytes. plan_loads() checks it. Until 2026-11-24 a rule here
+  // a multiple of 8) of at least 32 bytes. plan_loads() checks it. Until 2026-11-23 a rule here
   // demanded 1024-byte halves and rejected configs the virtual device runs correctly (issue 17).
 
   std::int64_t smem = smem_plan(p, c).total_bytes();

@@ -67,7 +67,7 @@ TEST_F(DriverApi, TooOldAVersionAndUnknownNamesAreRefused) {
 }
 
 // cuModuleUnload frees the module: its handle, and the functions taken from it, are refused
-// afterwards (until 2026-11-24 it did nothing, and a verifying worker, loading a module per
+// afterwards (until 2026-11-23 it did nothing, and a verifying worker, loading a module per
 // config, grew by ~200 KB per verification -- 8 GB over a sweep of the Hopper space).
 TEST_F(DriverApi, UnloadFreesTheModuleAndItsHandlesAreRefusedAfter) {
   primary();

@@ -37,7 +37,7 @@ inline constexpr const char* kTallStage =
 // Cluster along M with B as N x K: each CTA loads and multicasts half of the CTA's B rows, and
 // those halves start off their swizzle pattern's boundary -- 12 rows of 64 bytes (768 bytes into
 // a 512-byte pattern) and 20 rows of 32 bytes (640 bytes, 256-byte pattern). A validity rule
-// rejected these until 2026-11-24; the swizzle is a function of the absolute shared address
+// rejected these until 2026-11-23; the swizzle is a function of the absolute shared address
 // (PTX ISA 9.7.15.5.1.2.2), so they must compute the same answer as any other config.
 inline constexpr const char* kHalvesOffPattern64 =
     R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":8,"grid_minor_dim":"N","grid_tile_width":2,)"
