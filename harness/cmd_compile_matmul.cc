@@ -15,6 +15,7 @@
 #include "core/compile_pool.h"
 #include "core/error.h"
 #include "core/sass/nvdisasm.h"
+#include "core/sass/performance_lints.h"
 #include "core/sass/sass_profile.h"
 #include "harness/config_option.h"
 #include "harness/numeric_options.h"
@@ -45,10 +46,14 @@ nlohmann::json to_json(const core::SassCounts& c) {
 }
 
 // The SASS evidence of one compiled kernel: its counts, and the assembler's advisory codes.
-nlohmann::json sass_evidence(const core::CompiledUnit& u) {
-  core::SassProfile sp = core::profile_sass(core::disassemble(u.cubin.image));
+nlohmann::json sass_evidence(const core::CompiledUnit& u, int spill_store_bytes) {
+  core::KernelEvidence k{core::profile_sass(core::disassemble(u.cubin.image)), core::assembler_advisories(u.cubin.log),
+                         spill_store_bytes, u.ptx.find("setmaxnreg") != std::string::npos};
+  const core::SassProfile& sp = k.sass;
+  nlohmann::json lints = nlohmann::json::array();
+  for (const core::Lint& l : core::lints(k)) lints.push_back({{"code", l.code}, {"message", l.message}});
   nlohmann::json j = {{"function", sp.function}, {"whole", to_json(sp.whole)},
-                      {"setmaxnreg_kept", sp.whole.setmaxnreg > 0}, {"advisories", core::assembler_advisories(u.cubin.log)}};
+                      {"setmaxnreg_kept", sp.whole.setmaxnreg > 0}, {"advisories", k.advisories}, {"lints", lints}};
   if (sp.has_main_loop) j["main_loop"] = to_json(sp.main_loop);
   return j;
 }
@@ -63,9 +68,12 @@ std::string sass_line(const nlohmann::json& s) {
                        m["instructions"].get<int>(), m["mma"].get<int>(), m["tma"].get<int>(), m["sync"].get<int>(),
                        m["warpgroup_sync"].get<int>(), m["local_memory"].get<int>());
   }
-  return fmt::format("      sass: setmaxnreg {}; {}; whole kernel {} local-memory ops; advisories:{}",
+  std::string lints;
+  for (const auto& l : s["lints"]) lints += fmt::format("\n      lint {}: {}", l["code"].get<std::string>(), l["message"].get<std::string>());
+  return fmt::format("      sass: setmaxnreg {}; {}; whole kernel {} local-memory ops; advisories:{}{}",
                      s["setmaxnreg_kept"].get<bool>() ? "kept" : "dropped or unused", loop,
-                     s["whole"]["local_memory"].get<int>(), advisories.empty() ? " none" : advisories);
+                     s["whole"]["local_memory"].get<int>(), advisories.empty() ? " none" : advisories,
+                     lints.empty() ? "; lints: none" : lints);
 }
 
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
@@ -148,7 +156,9 @@ void run(const Options& o) {
   std::vector<nlohmann::json> sass(jobs.size());
   if (o.sass)
     for (size_t j = 0; j < jobs.size(); ++j)
-      if (out[j].ok()) sass[j] = sass_evidence(out[j].result->units.at(0));
+      if (out[j].ok())
+        sass[j] = sass_evidence(out[j].result->units.at(0),
+                                out[j].result->units.at(0).cubin.kernels.at(built[j].kernel_name).spill_store_bytes);
   nlohmann::json rows = nlohmann::json::array();
   for (size_t i = 0; i < configs.size(); ++i) {
     const core::CompileOutcome& x = out[job_of_config[i]];

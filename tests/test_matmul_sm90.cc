@@ -15,6 +15,7 @@
 #include "core/compiler.h"
 #include "core/error.h"
 #include "core/sass/nvdisasm.h"
+#include "core/sass/performance_lints.h"
 #include "core/sass/sass_profile.h"
 #include "kernels/matmul_common/operand_tma.h"
 #include "kernels/matmul_sm90/config.h"
@@ -170,6 +171,10 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSeriali
       ASSERT_TRUE(sp.has_main_loop) << c.to_tuning_config().to_json();
       EXPECT_EQ(sp.main_loop.mma, c.tile_k / 16 * blocks) << c.to_tuning_config().to_json();
       EXPECT_EQ(sp.main_loop.warpgroup_sync, 2) << c.to_tuning_config().to_json();
+      // The same evidence as `compile --sass` lints it: nothing.
+      core::KernelEvidence k{sp, core::assembler_advisories(log), res.spill_store_bytes,
+                             o.result->units.at(0).ptx.find("setmaxnreg") != std::string::npos};
+      for (const core::Lint& l : core::lints(k)) ADD_FAILURE() << c.to_tuning_config().to_json() << ": " << l.code << ": " << l.message;
     }
     std::string ptx = ::mgpu::testing::folded(o.result->units.at(0).ptx);
     EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);

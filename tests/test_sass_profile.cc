@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/sass/performance_lints.h"
 #include "core/sass/sass_profile.h"
 #include "tests/support/test_data.h"
 
@@ -84,6 +85,45 @@ TEST(SassProfile, TheMainLoopIsTheInnermostLoopHoldingAnMma) {
   EXPECT_EQ(p.whole.local_memory, 1);
   EXPECT_EQ(p.whole.sync, 1);
   EXPECT_FALSE(profile_sass(".global k\n /*0000*/ EXIT ;\n").has_main_loop);
+}
+
+
+// Performance lints: nothing on the clean kernel; on each defect, its lint and only its lint.
+std::vector<std::string> codes(const KernelEvidence& k) {
+  std::vector<std::string> out;
+  for (const Lint& l : lints(k)) out.push_back(l.code);
+  return out;
+}
+
+TEST(PerformanceLints, TheCleanKernelHasNone) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true};
+  EXPECT_TRUE(lints(k).empty());
+}
+
+TEST(PerformanceLints, NvJitLinkDroppingSetmaxnregIsOne) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_nvjitlink.sass")),
+                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 0, true};
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"setmaxnreg-dropped"}));
+  EXPECT_NE(lints(k)[0].message.find("C7504"), std::string::npos) << lints(k)[0].message;
+  k.ptx_has_setmaxnreg = false;  // a kernel that never asked for a split loses nothing
+  EXPECT_TRUE(lints(k).empty());
+}
+
+TEST(PerformanceLints, InjectedWarpgroupWaitsAreSerialisedMmas) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")),
+                   assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")), 0, true};
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"serialised-mma"}));
+  k.advisories.clear();
+  k.sass.main_loop.warpgroup_sync = 16;  // the nvJitLink 128x192 kernel's k-loop
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"serialised-mma"}));
+}
+
+TEST(PerformanceLints, SpillsAndLocalMemoryInTheMainLoop) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true};
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"spills"}));
+  k.sass.main_loop.local_memory = 606;
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"spills", "local-memory-in-main-loop"}));
+  EXPECT_NE(lints(k)[1].message.find("606"), std::string::npos);
 }
 
 }  // namespace

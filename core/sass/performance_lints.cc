@@ -1,0 +1,43 @@
+#include "core/sass/performance_lints.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace mgpu::core {
+
+namespace {
+
+bool has(const std::vector<std::string>& codes, const char* code) {
+  return std::find(codes.begin(), codes.end(), code) != codes.end();
+}
+
+}  // namespace
+
+std::vector<Lint> lints(const KernelEvidence& k) {
+  std::vector<Lint> out;
+  // The register split the PTX asks for never happens: relocatable assembly drops it (C7504),
+  // or ptxas cannot tell the entry budget (C7508); the SASS then has no USETMAXREG.
+  if (k.ptx_has_setmaxnreg && (k.sass.whole.setmaxnreg == 0 || has(k.advisories, "C7504") || has(k.advisories, "C7508")))
+    out.push_back({"setmaxnreg-dropped",
+                   fmt::format("the PTX's setmaxnreg did not survive assembly ({} USETMAXREG in SASS{}{})",
+                               k.sass.whole.setmaxnreg, has(k.advisories, "C7504") ? ", C7504" : "",
+                               has(k.advisories, "C7508") ? ", C7508" : "")});
+  // ptxas injected warpgroup.arrive/wait around MMAs (C7519/C7517), or the k-loop holds more
+  // than the one fence and one wait a pipelined k-step needs.
+  const bool injected = has(k.advisories, "C7519") || has(k.advisories, "C7517");
+  if (injected || (k.sass.has_main_loop && k.sass.main_loop.warpgroup_sync > 2))
+    out.push_back({"serialised-mma", fmt::format("wgmmas wait for each other: {} warpgroup arrive/wait in the main loop{}",
+                                                 k.sass.main_loop.warpgroup_sync,
+                                                 injected ? ", and the assembler says it injected some" : "")});
+  if (k.spill_store_bytes > 0)
+    out.push_back({"spills", fmt::format("{} bytes of registers spilled to local memory", k.spill_store_bytes)});
+  if (k.sass.has_main_loop && k.sass.main_loop.local_memory > 0)
+    out.push_back({"local-memory-in-main-loop",
+                   fmt::format("{} local-memory loads/stores in the main loop", k.sass.main_loop.local_memory)});
+  if (!k.sass.has_main_loop && k.sass.whole.mma > 0)
+    out.push_back({"no-main-loop", "no loop holding an MMA was found: the k-loop may be unrolled away or the listing unusual"});
+  return out;
+}
+
+}  // namespace mgpu::core
