@@ -1,5 +1,6 @@
 #include "harness/cmd_emulate.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -146,6 +147,30 @@ std::vector<Arg> make_args(const json& launch, emu::Device& dev) {
   return out;
 }
 
+// One line for the text output: the extra wavefronts, and the three PTX lines and the label
+// regions that cause most of them.
+std::string bank_summary(const emu::BankReport& b) {
+  std::string s = fmt::format("shared-memory bank conflicts: {} extra wavefronts in {} accesses ({} wavefronts, ideal {})",
+                              b.total.conflicts(), b.total.accesses, b.total.wavefronts, b.total.ideal);
+  std::vector<const emu::BankLine*> worst;
+  for (const auto& l : b.lines)
+    if (l.tally.conflicts()) worst.push_back(&l);
+  std::stable_sort(worst.begin(), worst.end(),
+                   [](const emu::BankLine* x, const emu::BankLine* y) { return x->tally.conflicts() > y->tally.conflicts(); });
+  if (worst.size() > 3) worst.resize(3);
+  if (!worst.empty()) {
+    s += "; top lines:";
+    for (const auto* l : worst)
+      s += fmt::format(" line {} in {}: {} in {} accesses,", l->line, l->region, l->tally.conflicts(), l->tally.accesses);
+    s.pop_back();
+    s += "; by label:";
+    for (const auto& g : b.regions)
+      if (g.tally.conflicts()) s += fmt::format(" {} {},", g.label, g.tally.conflicts());
+    s.pop_back();
+  }
+  return s;
+}
+
 json print_buffer(emu::Device& dev, const Arg& a) {
   int eb = a.print_as == "bf16" || a.print_as == "f16" ? 2 : 4;
   std::int64_t n = std::min<std::int64_t>(a.print_count, static_cast<std::int64_t>(a.bytes / eb));
@@ -241,6 +266,7 @@ void run(const Options& o) {
                  !r.ok ? "FAILED" : r.reports.empty() ? "clean" : fmt::format("{} finding(s)", r.reports.size()), r.instructions);
       if (!r.printf_output.empty()) fmt::print("{}", r.printf_output);
       for (const auto& rep : r.reports) fmt::print("  {}\n", rep.format());
+      if (r.banks.total.accesses) fmt::print("  {}\n", bank_summary(r.banks));
       for (auto& [name, values] : buffers.items()) fmt::print("  {} = {}\n", name, values.dump());
     }
     results.push_back(std::move(one));
@@ -262,7 +288,8 @@ void add_emulate_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "emulate",
       "Run a kernel on the virtual device (no GPU; sm_90a, or sm_100a for a module targeting it): the exact PTX, with TMA, mbarrier, wgmma, tcgen05 and clusters, "
-      "under seeded schedules; prints races, hazards, deadlocks and faults with their PTX lines (exit 1 when any "
+      "under seeded schedules; prints races, hazards, deadlocks and faults with their PTX lines, and shared-memory bank "
+      "conflicts per PTX line (exit 1 when any "
       "schedule has a finding)");
   cmd->add_option("--ptx", o->ptx_file, "PTX file to run");
   cmd->add_option("--mlir", o->mlir_file, "MLIR module (one gpu.module) compiled through the MGPU backend, then run");

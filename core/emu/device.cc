@@ -122,6 +122,7 @@ LaunchResult Device::launch(const LoadedModule& m, const std::string& kernel, co
   result.printf_output = std::move(L.printf_output);
   result.instructions = L.steps;
   result.thread_instructions = L.thread_steps;
+  result.banks = bank_report(L.banks_by_pc, *L.code, k);
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/emu/check/bank_conflicts.h"
 #include "core/emu/check/report.h"
 #include "core/emu/exec/state.h"
 #include "core/emu/ptx/module.h"
@@ -29,6 +30,7 @@ struct LaunchResult {
   std::string printf_output;
   std::uint64_t instructions = 0;         // warp-instructions executed
   std::uint64_t thread_instructions = 0;  // the same counted per active thread
+  BankReport banks;                       // shared-memory bank conflicts (check/bank_conflicts.h)
 };
 
 class Device {

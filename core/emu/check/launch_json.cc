@@ -23,6 +23,29 @@ std::string escape(const std::string& s) {
   return o;
 }
 
+void tally_json(std::ostringstream& o, const BankTally& t) {
+  o << "\"accesses\":" << t.accesses << ",\"wavefronts\":" << t.wavefronts << ",\"ideal\":" << t.ideal
+    << ",\"conflicts\":" << t.conflicts();
+}
+
+void banks_json(std::ostringstream& o, const BankReport& b) {
+  o << "{";
+  tally_json(o, b.total);
+  o << ",\"lines\":[";
+  for (std::size_t i = 0; i < b.lines.size(); ++i) {
+    o << (i ? "," : "") << "{\"line\":" << b.lines[i].line << ",\"region\":\"" << escape(b.lines[i].region) << "\",";
+    tally_json(o, b.lines[i].tally);
+    o << "}";
+  }
+  o << "],\"regions\":[";
+  for (std::size_t i = 0; i < b.regions.size(); ++i) {
+    o << (i ? "," : "") << "{\"label\":\"" << escape(b.regions[i].label) << "\",";
+    tally_json(o, b.regions[i].tally);
+    o << "}";
+  }
+  o << "]}";
+}
+
 }  // namespace
 
 std::string launch_json(const LaunchResult& r) {
@@ -37,7 +60,9 @@ std::string launch_json(const LaunchResult& r) {
       << ",\"lane\":" << p.where.lane << ",\"pc\":" << p.where.pc << ",\"line\":" << p.where.line << ",\"message\":\""
       << escape(p.message) << "\"}";
   }
-  o << "]}";
+  o << "],\"bank_conflicts\":";
+  banks_json(o, r.banks);
+  o << "}";
   return o.str();
 }
 

@@ -1,5 +1,6 @@
 // A launch's outcome as JSON (ok, warp- and thread-instruction counts, printf output, and each
-// report with kind, fatal, note, CTA, warp, lane, pc, PTX line and message): what the driver's
+// report with kind, fatal, note, CTA, warp, lane, pc, PTX line and message, and the
+// shared-memory bank conflicts in total, per PTX line and per label region): what the driver's
 // mgpuEmuLastLaunch extension and `mgpu-tune emulate --json` print.
 #pragma once
 

@@ -237,6 +237,17 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
   return r;
 }
 
+void count_banks(Warp& w, const Insn& in, const SharedLanes& s, std::uint32_t bytes) {
+  if (!s.lanes) return;
+  Launch& L = w.launch();
+  if (L.banks_by_pc.empty()) L.banks_by_pc.resize(L.code->size());
+  const BankCount c = bank_wavefronts(s.offset, s.lanes, bytes);
+  BankTally& t = L.banks_by_pc[static_cast<std::size_t>(&in - L.code->data())];
+  ++t.accesses;
+  t.wavefronts += c.wavefronts;
+  t.ideal += c.ideal;
+}
+
 void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane) {
   // A thread's write into bytes an unretired async operation still reads (TMA store source,
   // wgmma operand) or writes (TMA load destination).

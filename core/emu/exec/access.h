@@ -38,6 +38,22 @@ Cta& shared_target(Warp& w, const Insn& in, std::uint32_t cluster_addr, std::uin
 void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane);
 void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane);
 
+// The lanes of one warp-wide ld/st/atom/red that land in the executing CTA's shared memory,
+// gathered while the handler runs its lanes, then counted once for bank conflicts
+// (check/bank_conflicts.h). Another CTA's shared memory is reached over the cluster network,
+// not through this SM's banks, so those lanes are left out.
+struct SharedLanes {
+  std::uint32_t lanes = 0;
+  std::uint32_t offset[32];
+  void add(const Warp& w, const Resolved& r, int lane) {
+    if (r.cta != w.cta) return;
+    lanes |= 1u << lane;
+    offset[lane] = r.offset;
+  }
+};
+// Adds the access (`bytes` per lane) to the launch's per-instruction bank tally; none when no lane landed.
+void count_banks(Warp& w, const Insn& in, const SharedLanes& s, std::uint32_t bytes);
+
 Where where(const Warp& w, const Insn& in, int lane);
 
 }  // namespace mgpu::emu

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/emu/check/bank_conflicts.h"
 #include "core/emu/check/race_detector.h"
 #include "core/emu/check/report.h"
 #include "core/emu/engines/mbarrier.h"
@@ -305,6 +306,7 @@ struct Launch {
   std::string printf_output;
   std::uint64_t steps = 0;          // warp-instructions
   std::uint64_t thread_steps = 0;   // thread-instructions (active lanes of each)
+  std::vector<BankTally> banks_by_pc;  // shared-memory bank conflicts per instruction (sized at the first access)
   bool phase_completed = false;     // an instruction just completed an mbarrier phase
   int tcgen05_group = 0;            // the .cta_group of the first tcgen05 instruction run (1 or 2)
   Cluster* current = nullptr;

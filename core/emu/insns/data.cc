@@ -61,9 +61,11 @@ Flow ld(Warp& w, const Insn& in, std::uint32_t mask) {
   const int eb = type_bits(in.type) / 8;
   const int bits = type_bits(in.type);
   const ptx::Operand& d = in.operand(0);
+  SharedLanes shared;
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(1), l);
     Resolved r = resolve(w, in, param_or_local(in, in.operand(1)), addr, static_cast<std::uint32_t>(eb * in.vec), false, l);
+    shared.add(w, r, l);
     for (int i = 0; i < in.vec; ++i) {
       std::uint64_t v = load_bytes(r.ptr + i * eb, eb);
       if (is_signed(in.type)) v = static_cast<std::uint64_t>(sext(v, bits));
@@ -71,19 +73,23 @@ Flow ld(Warp& w, const Insn& in, std::uint32_t mask) {
       write_operand(w, in, target, l, v, in.type);
     }
   }
+  count_banks(w, in, shared, static_cast<std::uint32_t>(eb * in.vec));
   return Flow::Next;
 }
 
 Flow st(Warp& w, const Insn& in, std::uint32_t mask) {
   const int eb = type_bits(in.type) / 8;
   const ptx::Operand& s = in.operand(1);
+  SharedLanes shared;
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(0), l);
     std::uint64_t vals[8];
     for (int i = 0; i < in.vec; ++i) vals[i] = read_operand(w, in, in.vec == 1 ? s : s.elems[i], l);
     Resolved r = resolve(w, in, param_or_local(in, in.operand(0)), addr, static_cast<std::uint32_t>(eb * in.vec), true, l);
+    shared.add(w, r, l);
     for (int i = 0; i < in.vec; ++i) std::memcpy(r.ptr + i * eb, &vals[i], eb);
   }
+  count_banks(w, in, shared, static_cast<std::uint32_t>(eb * in.vec));
   return Flow::Next;
 }
 
@@ -134,10 +140,12 @@ Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
   const bool is_red = in.flags & 1;
   const int eb = type_bits(in.type) / 8, bits = type_bits(in.type);
   const std::size_t a0 = is_red ? 0 : 1;
+  SharedLanes shared;
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(a0), l);
     std::uint64_t b = src(w, in, a0 + 1, l);
     Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb), true, l);
+    shared.add(w, r, l);
     std::uint64_t old = load_bytes(r.ptr, eb), v = old;
     switch (in.op) {
       case AAdd:
@@ -158,6 +166,7 @@ Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
     std::memcpy(r.ptr, &v, eb);
     if (!is_red) dst(w, in, 0, l, mask_bits(old, bits));
   }
+  count_banks(w, in, shared, static_cast<std::uint32_t>(eb));
   return Flow::Next;
 }
 
