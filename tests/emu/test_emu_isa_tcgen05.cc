@@ -9,11 +9,14 @@
 #include <string>
 
 #include "core/emu/device.h"
+#include "tests/emu/emu_test_util.h"
 #include "core/emu/engines/tcgen05_desc.h"
 #include "core/emu/engines/tmem.h"
 
 namespace mgpu::emu {
 namespace {
+
+using emu_test::all;
 
 constexpr std::uint64_t kVersion = 1ull << 46;  // bits 46-48: the fixed value 0b001
 
@@ -142,11 +145,6 @@ struct Tcgen05Isa : ::testing::Test {
     std::uint32_t v;
     std::memcpy(&v, dev.memory().find(out + 4 * i, 4), 4);
     return v;
-  }
-  static std::string all(const LaunchResult& r) {
-    std::string s;
-    for (const auto& x : r.reports) s += x.format() + "\n";
-    return s;
   }
 };
 

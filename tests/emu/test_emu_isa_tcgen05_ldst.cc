@@ -26,16 +26,13 @@
 #include <vector>
 
 #include "core/emu/device.h"
+#include "tests/emu/emu_test_util.h"
 
 namespace mgpu::emu {
 namespace {
 
-// Registers %r<first> .. %r<first + n - 1> as a PTX vector.
-std::string regs(int n, int first) {
-  std::string s = "{";
-  for (int i = 0; i < n; ++i) s += (i ? ", %r" : "%r") + std::to_string(first + i);
-  return s + "}";
-}
+using emu_test::regs;
+using emu_test::all;
 
 std::uint32_t cell(std::uint32_t lane, std::uint32_t col) { return 0xABCD0000u | lane << 8 | col; }
 std::uint32_t value(std::uint32_t t, std::uint32_t r) { return 0x5E000000u | t << 8 | r; }
@@ -139,11 +136,6 @@ struct Tcgen05LdSt : ::testing::Test {
     }
     return "";
   }
-  static std::string all(const LaunchResult& r) {
-    std::string s;
-    for (const auto& x : r.reports) s += x.format() + "\n";
-    return s;
-  }
 };
 
 struct Cell {
@@ -241,8 +233,8 @@ void round_trip(Tcgen05LdSt& f, const std::string& shape_num, int nregs, const s
   const std::string ld = "  tcgen05.ld.sync.aligned." + shape_num + (packed ? ".pack::16b" : "") + ".b32 " + regs(nregs, 400) +
                          ", [%r4]" + imm + ";\n  tcgen05.wait::ld.sync.aligned;\n";
   LaunchResult r = f.run(kernel(values(nregs) + st + ld + dump(nregs, 400), cols));
-  ASSERT_TRUE(r.ok) << Tcgen05LdSt::all(r);
-  EXPECT_TRUE(r.reports.empty()) << Tcgen05LdSt::all(r);
+  ASSERT_TRUE(r.ok) << all(r);
+  EXPECT_TRUE(r.reports.empty()) << all(r);
   for (std::uint32_t t = 0; t < 32; ++t)
     for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(nregs); ++i)
       ASSERT_EQ(f.word(t * nregs + i), value(t, i)) << shape_num << " thread " << t << " register " << i;

@@ -8,11 +8,15 @@
 #include <sstream>
 
 #include "core/emu/device.h"
+#include "tests/emu/emu_test_util.h"
 #include "core/emu/engines/tensor_map.h"
 #include "core/half.h"
 
 namespace mgpu::emu {
 namespace {
+
+using emu_test::has;
+using emu_test::all;
 
 std::string read_ptx(const char* name) {
   std::ifstream f(std::string(MGPU_EMU_PTX_DIR) + "/" + name + ".ptx");
@@ -40,16 +44,6 @@ struct Fixture : ::testing::Test {
     c.block[0] = block;
     c.seed = seed;
     return c;
-  }
-  static bool has(const LaunchResult& r, ReportKind k) {
-    for (const auto& x : r.reports)
-      if (x.kind == k) return true;
-    return false;
-  }
-  static std::string all(const LaunchResult& r) {
-    std::string s;
-    for (const auto& x : r.reports) s += x.format() + "\n";
-    return s;
   }
 };
 

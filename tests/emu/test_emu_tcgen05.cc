@@ -10,18 +10,16 @@
 #include <string>
 
 #include "core/emu/device.h"
+#include "tests/emu/emu_test_util.h"
 #include "core/emu/engines/tensor_map.h"
 #include "core/half.h"
 
 namespace mgpu::emu {
 namespace {
 
-// Registers %r100..%r(100+n-1) as a PTX vector.
-std::string regs(int n, int first = 100) {
-  std::string s = "{";
-  for (int i = 0; i < n; ++i) s += (i ? ", %r" : "%r") + std::to_string(first + i);
-  return s + "}";
-}
+using emu_test::regs;
+using emu_test::has;
+using emu_test::all;
 
 // One CTA of 128 threads computes D (128 x 64, f32) = A (128 x 64, bf16, K-major) x B^T
 // (B: 64 x 64, bf16, K-major) with four tcgen05.mma m128n64k16 over 128-byte-swizzled shared
@@ -139,16 +137,6 @@ struct Tcgen05 : ::testing::Test {
         if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
       }
     return worst;
-  }
-  static bool has(const LaunchResult& r, ReportKind k) {
-    for (const auto& x : r.reports)
-      if (x.kind == k) return true;
-    return false;
-  }
-  static std::string all(const LaunchResult& r) {
-    std::string s;
-    for (const auto& x : r.reports) s += x.format() + "\n";
-    return s;
   }
 };
 
@@ -346,8 +334,8 @@ struct Tcgen05Pair : ::testing::Test {
 TEST_F(Tcgen05Pair, TwoCtaMmaMatchesTheReferenceUnderEverySchedule) {  // race detection on
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     LaunchResult r = run(0, seed);
-    ASSERT_TRUE(r.ok) << "seed " << seed << "\n" << Tcgen05::all(r);
-    EXPECT_TRUE(r.reports.empty()) << "seed " << seed << "\n" << Tcgen05::all(r);
+    ASSERT_TRUE(r.ok) << "seed " << seed << "\n" << all(r);
+    EXPECT_TRUE(r.reports.empty()) << "seed " << seed << "\n" << all(r);
     EXPECT_EQ(max_error(), 0.0) << "seed " << seed;
   }
 }
@@ -355,15 +343,15 @@ TEST_F(Tcgen05Pair, TwoCtaMmaMatchesTheReferenceUnderEverySchedule) {  // race d
 TEST_F(Tcgen05Pair, LoadSignallingTheOddCtasOwnBarrierLeavesTheLeaderWaiting) {
   LaunchResult r = run(1);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << Tcgen05::all(r);
-  EXPECT_NE(r.reports[0].message.find("tx-count 20480 bytes"), std::string::npos) << Tcgen05::all(r);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << all(r);
+  EXPECT_NE(r.reports[0].message.find("tx-count 20480 bytes"), std::string::npos) << all(r);
 }
 
 TEST_F(Tcgen05Pair, PairAllocationWithoutThePeerDeadlocksNamingIt) {
   LaunchResult r = run(2);
   ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << Tcgen05::all(r);
-  EXPECT_NE(r.reports[0].message.find("for a warp of the peer CTA rank 1 to perform it too"), std::string::npos) << Tcgen05::all(r);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::Deadlock) << all(r);
+  EXPECT_NE(r.reports[0].message.find("for a warp of the peer CTA rank 1 to perform it too"), std::string::npos) << all(r);
 }
 
 
@@ -407,11 +395,11 @@ TEST_F(Tcgen05Residency, CoResidentCtasCompeteForColumnsAndCanDeadlock) {
     LaunchResult r = run(512, 0, seed);
     if (r.ok) continue;
     ++deadlocks;
-    ASSERT_EQ(r.reports[0].kind, ReportKind::Deadlock) << Tcgen05::all(r);
-    EXPECT_NE(r.reports[0].message.find("the co-resident clusters"), std::string::npos) << Tcgen05::all(r);
+    ASSERT_EQ(r.reports[0].kind, ReportKind::Deadlock) << all(r);
+    EXPECT_NE(r.reports[0].message.find("the co-resident clusters"), std::string::npos) << all(r);
     EXPECT_NE(r.reports[0].message.find("in tcgen05.alloc for 512 columns of tensor memory (columns [0, 512) held by CTA"),
               std::string::npos)
-        << Tcgen05::all(r);
+        << all(r);
   }
   EXPECT_GT(deadlocks, 0);
   EXPECT_LT(deadlocks, 16);  // the schedules where one cluster gets both SMs' columns finish
@@ -420,7 +408,7 @@ TEST_F(Tcgen05Residency, CoResidentCtasCompeteForColumnsAndCanDeadlock) {
 TEST_F(Tcgen05Residency, ColumnsForEveryResidentCtaNeverBlockForever) {
   for (std::uint64_t seed = 1; seed <= 16; ++seed) {
     LaunchResult r = run(256, 0, seed);
-    EXPECT_TRUE(r.ok && r.reports.empty()) << "seed " << seed << "\n" << Tcgen05::all(r);
+    EXPECT_TRUE(r.ok && r.reports.empty()) << "seed " << seed << "\n" << all(r);
   }
 }
 
@@ -428,7 +416,7 @@ TEST_F(Tcgen05Residency, CtasThatCannotShareAnSmDoNotCompete) {
   // 150000 bytes of shared memory each: one CTA per SM (228 KiB per SM, 1 KiB reserved per CTA).
   for (std::uint64_t seed = 1; seed <= 16; ++seed) {
     LaunchResult r = run(512, 150000, seed);
-    EXPECT_TRUE(r.ok && r.reports.empty()) << "seed " << seed << "\n" << Tcgen05::all(r);
+    EXPECT_TRUE(r.ok && r.reports.empty()) << "seed " << seed << "\n" << all(r);
   }
 }
 

@@ -12,17 +12,15 @@
 #include <string>
 
 #include "core/emu/device.h"
+#include "tests/emu/emu_test_util.h"
 #include "core/half.h"
 
 namespace mgpu::emu {
 namespace {
 
-// Registers %r(first)..%r(first+n-1) as a PTX vector.
-std::string regs(int n, int first) {
-  std::string s = "{";
-  for (int i = 0; i < n; ++i) s += (i ? ", %r" : "%r") + std::to_string(first + i);
-  return s + "}";
-}
+using emu_test::regs;
+using emu_test::has;
+using emu_test::all;
 
 // One CTA of 128 threads computes D (128 x 64, f32) = A (128 x 64, bf16) x B^T (B: 64 x 64, bf16,
 // K-major, 128-byte-swizzled in shared memory) with four tcgen05.mma m128n64k16 whose A is in
@@ -144,16 +142,6 @@ struct Tcgen05ATmem : ::testing::Test {
         if (!(e <= worst)) worst = std::isnan(e) ? INFINITY : e;
       }
     return worst;
-  }
-  static bool has(const LaunchResult& r, ReportKind k) {
-    for (const auto& x : r.reports)
-      if (x.kind == k) return true;
-    return false;
-  }
-  static std::string all(const LaunchResult& r) {
-    std::string s;
-    for (const auto& x : r.reports) s += x.format() + "\n";
-    return s;
   }
 };
 
