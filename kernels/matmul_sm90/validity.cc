@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "kernels/matmul_common/operand_tma.h"
 #include "kernels/matmul_common/shape_rules.h"
 
 namespace mgpu::kernels::sm90 {
