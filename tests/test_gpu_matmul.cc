@@ -86,5 +86,29 @@ TEST_F(GpuMatmulRejected, AConfigEachRuleRejectsReallyFails) {
   }
 }
 
+
+// Issue 19: the epilogue stages C in swizzled column atoms (kernel.cc), so its fragment stores
+// hit 32 distinct banks per wavefront for every output type and piece width. Until
+// 2026-11-23 the staging was unswizzled row-major: 3,584 extra wavefronts in 512 stores (8-way)
+// for the default config. The main loop moves data by TMA and wgmma only, so these stores are
+// all the kernel's counted shared-memory accesses. Virtual device only: a GPU has no counter here.
+TEST_F(GpuMatmulRejected, EpilogueStagingStoresHaveNoBankConflicts) {
+  if (!core::CudaDriver::get().emulated()) GTEST_SKIP() << "counts banks on the virtual device only";
+  for (DType out : {DType::BF16, DType::F16, DType::F32})
+    for (int epi_n : {16, 32, 64, 128}) {
+      MatmulProblem p{.m = 256, .n = 256, .k = 128, .out_dtype = out, .b_layout = BLayout::NK};
+      sm90::MatmulConfig c;
+      c.epi_tile_n = epi_n;
+      if (out == DType::F32 && epi_n == 128) c.max_concurrent_steps = 3;  // the f32 pieces' SMEM
+      if (sm90::why_invalid(p, c, core::parse_arch("sm_90a"))) continue;  // f32 needs 32-byte rows
+      const std::string json = c.to_tuning_config().to_json();
+      double rel = matmul_error_of_kernel(p, sm90::build_matmul(p, c, core::parse_arch("sm_90a")), json, sm_count_, 3);
+      EXPECT_LT(rel, 1e-2) << json;
+      nlohmann::json banks = nlohmann::json::parse(core::CudaDriver::get().last_emulated_launch())["bank_conflicts"];
+      EXPECT_GT(banks.value("accesses", 0), 0) << json;  // the staging stores were counted
+      EXPECT_EQ(banks.value("conflicts", -1), 0) << json << " " << to_string(out) << " " << banks.dump().substr(0, 400);
+    }
+}
+
 }  // namespace
 }  // namespace mgpu::kernels

@@ -87,9 +87,10 @@ llvm::SmallVector<Value> Emitter::for_loop(
 
 void Emitter::barrier_sync() { mlir::NVVM::Barrier0Op::create(b, loc); }
 
-void Emitter::named_barrier(int id, int threads) {
-  mlir::NVVM::BarrierOp::create(b, loc, mlir::Type(), c32(id), c32(threads), mlir::NVVM::BarrierReductionAttr(),
-                                Value());
+void Emitter::named_barrier(int id, int threads) { named_barrier(c32(id), threads); }
+
+void Emitter::named_barrier(Value id, int threads) {
+  mlir::NVVM::BarrierOp::create(b, loc, mlir::Type(), id, c32(threads), mlir::NVVM::BarrierReductionAttr(), Value());
 }
 
 Value Emitter::select(Value cond, Value x, Value y) { return mlir::arith::SelectOp::create(b, loc, cond, x, y); }

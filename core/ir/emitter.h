@@ -50,6 +50,7 @@ struct Emitter {
   void if_then(mlir::Value cond, const std::function<void()>& then);
   void barrier_sync();  // bar.sync 0 across the CTA
   void named_barrier(int id, int threads);  // bar.sync id, threads (id 0 is barrier_sync's)
+  void named_barrier(mlir::Value id, int threads);  // the same with a (warp-uniform) i32 id
   mlir::Value select(mlir::Value cond, mlir::Value a, mlir::Value b);
   mlir::Value ceil_div(mlir::Value a, mlir::Value b);  // unsigned
   // scf.for over i32 [lb, ub) with loop-carried values; `body(iv, carried)` returns the

@@ -86,10 +86,19 @@ core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c) {
   // Operand stages first, each 1024-aligned: swizzled TMA tiles need it.
   plan.alloc("a", a_stage_bytes(p, c) * c.max_concurrent_steps, 1024);
   plan.alloc("b", b_stage_bytes(p, c) * c.max_concurrent_steps, 1024);
-  plan.alloc("epilogue", 2LL * c.epi_tile_m * c.epi_tile_n * size_in_bytes(p.out_dtype), 128);
+  // 1024-aligned: a staging atom is epi_tile_m (a multiple of 64) rows of at least 16 bytes,
+  // so every atom starts on a 1024-byte boundary, where the 128B swizzle pattern starts.
+  plan.alloc("epilogue", 2LL * c.epi_tile_m * c.epi_tile_n * size_in_bytes(p.out_dtype), 1024);
   plan.alloc("full", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
   plan.alloc("empty", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
   return plan;
+}
+
+int epilogue_atom_bytes(const MatmulProblem& p, const MatmulConfig& c) {
+  const int row = c.epi_tile_n * size_in_bytes(p.out_dtype);
+  for (int w : {128, 64, 32})
+    if (row % w == 0) return w;
+  return 16;
 }
 
 }  // namespace mgpu::kernels::sm90

@@ -47,12 +47,17 @@ std::string_view to_string(ClusterDim d);
 core::ParamSpace default_space();
 
 // The kernel's dynamic SMEM: regions "a" and "b" (max_concurrent_steps stages each),
-// "epilogue" (one epi_tile_m x epi_tile_n buffer per compute warpgroup), "full" and "empty"
+// "epilogue" (one epi_tile_m x epi_tile_n buffer per compute warpgroup, 1024-aligned atoms), "full" and "empty"
 // (the two barrier rings), "tile_slot" (the producer's tile-index handoff). The kernel builder
 // and the validity rules both use this plan.
 core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c);
 std::int64_t a_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_m x tile_k
 std::int64_t b_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_n x tile_k
 
+// The epilogue's staging layout: a piece (epi_tile_m rows) is kept as column atoms, each
+// epilogue_atom_bytes() of every row, the widest TMA swizzle span (128, 64, 32) that divides a
+// piece row, or 16 (unswizzled) when none does. Each atom is one TMA store box, swizzled as
+// the store reads it, so the fragment stores into it hit 32 distinct banks (kernel.cc).
+int epilogue_atom_bytes(const MatmulProblem& p, const MatmulConfig& c);
 
 }  // namespace mgpu::kernels::sm90

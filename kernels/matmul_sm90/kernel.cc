@@ -202,6 +202,30 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       });
     };
 
+    // Epilogue staging (PTX ISA 5.5.5, "Tensor copy swizzling modes"): in an atom of W-byte rows
+    // the TMA store reads 16-byte chunk c of row `row` from chunk c ^ ((row * W >> 7) & (W/16 - 1)).
+    // A fragment store covers rows r = lane / 4 (+ multiples of 8, which do not change the XOR),
+    // 4 lanes per row, so the XOR is a per-lane constant. With 2-byte outputs each lane writes 4
+    // bytes of chunk j: the 8 rows land in 8 distinct chunks of a 128-byte line, 32 banks. With
+    // f32 each lane writes 8 bytes (half a warp per wavefront, rows r..r+3) and a group is a chunk
+    // pair, which the XOR's lowest bit only permutes within itself, so two rows would collide;
+    // there, the lanes of every other row pair write group j ^ d in slot j (their own data for
+    // that group), which moves them to the other pair (d = 2 for 128-byte rows, 1 for 64).
+    const int W = epilogue_atom_bytes(p, c);
+    Value r = e.div(lane, e.c32(4)), q = e.rem(lane, e.c32(4));
+    Value sw = e.bit_and(e.div(e.mul(r, e.c32(W)), e.c32(128)), e.c32(W / 16 - 1));
+    const int swap_d = g.out == 4 ? (W == 128 ? 2 : W == 64 ? 1 : 0) : 0;
+    Value swap = swap_d == 0 ? Value()
+                             : e.ult(zero, e.bit_and(r, e.c32(W == 128 ? 1 : 2)));  // odd rows / odd row pairs
+    Value lane_chunk_xor = sw, lane_in_chunk = e.mul(q, e.c32(4));
+    if (g.out == 4) {
+      Value half_q = e.div(q, e.c32(2));  // which chunk of the group's pair the lane's 8 bytes are in
+      lane_chunk_xor = e.bit_xor(sw, half_q);
+      if (swap) lane_chunk_xor = e.bit_xor(lane_chunk_xor, e.select(swap, e.c32(2 * swap_d), zero));
+      lane_in_chunk = e.mul(e.rem(q, e.c32(2)), e.c32(8));
+    }
+    Value lane_row = e.add(e.mul(warp, e.c32(16)), r);
+
     e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
       auto [m0, n0] = tile_origin(iter);
       Values init;
@@ -247,37 +271,51 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       core::ir::wgmma_wait(e, 0);
       release(e.sub(e.mul(e.add(iter, one), k_iters), one));
 
-      // ---- epilogue: pieces of epi_tile_m x epi_tile_n through this warpgroup's SMEM buffer.
+      // ---- epilogue: pieces of epi_tile_m x epi_tile_n through this warpgroup's SMEM buffer,
+      // kept as swizzled column atoms (staging_offset above), one TMA store box per atom.
       const int EM = c.epi_tile_m, EN = c.epi_tile_n;
+      const int groups_per_atom = W / (8 * g.out);  // 8-column fragment groups in an atom row
       Value buffer = e.smem_offset(smem, e.add(e.c32(g.epi_off), e.mul(cw, e.c32(std::int64_t(EM) * EN * g.out))));
+      // Each warpgroup syncs its own epilogue (named barrier 1 or 2): its buffer, its stores and
+      // its store waits are its own, so one warpgroup's epilogue runs while the other issues
+      // the next tile's MMAs, as far as the pipeline's stages let it run ahead. Until
+      // 2026-11-23 one 256-thread barrier held both warpgroups in step, idling the tensor cores
+      // for the whole epilogue.
+      Value epi_bar = e.add(cw, one);
       mlir::Type out_t = element_type(e, p.out_dtype);
       auto pair_t = mlir::VectorType::get({2}, out_t);
-      Value row_base = e.add(e.mul(warp, e.c32(16)), e.div(lane, e.c32(4)));
-      Value col_base = e.mul(e.rem(lane, e.c32(4)), e.c32(2));
       for (int pm = 0; pm < c.tile_m / EM; ++pm)
         for (int pn = 0; pn < c.tile_n / EN; ++pn) {
           e.if_then(leader, [&] { core::ir::tma_store_wait(e, 0, /*read_only=*/true); });  // buffer free again
-          e.named_barrier(1, 256);  // both consumer warpgroups: keeps their epilogues in step
+          e.named_barrier(epi_bar, 128);
           for (int mb = pm * EM / 64; mb < (pm + 1) * EM / 64; ++mb)
             for (int j = pn * EN / 8; j < (pn + 1) * EN / 8; ++j)
               for (int half = 0; half < 2; ++half) {  // rows r and r + 8 of the fragment
+                const int jp = j - pn * EN / 8, atom = jp / groups_per_atom, jl = jp % groups_per_atom;
                 Value pair = mlir::LLVM::UndefOp::create(e.b, e.loc, pair_t);
                 for (int x = 0; x < 2; ++x) {
                   Value v = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[mb], 4 * j + 2 * half + x);
+                  if (swap) {  // this lane writes group j ^ d in slot j (staging_offset above)
+                    Value w = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[mb], 4 * (j ^ swap_d) + 2 * half + x);
+                    v = e.select(swap, w, v);
+                  }
                   if (p.out_dtype != DType::F32) v = mlir::arith::TruncFOp::create(e.b, e.loc, out_t, v);
                   pair = mlir::LLVM::InsertElementOp::create(e.b, e.loc, pair, v, e.c32(x));
                 }
-                Value row = e.add(row_base, e.c32(mb * 64 - pm * EM + 8 * half));
-                Value col = e.add(col_base, e.c32(j * 8 - pn * EN));
-                Value off = e.mul(e.add(e.mul(row, e.c32(EN)), col), e.c32(g.out));
+                const int chunk = g.out == 2 ? jl : 2 * jl;  // the group's first 16-byte chunk in the row
+                Value row = e.add(lane_row, e.c32(mb * 64 - pm * EM + 8 * half));
+                Value off = e.add(e.add(e.c32(std::int64_t(atom) * EM * W), e.mul(row, e.c32(W))),
+                                  e.add(e.mul(e.bit_xor(e.c32(chunk), lane_chunk_xor), e.c32(16)), lane_in_chunk));
                 mlir::LLVM::StoreOp::create(e.b, e.loc, pair, e.smem_offset(buffer, off), 2 * g.out);
               }
           core::ir::fence_proxy_async_shared(e);
-          e.named_barrier(1, 256);
+          e.named_barrier(epi_bar, 128);
           e.if_then(leader, [&] {
             Value col = e.add(e.add(n0, wg_col), e.c32(pn * EN));
             Value row = e.add(e.add(m0, wg_row), e.c32(pm * EM));
-            core::ir::tma_store(e, desc_c, buffer, {col, row});
+            for (int a = 0; a < EN * g.out / W; ++a)
+              core::ir::tma_store(e, desc_c, e.smem_offset(buffer, e.c32(std::int64_t(a) * EM * W)),
+                                  {e.add(col, e.c32(a * W / g.out)), row});
             core::ir::tma_store_commit(e);
           });
         }
@@ -300,7 +338,8 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   out.tensor_maps.push_back(operand(p.m, p.k, p.in_dtype, la, swizzle_of(g.swz)));
   out.tensor_maps.push_back(g.b_k_major ? operand(p.n, p.k, p.in_dtype, lb, swizzle_of(g.swz))
                                         : operand(p.k, p.n, p.in_dtype, lb, Swizzle::B128));
-  out.tensor_maps.push_back(operand_tensor_map(p.m, p.n, p.out_dtype, c.epi_tile_m, c.epi_tile_n, Swizzle::None));
+  const int W = epilogue_atom_bytes(p, c);
+  out.tensor_maps.push_back(operand_tensor_map(p.m, p.n, p.out_dtype, c.epi_tile_m, W / g.out, swizzle_of(W)));
   return out;
 }
 

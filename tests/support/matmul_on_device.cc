@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/compiler.h"
+#include "core/half.h"
 #include "core/cuda_driver.h"
 #include "core/cuda_context.h"
 #include "core/cuda_kernel.h"
@@ -34,7 +36,9 @@ double matmul_error_of_kernel(const kernels::MatmulProblem& p, const core::Built
   core::CudaContext& ctx = core::CudaContext::primary();
 
   std::vector<std::uint16_t> a = random_bf16(p.m * p.k, seed), b = random_bf16(p.k * p.n, seed + 1);
-  core::DeviceBuffer da(a.size() * 2), db(b.size() * 2), dc(p.m * p.n * 2);
+  if (p.in_dtype != kernels::DType::BF16) throw std::invalid_argument("matmul_error_of_kernel: bf16 inputs only");
+  const int out = kernels::size_in_bytes(p.out_dtype);
+  core::DeviceBuffer da(a.size() * 2), db(b.size() * 2), dc(p.m * p.n * out);
   da.upload(std::as_bytes(std::span(a)));
   db.upload(std::as_bytes(std::span(b)));
   dc.fill_bytes(0xFF);  // NaN poison: an unwritten element fails
@@ -55,8 +59,18 @@ double matmul_error_of_kernel(const kernels::MatmulProblem& p, const core::Built
       if (!r.value("note", false)) findings += "\n  " + r.value("kind", "") + ": " + r.value("message", "");
     if (!findings.empty()) throw std::runtime_error("the virtual device's checkers found:" + findings);
   }
-  std::vector<std::uint16_t> c(p.m * p.n);
+  std::vector<std::uint8_t> c(p.m * p.n * out);
   dc.download(std::as_writable_bytes(std::span(c)));
+  auto element = [&](std::int64_t i) -> double {  // C in the problem's output type
+    if (p.out_dtype == kernels::DType::F32) {
+      float f;
+      std::memcpy(&f, &c[i * 4], 4);
+      return f;
+    }
+    std::uint16_t h;
+    std::memcpy(&h, &c[i * 2], 2);
+    return p.out_dtype == kernels::DType::F16 ? core::from_f16(h) : from_bf16(h);
+  };
 
   double err = 0, norm = 0;
   std::vector<double> row(p.n);
@@ -70,7 +84,7 @@ double matmul_error_of_kernel(const kernels::MatmulProblem& p, const core::Built
       }
     }
     for (std::int64_t n = 0; n < p.n; ++n) {
-      double got = from_bf16(c[m * p.n + n]);
+      double got = element(m * p.n + n);
       if (std::isnan(got)) return INFINITY;
       err += (got - row[n]) * (got - row[n]);
       norm += row[n] * row[n];
