@@ -210,6 +210,30 @@ TEST(MatmulSm90, BothBLayoutsAndOutputDtypesCompile) {
       }
 }
 
+// Issue 19: where two accumulators fit (overlaps_epilogue), a tile's epilogue stores run while
+// the next tile's first MMAs are in flight: in the PTX, the MMAs issued just before the first
+// staging store are retired only down to one group (wait_group 1), never all (wait_group 0).
+// Where they do not fit, the tile's MMAs are all retired before its epilogue. The virtual
+// device proves both orders correct (verify); this pins which order each config gets.
+TEST(MatmulSm90, EpilogueOverlapsTheNextTilesFirstMmasWhereTwoAccumulatorsFit) {
+  auto wait_all_before_first_store = [](const MatmulConfig& c) {
+    MatmulProblem p{.m = 1024, .n = 1024, .k = 512};
+    std::string ptx = ::mgpu::testing::folded(core::compile_module(build_matmul(p, c, hopper()).mlir, hopper()).units.at(0).ptx);
+    size_t store = ptx.find("st.shared");
+    size_t mma = ptx.rfind("wgmma.mma_async", store);
+    EXPECT_NE(store, std::string::npos);
+    EXPECT_NE(mma, std::string::npos);
+    return ptx.substr(mma, store - mma).find("wgmma.wait_group.sync.aligned 0;") != std::string::npos;
+  };
+  MatmulConfig small;  // 64 x 128 per warpgroup: 64 accumulator registers, twice 128 <= 200
+  small.tile_m = 64;
+  MatmulConfig big;    // the default 128 x 128: 128 registers, twice is too many
+  ASSERT_TRUE(overlaps_epilogue(small));
+  ASSERT_FALSE(overlaps_epilogue(big));
+  EXPECT_FALSE(wait_all_before_first_store(small));
+  EXPECT_TRUE(wait_all_before_first_store(big));
+}
+
 TEST(MatmulSm90, RegisterRuleAgreesWithTheAssembler) {
   // Configs rejected only for their accumulator must really spill when built anyway, and the
   // largest accepted accumulator must not.

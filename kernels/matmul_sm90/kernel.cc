@@ -226,61 +226,57 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     }
     Value lane_row = e.add(e.mul(warp, e.c32(16)), r);
 
-    e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
-      auto [m0, n0] = tile_origin(iter);
-      Values init;
-      // No zeroed accumulator: the tile's first MMA overwrites it (scale-d = 0, below).
-      for (int mb = 0; mb < mblocks; ++mb) init.push_back(core::ir::wgmma_undefined_accumulator(e, c.tile_n));
-      Values accs = e.for_loop(zero, k_iters, one, init, [&](Value k, mlir::ValueRange carried) {
-        Value step = e.add(e.mul(iter, k_iters), k);
-        core::ir::SlotPhase sp = BarrierRing::slot_phase(e, step, S);
-        full.wait(e, sp.slot, sp.parity);
-        Value a_stage = e.add(e.c32(g.a_off), e.mul(sp.slot, e.c32(g.a_stage)));
-        Value b_stage = e.add(e.c32(g.b_off), e.mul(sp.slot, e.c32(g.b_stage)));
-        Values acc(carried.begin(), carried.end());
-        core::ir::wgmma_fence(e);
-        Value keep = mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getBoolAttr(true));
-        Value accumulate_first = e.ult(zero, k);  // the tile's first k-step starts from A.B
-        for (int kk = 0; kk < c.tile_k / 16; ++kk) {
-          int kbytes = kk * 16 * g.in;
-          int atom = kbytes / g.swz, in_atom = kbytes % g.swz;
-          Value db;
-          if (g.b_k_major) {
-            Value off = e.add(b_stage, e.add(e.c32(std::int64_t(atom) * g.cn * g.swz + in_atom),
-                                             e.mul(wg_col, e.c32(g.swz))));
-            db = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
-          } else {
-            // N-major: atoms of 64 N-columns, each tile_k rows of 128 bytes; a k16 step is 16 rows.
-            Value first_atom = e.div(wg_col, e.c32(128 / g.in));
-            Value off = e.add(b_stage, e.add(e.mul(first_atom, e.c32(c.tile_k * 128)), e.c32(kk * 16 * 128)));
-            db = core::ir::smem_descriptor(e, e.smem_offset(smem, off), Swizzle::B128, c.tile_k * 128, 1024);
-          }
-          for (int mb = 0; mb < mblocks; ++mb) {
-            Value row = e.add(wg_row, e.c32(mb * 64));
-            Value off = e.add(a_stage, e.add(e.c32(std::int64_t(atom) * g.cm * g.swz + in_atom), e.mul(row, e.c32(g.swz))));
-            Value da = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
-            acc[mb] = core::ir::wgmma_scaled(e, acc[mb], da, db, c.tile_n, mma_input(p.in_dtype), true,
-                                             g.b_k_major, kk == 0 ? accumulate_first : keep);
-          }
+    // One k-step of tile `iter`: wait for its stage, issue its MMAs (the tile's first k-step
+    // with scale-d = 0: no zeroed accumulator), commit, and retire the previous step's MMAs,
+    // freeing its stage (`tile_first`: the step is issued ahead, before the previous tile's
+    // epilogue; its stage is freed by the next step).
+    auto k_step = [&](Value iter, Value k, Values acc, bool tile_first) {
+      Value step = e.add(e.mul(iter, k_iters), k);
+      core::ir::SlotPhase sp = BarrierRing::slot_phase(e, step, S);
+      full.wait(e, sp.slot, sp.parity);
+      Value a_stage = e.add(e.c32(g.a_off), e.mul(sp.slot, e.c32(g.a_stage)));
+      Value b_stage = e.add(e.c32(g.b_off), e.mul(sp.slot, e.c32(g.b_stage)));
+      core::ir::wgmma_fence(e);
+      Value keep = mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getBoolAttr(true));
+      Value accumulate = tile_first ? mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getBoolAttr(false)).getResult()
+                                    : e.ult(zero, k);  // the tile's first k-step starts from A.B
+      for (int kk = 0; kk < c.tile_k / 16; ++kk) {
+        int kbytes = kk * 16 * g.in;
+        int atom = kbytes / g.swz, in_atom = kbytes % g.swz;
+        Value db;
+        if (g.b_k_major) {
+          Value off = e.add(b_stage, e.add(e.c32(std::int64_t(atom) * g.cn * g.swz + in_atom),
+                                           e.mul(wg_col, e.c32(g.swz))));
+          db = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
+        } else {
+          // N-major: atoms of 64 N-columns, each tile_k rows of 128 bytes; a k16 step is 16 rows.
+          Value first_atom = e.div(wg_col, e.c32(128 / g.in));
+          Value off = e.add(b_stage, e.add(e.mul(first_atom, e.c32(c.tile_k * 128)), e.c32(kk * 16 * 128)));
+          db = core::ir::smem_descriptor(e, e.smem_offset(smem, off), Swizzle::B128, c.tile_k * 128, 1024);
         }
-        core::ir::wgmma_commit(e);
-        core::ir::wgmma_wait(e, 1);  // the previous step's MMAs are done: its stage is free
-        e.if_then(e.ult(zero, k), [&] { release(e.sub(step, one)); });
-        return acc;
-      });
-      core::ir::wgmma_wait(e, 0);
-      release(e.sub(e.mul(e.add(iter, one), k_iters), one));
+        for (int mb = 0; mb < mblocks; ++mb) {
+          Value row = e.add(wg_row, e.c32(mb * 64));
+          Value off = e.add(a_stage, e.add(e.c32(std::int64_t(atom) * g.cm * g.swz + in_atom), e.mul(row, e.c32(g.swz))));
+          Value da = core::ir::smem_descriptor(e, e.smem_offset(smem, off), swizzle_of(g.swz), 16, 8 * g.swz);
+          acc[mb] = core::ir::wgmma_scaled(e, acc[mb], da, db, c.tile_n, mma_input(p.in_dtype), true,
+                                           g.b_k_major, kk == 0 ? accumulate : keep);
+        }
+      }
+      core::ir::wgmma_commit(e);
+      core::ir::wgmma_wait(e, 1);  // the previous step's MMAs are done: its stage is free
+      if (!tile_first) e.if_then(e.ult(zero, k), [&] { release(e.sub(step, one)); });
+      return acc;
+    };
 
-      // ---- epilogue: pieces of epi_tile_m x epi_tile_n through this warpgroup's SMEM buffer,
-      // kept as swizzled column atoms (staging_offset above), one TMA store box per atom.
+    // The epilogue of one tile: pieces of epi_tile_m x epi_tile_n through this warpgroup's SMEM
+    // buffer, kept as swizzled column atoms (above), one TMA store box per atom.
+    auto epilogue = [&](const Values& accs, Value m0, Value n0) {
       const int EM = c.epi_tile_m, EN = c.epi_tile_n;
       const int groups_per_atom = W / (8 * g.out);  // 8-column fragment groups in an atom row
       Value buffer = e.smem_offset(smem, e.add(e.c32(g.epi_off), e.mul(cw, e.c32(std::int64_t(EM) * EN * g.out))));
       // Each warpgroup syncs its own epilogue (named barrier 1 or 2): its buffer, its stores and
-      // its store waits are its own, so one warpgroup's epilogue runs while the other issues
-      // the next tile's MMAs, as far as the pipeline's stages let it run ahead. Until
-      // 2026-11-23 one 256-thread barrier held both warpgroups in step, idling the tensor cores
-      // for the whole epilogue.
+      // its store waits are its own, so neither waits for the other's pieces (until 2026-11-23
+      // one 256-thread barrier held both in step at every piece).
       Value epi_bar = e.add(cw, one);
       mlir::Type out_t = element_type(e, p.out_dtype);
       auto pair_t = mlir::VectorType::get({2}, out_t);
@@ -295,7 +291,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
                 Value pair = mlir::LLVM::UndefOp::create(e.b, e.loc, pair_t);
                 for (int x = 0; x < 2; ++x) {
                   Value v = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[mb], 4 * j + 2 * half + x);
-                  if (swap) {  // this lane writes group j ^ d in slot j (staging_offset above)
+                  if (swap) {  // this lane writes group j ^ d in slot j (above)
                     Value w = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[mb], 4 * (j ^ swap_d) + 2 * half + x);
                     v = e.select(swap, w, v);
                   }
@@ -319,8 +315,45 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
             core::ir::tma_store_commit(e);
           });
         }
-      return Values{};
-    });
+    };
+
+    // The tile loop. When two accumulators fit the registers (overlaps_epilogue), tile i's first
+    // k-step is issued before tile i-1's epilogue, which then runs beside those MMAs (wgmma is
+    // asynchronous: the epilogue reads the finished accumulator while the tensor cores write
+    // the next one); otherwise each tile's epilogue follows its own k-loop.
+    auto undefined = [&] {
+      Values v;
+      for (int mb = 0; mb < mblocks; ++mb) v.push_back(core::ir::wgmma_undefined_accumulator(e, c.tile_n));
+      return v;
+    };
+    auto k_loop = [&](Value iter, Value from, Values init) {
+      Values accs = e.for_loop(from, k_iters, one, init, [&](Value k, mlir::ValueRange carried) {
+        return k_step(iter, k, Values(carried.begin(), carried.end()), false);
+      });
+      core::ir::wgmma_wait(e, 0);
+      release(e.sub(e.mul(e.add(iter, one), k_iters), one));
+      return accs;
+    };
+    if (!overlaps_epilogue(c)) {
+      e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
+        auto [m0, n0] = tile_origin(iter);
+        epilogue(k_loop(iter, zero, undefined()), m0, n0);
+        return Values{};
+      });
+    } else {
+      Values last = e.for_loop(zero, my_tiles, one, undefined(), [&](Value iter, mlir::ValueRange previous) {
+        Values first = k_step(iter, zero, undefined(), true);  // in flight during the epilogue
+        e.if_then(e.ult(zero, iter), [&] {
+          auto [m0, n0] = tile_origin(e.sub(iter, one));
+          epilogue(Values(previous.begin(), previous.end()), m0, n0);
+        });
+        return k_loop(iter, one, first);
+      });
+      e.if_then(e.ult(zero, my_tiles), [&] {
+        auto [m0, n0] = tile_origin(e.sub(my_tiles, one));
+        epilogue(last, m0, n0);
+      });
+    }
     e.if_then(leader, [&] { core::ir::tma_store_wait(e, 0, false); });
   });
 

@@ -30,6 +30,12 @@ using kernels::Rejection;
 // still spills between 137 and 200, which `compile` shows as spill bytes.)
 inline constexpr int kMaxAccumulatorRegisters = 200;
 
+// Whether the kernel overlaps a tile's epilogue with the next tile's first MMAs: the two
+// accumulators are live together then, so both must fit that same bound (tiles of at most
+// 96 registers, e.g. 64x192 per warpgroup). Not a tuning parameter: where it fits it only
+// hides work, and the whole-space SASS test shows it spills nowhere.
+inline bool overlaps_epilogue(const MatmulConfig& c) { return 2 * c.accumulator_registers() <= kMaxAccumulatorRegisters; }
+
 void check_problem(const MatmulProblem& p);
 std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch);
 
