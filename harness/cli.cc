@@ -16,6 +16,7 @@
 #include "harness/cmd_import.h"
 #include "harness/cmd_matmul.h"
 #include "harness/cmd_results.h"
+#include "harness/cmd_sass.h"
 #include "harness/cmd_space.h"
 #include "harness/cmd_worker.h"
 #include "harness/exit_codes.h"
@@ -38,6 +39,7 @@ int run_cli(int argc, char** argv) {
       "  mgpu-tune space matmul --arch sm_90a --m 8192 --n 8192 --k 8192\n"
       "  mgpu-tune compile matmul --arch sm_90a --all\n"
       "  mgpu-tune compile --mlir k.mlir --arch sm_100a --emit ptx\n"
+      "  mgpu-tune sass k.cubin --ptxas-log k.log   registers, spills, main-loop SASS of any cubin\n"
       "  mgpu-tune best --db mgpu-tune.db\n"
       "  mgpu-tune export --db mgpu-tune.db --format cpp -o tuned_configs.h\n"
       "  mgpu-tune matmul --arch sm_90a --m 8192 --n 8192 --k 8192 --dtype bf16\n"
@@ -60,6 +62,7 @@ int run_cli(int argc, char** argv) {
   add_matmul_command(app);
   add_emulate_command(app);
   add_verify_command(app);
+  add_sass_command(app);
   app.footer(examples);
 
   try {

@@ -20,6 +20,7 @@
 #include "harness/config_option.h"
 #include "harness/numeric_options.h"
 #include "harness/problem_options.h"
+#include "harness/sass_report.h"
 #include "kernels/matmul_template.h"
 
 namespace mgpu::harness {
@@ -39,41 +40,11 @@ struct Options {
   std::string assembler = "auto";
 };
 
-nlohmann::json to_json(const core::SassCounts& c) {
-  return {{"instructions", c.instructions}, {"mma", c.mma},           {"tma", c.tma},
-          {"sync", c.sync},                 {"warpgroup_sync", c.warpgroup_sync}, {"local_memory", c.local_memory},
-          {"setmaxnreg", c.setmaxnreg}};
-}
-
-// The SASS evidence of one compiled kernel: its counts, and the assembler's advisory codes.
+// The SASS evidence of one compiled kernel: its counts, the assembler's advisory codes, lints.
 nlohmann::json sass_evidence(const core::CompiledUnit& u, int spill_store_bytes) {
-  core::KernelEvidence k{core::profile_sass(core::disassemble(u.cubin.image)), core::assembler_advisories(u.cubin.log),
-                         spill_store_bytes, u.ptx.find("setmaxnreg") != std::string::npos};
-  const core::SassProfile& sp = k.sass;
-  nlohmann::json lints = nlohmann::json::array();
-  for (const core::Lint& l : core::lints(k)) lints.push_back({{"code", l.code}, {"message", l.message}});
-  nlohmann::json j = {{"function", sp.function}, {"whole", to_json(sp.whole)},
-                      {"setmaxnreg_kept", sp.whole.setmaxnreg > 0}, {"advisories", k.advisories}, {"lints", lints}};
-  if (sp.has_main_loop) j["main_loop"] = to_json(sp.main_loop);
-  return j;
-}
-
-std::string sass_line(const nlohmann::json& s) {
-  std::string advisories;
-  for (const auto& a : s["advisories"]) advisories += " " + a.get<std::string>();
-  std::string loop = "no main loop found";
-  if (s.contains("main_loop")) {
-    const auto& m = s["main_loop"];
-    loop = fmt::format("main loop {} instructions: {} MMA, {} TMA, {} barrier, {} warpgroup arrive/wait, {} local",
-                       m["instructions"].get<int>(), m["mma"].get<int>(), m["tma"].get<int>(), m["sync"].get<int>(),
-                       m["warpgroup_sync"].get<int>(), m["local_memory"].get<int>());
-  }
-  std::string lints;
-  for (const auto& l : s["lints"]) lints += fmt::format("\n      lint {}: {}", l["code"].get<std::string>(), l["message"].get<std::string>());
-  return fmt::format("      sass: setmaxnreg {}; {}; whole kernel {} local-memory ops; advisories:{}{}",
-                     s["setmaxnreg_kept"].get<bool>() ? "kept" : "dropped or unused", loop,
-                     s["whole"]["local_memory"].get<int>(), advisories.empty() ? " none" : advisories,
-                     lints.empty() ? "; lints: none" : lints);
+  return sass_evidence_json({core::profile_sass(core::disassemble(u.cubin.image)),
+                             core::assembler_advisories(u.cubin.log), spill_store_bytes,
+                             u.ptx.find("setmaxnreg") != std::string::npos});
 }
 
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
@@ -89,13 +60,7 @@ void run(const Options& o) {
   t.check_problem(p);
   if (o.all == !o.config_json.empty())
     throw core::Error(core::ErrorKind::InvalidInput, "give exactly one of --config JSON and --all");
-  if (o.sass && !core::find_nvdisasm()) {
-    std::string tried;
-    for (const std::string& c : core::nvdisasm_candidates()) tried += " " + c;
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("--sass needs nvdisasm, found at none of:{} (scripts/cuda_tools.sh installs it; "
-                                  "or set MGPU_NVDISASM)", tried));
-  }
+  if (o.sass) require_nvdisasm("--sass");
 
   // The configs, and for each the kernel it builds (deduplicated by module text).
   std::vector<core::TuningConfig> configs;

@@ -87,6 +87,26 @@ TEST(SassProfile, TheMainLoopIsTheInnermostLoopHoldingAnMma) {
   EXPECT_FALSE(profile_sass(".global k\n /*0000*/ EXIT ;\n").has_main_loop);
 }
 
+TEST(SassProfile, AFunctionIsPickedByName) {
+  // `mgpu-tune sass --kernel NAME` on a cubin of several functions: only NAME's code counts.
+  const char* text = R"(
+        .global         first
+        /*0000*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], RZ, !UPT ;
+        /*0010*/                   EXIT ;
+        .global         second
+        /*0000*/                   STL [R1], R2 ;
+        /*0010*/                   EXIT ;
+)";
+  EXPECT_EQ(profile_sass(text).function, "first");
+  EXPECT_EQ(profile_sass(text).whole.mma, 1);
+  SassProfile second = profile_sass(text, "second");
+  EXPECT_EQ(second.function, "second");
+  EXPECT_EQ(second.whole.mma, 0);
+  EXPECT_EQ(second.whole.local_memory, 1);
+  EXPECT_EQ(second.whole.instructions, 2);
+  EXPECT_EQ(profile_sass(text, "third").whole.instructions, 0);
+}
+
 
 // Performance lints: nothing on the clean kernel; on each defect, its lint and only its lint.
 std::vector<std::string> codes(const KernelEvidence& k) {

@@ -27,7 +27,7 @@ void count(SassCounts& c, const std::string& op) {
 
 }  // namespace
 
-SassProfile profile_sass(std::string_view text) {
+SassProfile profile_sass(std::string_view text, std::string_view wanted) {
   // nvdisasm -c: "        /*1cb0*/   @!P0 HGMMA.64x128x16.F32.BF16 R24, ... ;" and labels ".L_x_7:".
   static const std::regex instr(R"(^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);)");
   static const std::regex label(R"(^(\.L_x_[0-9]+):)");
@@ -38,15 +38,17 @@ SassProfile profile_sass(std::string_view text) {
   std::map<std::string, std::size_t> label_at;  // label -> index of the next instruction
   std::istringstream in{std::string(text)};
   std::string line;
-  bool second_function = false;
+  // A listing holds one function after another; `inside` is true in the one profiled.
+  bool inside = wanted.empty();
   while (std::getline(in, line)) {
     std::smatch m;
     if (std::regex_search(line, m, function)) {
-      if (!p.function.empty()) second_function = true;
-      else p.function = m[1];
+      if (!p.function.empty()) break;  // the function profiled has ended
+      inside = wanted.empty() || m[1].str() == wanted;
+      if (inside) p.function = m[1];
       continue;
     }
-    if (second_function) break;
+    if (!inside) continue;
     if (std::regex_search(line, m, label)) label_at[m[1]] = code.size();
     else if (std::regex_search(line, m, instr)) {
       Instruction i{m[1], ""};

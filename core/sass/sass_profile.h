@@ -1,6 +1,7 @@
 // What the machine code of one compiled kernel shows (issue 19), read from nvdisasm's text.
-// Contract: profile_sass() counts instructions by class for the whole first function of the
-// listing and for its main loop: the innermost loop (a backward branch to a label, the span
+// Contract: profile_sass() counts instructions by class for one function of the listing (the
+// one named, else the first; a name the listing lacks gives an empty profile: function "",
+// no instructions) and for its main loop: the innermost loop (a backward branch to a label, the span
 // from label to branch) that holds a tensor-core MMA, i.e. the k-loop of a matmul. A tile's
 // peeled first k-step and the epilogue are outside it. assembler_advisories() lists the
 // "(Cnnnn)" codes of a ptxas/nvJitLink verbose log, each once, in order of first appearance.
@@ -28,7 +29,7 @@ struct SassProfile {
   bool has_main_loop = false;
 };
 
-SassProfile profile_sass(std::string_view nvdisasm_text);
+SassProfile profile_sass(std::string_view nvdisasm_text, std::string_view function = {});
 std::vector<std::string> assembler_advisories(std::string_view log);
 
 }  // namespace mgpu::core

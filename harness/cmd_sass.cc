@@ -1,0 +1,133 @@
+#include "harness/cmd_sass.h"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/cubin.h"
+#include "core/error.h"
+#include "core/sass/cubin_elf.h"
+#include "core/sass/nvdisasm.h"
+#include "core/sass/sass_profile.h"
+#include "harness/exit_codes.h"
+#include "harness/sass_report.h"
+
+namespace mgpu::harness {
+namespace {
+
+struct Options {
+  std::string cubin, kernel, ptxas_log, ptx;
+  bool json = false;
+};
+
+std::string read_file(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot read {} '{}'", what, path));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string names_of(const std::vector<core::CubinFunction>& fs) {
+  std::string out;
+  for (const auto& f : fs) out += (out.empty() ? "" : ", ") + f.name;
+  return out;
+}
+
+void run(const Options& o) {
+  // Everything the user gave is checked before nvdisasm runs (it takes a quarter second).
+  const std::string image = read_file(o.cubin, "cubin");
+  std::vector<core::CubinFunction> functions;
+  try {
+    functions = core::cubin_functions(image);
+  } catch (const core::Error& e) {
+    throw core::Error(e.kind(), fmt::format("'{}' is {}", o.cubin, e.what()));
+  }
+  if (functions.empty()) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("'{}' holds no code", o.cubin));
+  const core::CubinFunction* f = &functions.front();
+  if (!o.kernel.empty()) {
+    f = nullptr;
+    for (const auto& c : functions) if (c.name == o.kernel) f = &c;
+    if (!f)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("no kernel '{}' in '{}'; it holds: {}", o.kernel, o.cubin, names_of(functions)));
+  }
+  std::optional<core::KernelResources> from_log;
+  std::vector<std::string> advisories;
+  if (!o.ptxas_log.empty()) {
+    const std::string log = read_file(o.ptxas_log, "ptxas log");
+    auto reported = core::parse_assembler_report(log);
+    auto r = reported.find(f->name);
+    if (r == reported.end())
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("the ptxas log '{}' reports no function '{}' (give the `ptxas -v` output "
+                                    "of the PTX this cubin was assembled from)", o.ptxas_log, f->name));
+    from_log = r->second;
+    advisories = core::assembler_advisories(log);
+  }
+  std::optional<bool> ptx_asks_setmaxnreg;
+  if (!o.ptx.empty()) ptx_asks_setmaxnreg = read_file(o.ptx, "PTX file").find("setmaxnreg") != std::string::npos;
+  require_nvdisasm("sass");
+
+  core::KernelEvidence k{core::profile_sass(core::disassemble(image), f->name), advisories,
+                         from_log ? from_log->spill_store_bytes : 0, ptx_asks_setmaxnreg.value_or(false)};
+  const int registers = from_log ? from_log->registers : f->registers;
+  nlohmann::json functions_json = nlohmann::json::array();
+  for (const auto& c : functions) functions_json.push_back({{"name", c.name}, {"registers", c.registers}});
+  nlohmann::json out = {{"cubin", o.cubin},
+                        {"kernel", f->name},
+                        {"functions", functions_json},
+                        {"registers", registers},
+                        {"registers_from", from_log ? "ptxas log" : "cubin"},
+                        {"spill_store_bytes", from_log ? nlohmann::json(from_log->spill_store_bytes) : nlohmann::json()},
+                        {"spill_load_bytes", from_log ? nlohmann::json(from_log->spill_load_bytes) : nlohmann::json()},
+                        {"ptx_asks_setmaxnreg", ptx_asks_setmaxnreg ? nlohmann::json(*ptx_asks_setmaxnreg) : nlohmann::json()},
+                        {"sass", sass_evidence_json(k)}};
+  if (o.json) {
+    std::cout << out.dump(2) << "\n";
+    return;
+  }
+  std::string spills = from_log ? fmt::format("{} bytes spill stores, {} bytes spill loads", from_log->spill_store_bytes,
+                                              from_log->spill_load_bytes)
+                                : "spills unknown (give --ptxas-log)";
+  fmt::print("{}: kernel {} ({} of {} in the cubin): {} registers, {}\n", o.cubin, f->name, f - functions.data() + 1,
+             functions.size(), registers, spills);
+  fmt::print("{}\n", sass_line(out["sass"]));
+  if (!o.ptx.empty() && !*ptx_asks_setmaxnreg)
+    fmt::print("      (the PTX asks for no setmaxnreg: one register budget for every warp)\n");
+}
+
+}  // namespace
+
+void add_sass_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "sass",
+      "What the machine code of any cubin shows (nvdisasm): whether setmaxnreg survived, the main loop's "
+      "(the innermost loop holding an MMA: a matmul's k-loop) MMA/TMA/barrier/warpgroup-wait/local-memory counts, "
+      "and performance lints -- the evidence of 'compile matmul --sass', for a cubin from any compiler");
+  cmd->add_option("cubin", o->cubin, "The cubin (ELF written by ptxas or nvJitLink)")->required();
+  cmd->add_option("--kernel", o->kernel, "The function to profile (default: the cubin's first)");
+  cmd->add_option("--ptxas-log", o->ptxas_log,
+                  "The `ptxas -v` output of this cubin: registers and spill bytes as the assembler reports them, and "
+                  "its advisory codes (e.g. C7504: setmaxnreg ignored)");
+  cmd->add_option("--ptx", o->ptx, "The PTX this cubin was assembled from: tells whether it asked for setmaxnreg, "
+                                   "so that a dropped one is linted");
+  cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->footer(std::string(
+      "Examples:\n"
+      "  mgpu-tune compile matmul --arch sm_90a --config {} --emit-dir out/\n"
+      "  mgpu-tune sass out/*.cubin\n"
+      "  ptxas -arch=sm_90a -v k.ptx -o k.cubin 2> k.log && mgpu-tune sass k.cubin --ptx k.ptx --ptxas-log k.log --json\n"
+      "Needs nvdisasm (the CUDA toolkit's, $MGPU_NVDISASM, or scripts/cuda_tools.sh's). Counts are per loop\n"
+      "iteration of one warpgroup's code; a compiler that unrolls the k-loop puts several k-steps in one.\n") +
+              kExitCodesHelp);  // replacing the footer drops the inherited one: say it again
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace mgpu::harness
