@@ -26,6 +26,13 @@ Value descriptor_with_address(Emitter& e, Value smem_ptr, std::uint64_t constant
   return mlir::arith::OrIOp::create(e.b, e.loc, addr_field, e.c64(static_cast<std::int64_t>(constant_bits)));
 }
 
+Value descriptor_advanced(Emitter& e, Value desc, std::int64_t bytes) {
+  if (bytes % 16 != 0 || bytes < 0 || bytes >= (1 << 18))
+    throw Error(ErrorKind::Compile, fmt::format("descriptor_advanced: {} bytes is no 16-byte step inside shared memory", bytes));
+  if (bytes == 0) return desc;
+  return mlir::arith::AddIOp::create(e.b, e.loc, desc, e.c64(bytes >> 4));
+}
+
 Value smem_descriptor(Emitter& e, Value smem_ptr, Swizzle swizzle, std::int64_t lbo, std::int64_t sbo) {
   return descriptor_with_address(e, smem_ptr, wgmma_descriptor_bits(swizzle, lbo, sbo));
 }

@@ -20,6 +20,10 @@ mlir::Value smem_descriptor(Emitter& e, mlir::Value smem_ptr, Swizzle swizzle, s
                             std::int64_t stride_byte_offset);
 // The descriptor of `smem_ptr` with the given constant part (the address field filled in).
 mlir::Value descriptor_with_address(Emitter& e, mlir::Value smem_ptr, std::uint64_t constant_bits);
+// `desc` moved `bytes` (a multiple of 16) further: one 64-bit add on the address field, which
+// holds (address & 0x3FFFF) >> 4 in bits 0-13. Exact while address + bytes stays below 256 KiB
+// (no carry out of the field), which every CTA's shared window (at most 228 KiB) guarantees.
+mlir::Value descriptor_advanced(Emitter& e, mlir::Value desc, std::int64_t bytes);
 
 mlir::Type wgmma_accumulator_type(Emitter& e, int n);
 mlir::Value wgmma_zero_accumulator(Emitter& e, int n);
