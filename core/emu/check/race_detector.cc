@@ -5,7 +5,8 @@
 namespace mgpu::emu {
 
 RaceDetector::RaceDetector(int threads, std::size_t smem_bytes)
-    : threads_(threads), vc_(static_cast<std::size_t>(threads) * threads, 0), write_(smem_bytes), read_(smem_bytes) {
+    : threads_(threads), vc_(static_cast<std::size_t>(threads) * threads, 0), events_(threads, 0),
+      joined_at_(threads, 0), joined_key_(threads, 0), write_(smem_bytes), read_(smem_bytes) {
   for (int t = 0; t < threads; ++t) vc(t)[t] = 1;
 }
 
@@ -17,6 +18,7 @@ bool RaceDetector::ordered_before(const Epoch& e, int thread) const {
 
 RaceDetector::Conflict RaceDetector::on_write(int thread, std::uint32_t offset, std::uint32_t bytes, int pc) {
   Conflict c;
+  ++events_[thread];
   const std::uint32_t now = vc(thread)[thread];
   for (std::uint32_t i = 0; i < bytes; ++i) {
     Epoch& w = write_[offset + i];
@@ -30,6 +32,7 @@ RaceDetector::Conflict RaceDetector::on_write(int thread, std::uint32_t offset, 
 
 RaceDetector::Conflict RaceDetector::on_read(int thread, std::uint32_t offset, std::uint32_t bytes, int pc) {
   Conflict c;
+  ++events_[thread];
   const std::uint32_t now = vc(thread)[thread];
   for (std::uint32_t i = 0; i < bytes; ++i) {
     const Epoch& w = write_[offset + i];
@@ -43,18 +46,27 @@ void RaceDetector::release(int thread, Clock& sync) {
   const std::uint32_t* mine = vc(thread);
   for (int u = 0; u < threads_; ++u) sync[u] = std::max(sync[u], mine[u]);
   ++vc(thread)[thread];
+  ++events_[thread];
 }
 
 void RaceDetector::acquire(int thread, const Clock& sync) {
   std::uint32_t* mine = vc(thread);
   for (int u = 0; u < threads_; ++u) mine[u] = std::max(mine[u], sync[u]);
+  ++events_[thread];
 }
 
 void RaceDetector::join(const std::vector<int>& threads) {
   if (threads.size() < 2) return;
+  // The join's identity: one warp's lane mask (threads of several warps never skip).
+  std::uint64_t key = static_cast<std::uint64_t>(threads[0] / 32 + 1) << 32;
+  for (int t : threads) key = t / 32 == threads[0] / 32 && key ? key | (1ull << (t % 32)) : 0;
+  bool repeat = key != 0;
+  for (int t : threads) repeat = repeat && joined_key_[t] == key && joined_at_[t] == events_[t];
+  if (repeat) return;
   Clock all = empty_clock();
   for (int t : threads) release(t, all);
   for (int t : threads) acquire(t, all);
+  for (int t : threads) joined_key_[t] = key, joined_at_[t] = events_[t];
 }
 
 }  // namespace mgpu::emu

@@ -38,6 +38,10 @@ class RaceDetector {
   void acquire(int thread, const Clock& sync);
   Clock empty_clock() const { return Clock(static_cast<std::size_t>(threads_), 0); }
   // Threads that synchronize together (a warp collective): all of them end up ordered after all.
+  // A join of the same lanes of one warp that repeats one with nothing in between (no access,
+  // release or acquire by any of them) is skipped: it would only advance their own counters,
+  // which orders nothing new. Every .aligned instruction joins its warp (wgmma's fence, MMAs,
+  // commit and wait), so without this the k-loop spent most of its time merging clocks.
   void join(const std::vector<int>& threads);
 
  private:
@@ -52,6 +56,9 @@ class RaceDetector {
 
   int threads_;
   std::vector<std::uint32_t> vc_;  // threads x threads
+  std::vector<std::uint64_t> events_;      // per thread: accesses, releases and acquires so far
+  std::vector<std::uint64_t> joined_at_;   // per thread: events_ right after its last join
+  std::vector<std::uint64_t> joined_key_;  // per thread: that join's warp and lanes (0: none)
   std::vector<Epoch> write_, read_;
 };
 
