@@ -149,11 +149,11 @@ std::string fixture(const std::string& name) {
 // predicted slower than ptxas's (kept); the ptxas log of the template before the scale-d fix
 // (waits injected in the first k-step) is serialised MMAs in the first step only.
 TEST(LintPenalties, DefectsFromTheSassFixtures) {
-  core::KernelEvidence kept{core::profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true};
+  core::KernelEvidence kept{core::profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true, {}};
   core::KernelEvidence dropped{core::profile_sass(fixture("sm90a_default_nvjitlink.sass")),
-                               core::assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 0, true};
+                               core::assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 0, true, {}};
   core::KernelEvidence injected{core::profile_sass(fixture("sm90a_default_ptxas.sass")),
-                                core::assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")), 0, true};
+                                core::assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")), 0, true, {}};
   KernelDefects k = defects_of(kept), d = defects_of(dropped), s = defects_of(injected);
   EXPECT_TRUE(k.known);
   EXPECT_FALSE(k.any());

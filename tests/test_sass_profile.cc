@@ -99,13 +99,13 @@ std::vector<std::string> codes(const KernelEvidence& k) {
 }
 
 TEST(PerformanceLints, TheCleanKernelHasNone) {
-  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true};
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true, {}};
   EXPECT_TRUE(lints(k).empty());
 }
 
 TEST(PerformanceLints, NvJitLinkDroppingSetmaxnregIsOne) {
   KernelEvidence k{profile_sass(fixture("sm90a_default_nvjitlink.sass")),
-                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 0, true};
+                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 0, true, {}};
   EXPECT_EQ(codes(k), (std::vector<std::string>{"setmaxnreg-dropped"}));
   EXPECT_NE(lints(k)[0].message.find("C7504"), std::string::npos) << lints(k)[0].message;
   k.ptx_has_setmaxnreg = false;  // a kernel that never asked for a split loses nothing
@@ -114,7 +114,7 @@ TEST(PerformanceLints, NvJitLinkDroppingSetmaxnregIsOne) {
 
 TEST(PerformanceLints, InjectedWarpgroupWaitsAreSerialisedMmas) {
   KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")),
-                   assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")), 0, true};
+                   assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")), 0, true, {}};
   EXPECT_EQ(codes(k), (std::vector<std::string>{"serialised-mma"}));
   k.advisories.clear();
   k.sass.main_loop.warpgroup_sync = 16;  // the nvJitLink 128x192 kernel's k-loop
@@ -122,7 +122,7 @@ TEST(PerformanceLints, InjectedWarpgroupWaitsAreSerialisedMmas) {
 }
 
 TEST(PerformanceLints, SpillsAndLocalMemoryInTheMainLoop) {
-  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true};
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true, {}};
   EXPECT_EQ(codes(k), (std::vector<std::string>{"spills"}));
   k.sass.main_loop.local_memory = 606;
   EXPECT_EQ(codes(k), (std::vector<std::string>{"spills", "local-memory-in-main-loop"}));
@@ -154,7 +154,7 @@ TEST(BankConflicts, ReadBackFromAVerificationMessage) {
 }
 
 TEST(PerformanceLints, BankConflictsAreTheLastLintWithTheirCount) {
-  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true};
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true, {}};
   k.bank_conflicts = SharedBankConflicts{3584, 512, 4096, 512};
   EXPECT_EQ(codes(k), (std::vector<std::string>{"spills", "bank-conflicts"}));
   EXPECT_NE(lints(k)[1].message.find("3584 extra wavefronts"), std::string::npos) << lints(k)[1].message;
@@ -165,7 +165,7 @@ TEST(PerformanceLints, BankConflictsAreTheLastLintWithTheirCount) {
 
 TEST(KernelEvidence, RoundTripsThroughJsonAndReadsOlderRecords) {
   KernelEvidence k{profile_sass(fixture("sm90a_default_nvjitlink.sass")),
-                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 24, true};
+                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 24, true, {}};
   KernelEvidence back = evidence_from_json(evidence_json(k));
   EXPECT_EQ(back.sass.function, k.sass.function);
   EXPECT_EQ(back.sass.has_main_loop, k.sass.has_main_loop);
