@@ -41,6 +41,8 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                 {"interrupted", r.interrupted}, {"exhausted", r.exhausted}, {"top", top},
                                 {"verified", r.verified}, {"verify_failed", r.verify_failed},
                                 {"verify_reused", r.verify_reused}, {"unverified_why", r.unverified_why},
+                                {"lints", {{"evidence_recorded", r.evidence_recorded}, {"evidence_reused", r.evidence_reused},
+                                           {"linted", r.linted}, {"unavailable_why", r.lints_unavailable_why}}},
                                 {"db", o.db}}
                      .dump(2)
               << "\n";
@@ -74,6 +76,17 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                r.verify_failed ? fmt::format(" (their reports: 'mgpu-tune trials --db {} --source emulate')", o.db) : "");
   else if (!r.unverified_why.empty())
     fmt::print("not verified: {}\n", r.unverified_why);
+  // Issue 19: the SASS evidence behind the predictions (and the records best/report show).
+  if (!r.lints_unavailable_why.empty())
+    fmt::print("SASS lints not available: {}{}\n", r.lints_unavailable_why,
+               r.source == "model" ? "; predictions carry no SASS lint penalties (bank conflicts a verification "
+                                     "counted still do)"
+                                   : "");
+  else if (r.evidence_recorded + r.evidence_reused > 0)
+    fmt::print("SASS evidence: {} kernels disassembled, {} found in {}{}\n", r.evidence_recorded, r.evidence_reused, o.db,
+               r.source == "model" ? fmt::format("; {} configs predicted with lint penalties (see 'mgpu-tune best "
+                                                 "--include-model')", r.linted)
+                                   : "");
   if (r.top.empty()) {
     fmt::print("none of the trials succeeded: no config produced a result\n");
     if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");

@@ -17,6 +17,7 @@
 #include "harness/tune/shape_suite.h"
 #include "kernels/matmul_template.h"
 #include "results/export.h"
+#include "results/kernel_lints.h"
 #include "results/t4_store.h"
 #include "results/merge.h"
 #include "results/regress.h"
@@ -26,11 +27,21 @@
 namespace mgpu::harness {
 namespace {
 
-nlohmann::json trial_json(const results::TrialRow& t, const std::string& verification) {
+// A row's performance lints (issue 19): null when nothing was recorded for its kernel, else
+// the list, with what it rests on (SASS evidence, a verification's bank-conflict count).
+nlohmann::json lints_json(const results::KernelLints& k) {
+  if (!k.recorded()) return nullptr;
+  nlohmann::json list = nlohmann::json::array();
+  for (const core::Lint& l : k.lints) list.push_back({{"code", l.code}, {"message", l.message}});
+  return list;
+}
+
+nlohmann::json trial_json(const results::TrialRow& t, const std::string& verification, const results::KernelLints& k) {
   return {{"template", t.tmpl.name}, {"source_hash", t.tmpl.source_hash}, {"problem", t.problem.key},
           {"device", t.env.device_name}, {"arch", t.env.arch}, {"source", t.source},
           {"verification", verification}, {"median_ms", *t.median_ms}, {"tflops", results::tflops(t)}, {"noise", t.noise.value_or(0)},
-          {"config", nlohmann::json::parse(t.config_json)}, {"run", t.run_id}, {"trial", t.uuid}};
+          {"config", nlohmann::json::parse(t.config_json)}, {"run", t.run_id}, {"trial", t.uuid},
+          {"lints", lints_json(k)}, {"lints_from", {{"sass", k.sass}, {"verification", k.verified}}}};
 }
 
 // Every template this binary builds, with one config of its space: a C++ export declares
@@ -58,8 +69,10 @@ void add_best(CLI::App& app) {
   };
   auto o = std::make_shared<O>();
   auto* cmd = app.add_subcommand("best", "The best verified, measured config per template, problem and device, with "
-                                         "its verification (hardware, virtual or none); a config the virtual device "
-                                         "failed never ranks (the output says how many rows were skipped)");
+                                         "its verification (hardware, virtual or none) and its kernel's performance "
+                                         "lints as recorded (SASS evidence, bank conflicts counted by a "
+                                         "verification); a config the virtual device failed never ranks (the "
+                                         "output says how many rows were skipped)");
   cmd->add_option("--db", o->db, "Results database")->required();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_flag("--include-model", o->include_model, "Include predicted (model) results, labelled as such");
@@ -95,7 +108,7 @@ void add_best(CLI::App& app) {
     const std::string skipped = results::skipped_note(s, best.failed);
     if (o->json) {
       nlohmann::json j = nlohmann::json::array();
-      for (const auto& r : best.rows) j.push_back(trial_json(r.row, r.verification));
+      for (const auto& r : best.rows) j.push_back(trial_json(r.row, r.verification, results::kernel_lints(s, r.row)));
       std::cout << j.dump(2) << "\n";
       if (!skipped.empty()) fmt::print(stderr, "mgpu-tune: {}\n", skipped);  // stdout stays one JSON document
       return;
@@ -104,12 +117,12 @@ void add_best(CLI::App& app) {
       fmt::print("no {}results in {}{}\n", o->include_model ? "" : "measured, verified ", o->db,
                  o->include_model ? "" : " (--include-model shows predictions)");
     } else {
-      fmt::print("| template | problem | device | source | verification | median ms | TFLOP/s | noise | config |\n"
-                 "|---|---|---|---|---|---:|---:|---:|---|\n");
+      fmt::print("| template | problem | device | source | verification | median ms | TFLOP/s | noise | lints | config |\n"
+                 "|---|---|---|---|---|---:|---:|---:|---|---|\n");
       for (const auto& [r, verification] : best.rows) {
-        fmt::print("| {} | {} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | `{}` |\n", r.tmpl.name, r.problem.key,
+        fmt::print("| {} | {} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | {} | `{}` |\n", r.tmpl.name, r.problem.key,
                    r.env.device_name, r.source, verification, *r.median_ms, results::tflops(r),
-                   100 * r.noise.value_or(0), r.config_json);
+                   100 * r.noise.value_or(0), results::lints_text(results::kernel_lints(s, r)), r.config_json);
       }
     }
     if (!skipped.empty()) fmt::print("{}\n", skipped);

@@ -15,6 +15,7 @@
 #include "core/arch.h"
 #include "core/built_kernel.h"
 #include "core/tuning_config.h"
+#include "kernels/matmul_common/cost_model.h"
 #include "kernels/matmul_problem.h"
 #include "kernels/problem_class.h"
 #include "kernels/rejection.h"
@@ -51,6 +52,11 @@ class MatmulTemplate {
   virtual KernelShape kernel_shape(const core::TuningConfig& c) const = 0;
   // The analytic estimate of the kernel's time on `device`, in milliseconds ("model").
   virtual double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& device) const = 0;
+  // The estimate with its terms, and with the penalties of the compiled kernel's lints
+  // (issue 19; kernels/matmul_common/cost_model.h): a default KernelDefects (no evidence)
+  // gives predict_ms()'s estimate.
+  virtual Prediction predict(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& device,
+                             const KernelDefects& defects) const = 0;
 };
 
 const MatmulTemplate& matmul_template(const core::ArchSpec& arch);

@@ -19,6 +19,7 @@ int merge_databases(const std::vector<std::string>& inputs, const std::string& o
     std::map<std::int64_t, std::int64_t> run_map;
     for (const RunRow& r : src.runs()) run_map[r.id] = out.import_run(r);
     for (const TrialRow& t : src.trials()) added += out.import_trial(t, run_map.at(t.run_id));
+    for (const EvidenceRecord& e : src.all_evidence()) out.import_evidence(e);  // kernels' SASS evidence (schema 7)
   }
   return added;
 }

@@ -166,6 +166,22 @@ const char* const kMigrations[] = {
     // --t4`). A step in code (widen_trials_source): the table is rebuilt from its own SQL, so it
     // keeps whatever columns the steps before it added.
     kWidenTrialsSource,
+    // 7: the SASS evidence of compiled kernels (issue 19), gathered once per binary: a new
+    // table, nothing else changes. kernel_hash: core::kernel_hash of the PTX, as trials keep it;
+    // backend_hash: the toolchain that assembled it, as templates keep it; assembler: the one
+    // actually used (ptxas | nvjitlink: relocatable assembly drops setmaxnreg). evidence: JSON
+    // (core/sass/kernel_evidence.h); lints: what the recording mgpu-tune derived from it, for
+    // SQL readers (mgpu-tune derives them again from the evidence).
+    R"sql(
+    CREATE TABLE kernel_evidence(
+      kernel_hash TEXT NOT NULL,
+      backend_hash TEXT NOT NULL,
+      assembler TEXT NOT NULL,
+      evidence TEXT NOT NULL,
+      lints TEXT NOT NULL DEFAULT '[]',
+      created_at TEXT NOT NULL,
+      PRIMARY KEY(kernel_hash, backend_hash, assembler));
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 

@@ -75,6 +75,9 @@ Store Store::open(const std::string& path, OpenMode mode) {
     SQLite::Statement trials(*db, fmt::format("SELECT {}, {} {} LIMIT 0", kTrialColumns,
                                               later_trial_columns(schema), kTrialJoins));
     SQLite::Statement runs(*db, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs LIMIT 0");
+    if (schema >= 7)
+      SQLite::Statement evidence(*db, "SELECT kernel_hash, backend_hash, assembler, evidence, lints, created_at FROM "
+                                      "kernel_evidence LIMIT 0");
   } catch (const SQLite::Exception& e) {
     if ((e.getErrorCode() & 0xff) != SQLITE_ERROR) throw database_error(path, e);
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: {} (schema version {} has it); nothing was written",
@@ -475,6 +478,70 @@ Verification Store::verification(const VerificationKey& key) {
             : v.passed > 0 ? Verification::State::Verified
                            : Verification::State::None;
   return v;
+}
+
+static bool insert_evidence(SQLite::Database& db, const EvidenceRecord& e, const std::string& created_at) {
+  SQLite::Statement q(db, "INSERT OR IGNORE INTO kernel_evidence(kernel_hash, backend_hash, assembler, evidence, lints, "
+                          "created_at) VALUES (?,?,?,?,?,?)");
+  q.bind(1, e.kernel_hash);
+  q.bind(2, e.backend_hash);
+  q.bind(3, e.assembler);
+  q.bind(4, e.evidence);
+  q.bind(5, e.lints.empty() ? std::string("[]") : e.lints);
+  q.bind(6, created_at);
+  return q.exec() > 0;
+}
+
+void Store::record_evidence(const EvidenceRecord& e) {
+  if (schema_ < 7) return;
+  guard_database(path_, [&] { insert_evidence(*db_, e, now_utc()); });
+}
+
+bool Store::import_evidence(const EvidenceRecord& e) {
+  if (schema_ < 7) return false;
+  return guard_database(path_, [&] { return insert_evidence(*db_, e, e.created_at.empty() ? now_utc() : e.created_at); });
+}
+
+static EvidenceRecord read_evidence(SQLite::Statement& q) {
+  return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+          q.getColumn(3).getString(), q.getColumn(4).getString(), q.getColumn(5).getString()};
+}
+
+std::optional<EvidenceRecord> Store::evidence(const std::string& kernel_hash, const std::string& backend_hash,
+                                              const std::string& assembler) {
+  if (schema_ < 7 || kernel_hash.empty()) return std::nullopt;
+  return guard_database(path_, [&]() -> std::optional<EvidenceRecord> {
+    SQLite::Statement q(*db_, "SELECT kernel_hash, backend_hash, assembler, evidence, lints, created_at FROM "
+                              "kernel_evidence WHERE kernel_hash = ? AND backend_hash = ? AND (?3 = '' OR assembler = ?3) "
+                              "ORDER BY created_at DESC, rowid DESC LIMIT 1");
+    q.bind(1, kernel_hash);
+    q.bind(2, backend_hash);
+    q.bind(3, assembler);
+    if (!q.executeStep()) return std::nullopt;
+    return read_evidence(q);
+  });
+}
+
+std::vector<EvidenceRecord> Store::all_evidence() {
+  if (schema_ < 7) return {};
+  return guard_database(path_, [&] {
+    SQLite::Statement q(*db_, "SELECT kernel_hash, backend_hash, assembler, evidence, lints, created_at FROM "
+                              "kernel_evidence ORDER BY rowid");
+    std::vector<EvidenceRecord> out;
+    while (q.executeStep()) out.push_back(read_evidence(q));
+    return out;
+  });
+}
+
+std::optional<std::string> Store::passing_verification_message(const std::string& kernel_hash) {
+  if (schema_ < 5 || kernel_hash.empty()) return std::nullopt;
+  return guard_database(path_, [&]() -> std::optional<std::string> {
+    SQLite::Statement q(*db_, "SELECT message FROM trials WHERE source = 'emulate' AND status = 'ok' AND kernel_hash = ? "
+                              "ORDER BY id DESC LIMIT 1");
+    q.bind(1, kernel_hash);
+    if (!q.executeStep()) return std::nullopt;
+    return q.getColumn(0).getString();
+  });
 }
 
 std::string_view verification_label(const TrialRow& row, const Verification& virtual_device) {

@@ -105,6 +105,15 @@ struct Verification {
 // kernel and problem class) or "none".
 std::string_view verification_label(const TrialRow& row, const Verification& virtual_device);
 
+// The SASS evidence of one compiled kernel (schema 7, issue 19), recorded once per binary:
+// kernel_hash as trials keep it, backend_hash as templates keep it, the assembler used.
+struct EvidenceRecord {
+  std::string kernel_hash, backend_hash, assembler;
+  std::string evidence;  // JSON, core/sass/kernel_evidence.h
+  std::string lints;     // JSON [{code, message}] as the recording binary derived them
+  std::string created_at;
+};
+
 // Which trials to list; empty fields match anything.
 struct TrialFilter {
   std::optional<std::int64_t> run_id;
@@ -151,6 +160,20 @@ class Store {
                                 const std::string& config_json);
   // The virtual device's verdicts for a key (None without a kernel hash or on schema < 5).
   Verification verification(const VerificationKey& key);
+  // Kernel evidence (schema 7). record_evidence() keeps the first record of a key (the same
+  // binary gives the same evidence) and does nothing on an older read-only database's behalf:
+  // opened for writing, a database is at schema 7. evidence(): the record of that kernel and
+  // backend -- by that assembler, or when `assembler` is empty the latest of any -- or nullopt
+  // (none, or a read-only database older than schema 7). import_evidence() is merge's: false
+  // when the key is already here.
+  void record_evidence(const EvidenceRecord& e);
+  std::optional<EvidenceRecord> evidence(const std::string& kernel_hash, const std::string& backend_hash,
+                                         const std::string& assembler = "");
+  std::vector<EvidenceRecord> all_evidence();
+  bool import_evidence(const EvidenceRecord& e);
+  // The message of the latest passing verification of this kernel on the virtual device (it
+  // carries the shared-memory bank-conflict counts, core/sass/bank_conflicts.h), or nullopt.
+  std::optional<std::string> passing_verification_message(const std::string& kernel_hash);
   bool integrity_ok();
   SQLite::Database& db() { return *db_; }
   const std::string& path() const { return path_; }

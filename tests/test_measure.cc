@@ -101,6 +101,30 @@ TEST(TrialRequest, JsonRoundTrip) {
   EXPECT_EQ(back.problem.key(), r.problem.key());
   EXPECT_EQ(back.config, r.config);
   EXPECT_EQ(back.rule.min_samples, r.rule.min_samples);
+  EXPECT_FALSE(back.defects.known);  // no evidence stays no evidence
+  r.defects.known = true;
+  r.defects.serialised_mma = kernels::KernelDefects::Serialised::EveryStep;
+  r.defects.epilogue_bank_ways = 8;
+  back = nlohmann::json(r).get<TrialRequest>();
+  EXPECT_TRUE(back.defects.known);
+  EXPECT_EQ(back.defects.serialised_mma, kernels::KernelDefects::Serialised::EveryStep);
+  EXPECT_EQ(back.defects.epilogue_bank_ways, 8);
+}
+
+// A model trial with lint evidence is predicted slower than without, and says by how much.
+TEST(ModelMeasurer, ChargesTheKernelsLintsAndSaysSo) {
+  TrialRequest r = model_request();
+  r.compile = false;
+  Measurement plain = measure_trial(r);
+  r.defects.known = true;
+  Measurement clean = measure_trial(r);
+  r.defects.epilogue_bank_ways = 8;
+  Measurement linted = measure_trial(r);
+  EXPECT_EQ(clean.median_ms, plain.median_ms);
+  EXPECT_EQ(clean.message, "lints: none");
+  EXPECT_EQ(plain.message, "");
+  EXPECT_GT(linted.median_ms, plain.median_ms);
+  EXPECT_NE(linted.message.find("lint penalties: bank-conflicts +"), std::string::npos) << linted.message;
 }
 
 TEST(Timer, ChoicesAndTheirErrors) {

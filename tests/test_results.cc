@@ -154,8 +154,8 @@ TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
     Store s = Store::open(path("v1.db"), OpenMode::ReadWrite);
     std::int64_t run = s.begin_run("tune", "matmul", "0.1.0");
     s.record_trial(trial(run, problem(512, 512, 512), cfg(64), 0.5));
-    // Back to version 1's shape: no timer column, no verification key.
-    s.db().exec("DROP INDEX trials_by_kernel; ALTER TABLE trials DROP COLUMN problem_class; "
+    // Back to version 1's shape: no timer column, no verification key, no kernel evidence.
+    s.db().exec("DROP TABLE kernel_evidence; DROP INDEX trials_by_kernel; ALTER TABLE trials DROP COLUMN problem_class; "
                 "ALTER TABLE trials DROP COLUMN kernel_hash; ALTER TABLE trials DROP COLUMN timer; "
                 "PRAGMA user_version = 1");
   }

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/error.h"
+#include "core/sass/bank_conflicts.h"
+#include "core/sass/kernel_evidence.h"
 #include "core/sass/performance_lints.h"
 #include "core/sass/sass_profile.h"
 #include "tests/support/test_data.h"
@@ -116,13 +119,13 @@ std::vector<std::string> codes(const KernelEvidence& k) {
 }
 
 TEST(PerformanceLints, TheCleanKernelHasNone) {
-  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true};
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true, {}};
   EXPECT_TRUE(lints(k).empty());
 }
 
 TEST(PerformanceLints, NvJitLinkDroppingSetmaxnregIsOne) {
   KernelEvidence k{profile_sass(fixture("sm90a_default_nvjitlink.sass")),
-                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 0, true};
+                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 0, true, {}};
   EXPECT_EQ(codes(k), (std::vector<std::string>{"setmaxnreg-dropped"}));
   EXPECT_NE(lints(k)[0].message.find("C7504"), std::string::npos) << lints(k)[0].message;
   k.ptx_has_setmaxnreg = false;  // a kernel that never asked for a split loses nothing
@@ -131,7 +134,7 @@ TEST(PerformanceLints, NvJitLinkDroppingSetmaxnregIsOne) {
 
 TEST(PerformanceLints, InjectedWarpgroupWaitsAreSerialisedMmas) {
   KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")),
-                   assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")), 0, true};
+                   assembler_advisories(fixture("sm90a_zeroed_accumulators_ptxas.log")), 0, true, {}};
   EXPECT_EQ(codes(k), (std::vector<std::string>{"serialised-mma"}));
   k.advisories.clear();
   k.sass.main_loop.warpgroup_sync = 16;  // the nvJitLink 128x192 kernel's k-loop
@@ -139,11 +142,66 @@ TEST(PerformanceLints, InjectedWarpgroupWaitsAreSerialisedMmas) {
 }
 
 TEST(PerformanceLints, SpillsAndLocalMemoryInTheMainLoop) {
-  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true};
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true, {}};
   EXPECT_EQ(codes(k), (std::vector<std::string>{"spills"}));
   k.sass.main_loop.local_memory = 606;
   EXPECT_EQ(codes(k), (std::vector<std::string>{"spills", "local-memory-in-main-loop"}));
   EXPECT_NE(lints(k)[1].message.find("606"), std::string::npos);
+}
+
+// Bank conflicts come from a verification's stored message, in today's phrase and in the one
+// records written before the ideal was kept use (taken as one wavefront per access).
+TEST(BankConflicts, ReadBackFromAVerificationMessage) {
+  SharedBankConflicts b{3584, 512, 4096, 512};
+  std::string message = "verified; shared-memory bank conflicts: " + bank_conflict_text(b) +
+                        ", worst PTX line 812 in $L__BB0_9: 3584 in 512 accesses";
+  std::optional<SharedBankConflicts> got = parse_bank_conflicts(message);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->conflicts, 3584);
+  EXPECT_EQ(got->ideal, 512);
+  EXPECT_DOUBLE_EQ(got->ways(), 8.0);
+  // 8-byte stores: two ideal wavefronts an access, so the same extra wavefronts are 4.5-way.
+  got = parse_bank_conflicts("verified; shared-memory bank conflicts: 3584 extra wavefronts in 512 accesses "
+                             "(4608 wavefronts, ideal 1024), worst PTX line 1 in x: 1 in 1 accesses");
+  ASSERT_TRUE(got);
+  EXPECT_DOUBLE_EQ(got->ways(), 4.5);
+  got = parse_bank_conflicts("verified; shared-memory bank conflicts: 3584 extra wavefronts in 512 accesses "
+                             "(worst: PTX line 812 in $L__BB0_9, 3584 in 512 accesses)");  // before 2026-12
+  ASSERT_TRUE(got);
+  EXPECT_DOUBLE_EQ(got->ways(), 8.0);
+  EXPECT_FALSE(parse_bank_conflicts("verified"));
+  EXPECT_FALSE(parse_bank_conflicts(""));
+}
+
+TEST(PerformanceLints, BankConflictsAreTheLastLintWithTheirCount) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 96, true, {}};
+  k.bank_conflicts = SharedBankConflicts{3584, 512, 4096, 512};
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"spills", "bank-conflicts"}));
+  EXPECT_NE(lints(k)[1].message.find("3584 extra wavefronts"), std::string::npos) << lints(k)[1].message;
+  EXPECT_NE(lints(k)[1].message.find("8.0-way"), std::string::npos) << lints(k)[1].message;
+  k.bank_conflicts = SharedBankConflicts{0, 512, 512, 512};  // counted, and clean
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"spills"}));
+}
+
+TEST(KernelEvidence, RoundTripsThroughJsonAndReadsOlderRecords) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_nvjitlink.sass")),
+                   assembler_advisories(fixture("sm90a_default_nvjitlink.log")), 24, true, {}};
+  KernelEvidence back = evidence_from_json(evidence_json(k));
+  EXPECT_EQ(back.sass.function, k.sass.function);
+  EXPECT_EQ(back.sass.has_main_loop, k.sass.has_main_loop);
+  EXPECT_EQ(back.sass.main_loop.mma, k.sass.main_loop.mma);
+  EXPECT_EQ(back.sass.main_loop.instructions, k.sass.main_loop.instructions);
+  EXPECT_EQ(back.sass.whole.setmaxnreg, k.sass.whole.setmaxnreg);
+  EXPECT_EQ(back.advisories, k.advisories);
+  EXPECT_EQ(back.spill_store_bytes, 24);
+  EXPECT_TRUE(back.ptx_has_setmaxnreg);
+  EXPECT_EQ(codes(back), codes(k));
+  // A record missing fields (an older writer) reads with their defaults.
+  KernelEvidence old = evidence_from_json(R"({"function":"matmul","advisories":["C7504"]})");
+  EXPECT_EQ(old.sass.function, "matmul");
+  EXPECT_FALSE(old.sass.has_main_loop);
+  EXPECT_EQ(old.spill_store_bytes, 0);
+  EXPECT_THROW(evidence_from_json("{not json"), Error);
 }
 
 }  // namespace

@@ -208,7 +208,8 @@ TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
     s.db().exec("INSERT INTO trials_v4 SELECT * FROM trials; DROP TABLE trials; ALTER TABLE trials_v4 RENAME TO trials;"
                 "CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);"
                 "CREATE INDEX trials_by_run ON trials(run_id);"
-                "CREATE INDEX trials_by_kernel ON trials(kernel_hash, problem_class); PRAGMA user_version = 5");
+                "CREATE INDEX trials_by_kernel ON trials(kernel_hash, problem_class); DROP TABLE kernel_evidence;"
+                "PRAGMA user_version = 5");
     t.source = "imported";
     EXPECT_THROW(s.record_trial(t), std::exception);  // what the migration is for
   }

@@ -37,6 +37,7 @@ std::vector<std::string> nvdisasm_candidates() {
 }
 
 std::optional<std::string> find_nvdisasm() {
+  if (const char* e = std::getenv("MGPU_NVDISASM"); e && std::string_view(e) == "off") return std::nullopt;
   for (const std::string& p : nvdisasm_candidates()) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(p, ec) || std::filesystem::is_symlink(p, ec)) return p;

@@ -1,6 +1,7 @@
 // The SASS of a cubin, through NVIDIA's nvdisasm. Contract: nvdisasm_candidates() lists where
 // it is looked for, in order: $MGPU_NVDISASM, the CUDA toolkit's bin/, then the project-local
-// copy scripts/cuda_tools.sh installs (.tools/cuda/bin; the toolkit here ships without it).
+// copy scripts/cuda_tools.sh installs (.tools/cuda/bin; the toolkit here ships without it);
+// MGPU_NVDISASM=off finds none (a machine without it, for tests and comparisons).
 // disassemble() returns `nvdisasm -c` of the image; no nvdisasm throws Error{Unavailable}
 // naming the paths tried and the fix, a failing one Error{Compile} with its output.
 #pragma once

@@ -37,6 +37,9 @@ std::vector<Lint> lints(const KernelEvidence& k) {
                    fmt::format("{} local-memory loads/stores in the main loop", k.sass.main_loop.local_memory)});
   if (!k.sass.has_main_loop && k.sass.whole.mma > 0)
     out.push_back({"no-main-loop", "no loop holding an MMA was found: the k-loop may be unrolled away or the listing unusual"});
+  if (k.bank_conflicts && k.bank_conflicts->conflicts > 0)
+    out.push_back({"bank-conflicts", fmt::format("shared-memory bank conflicts on the virtual device: {} ({:.1f}-way)",
+                                                 bank_conflict_text(*k.bank_conflicts), k.bank_conflicts->ways())});
   return out;
 }
 

@@ -1,13 +1,16 @@
 // Performance lints of one compiled kernel (issue 19): what its machine code and its
-// assembler's log show that separates a slow kernel from a clean one, each with a code and a
-// sentence. Contract: lints() is pure; it returns nothing for a clean kernel, and one lint per
-// defect, in a fixed order: setmaxnreg dropped, serialised MMAs, spills, local memory in the
-// main loop, no main loop found.
+// assembler's log show that separates a slow kernel from a clean one -- and, when a
+// verification on the virtual device counted them, its shared-memory bank conflicts -- each
+// with a code and a sentence. Contract: lints() is pure; it returns nothing for a clean kernel,
+// and one lint per defect, in a fixed order: setmaxnreg-dropped, serialised-mma, spills,
+// local-memory-in-main-loop, no-main-loop, bank-conflicts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/sass/bank_conflicts.h"
 #include "core/sass/sass_profile.h"
 
 namespace mgpu::core {
@@ -17,6 +20,8 @@ struct KernelEvidence {
   std::vector<std::string> advisories;  // the assembler's (Cnnnn) codes (assembler_advisories)
   int spill_store_bytes = 0;
   bool ptx_has_setmaxnreg = false;      // the kernel asks for a register split
+  // Not from the SASS: a verification's count (parse_bank_conflicts of its stored message).
+  std::optional<SharedBankConflicts> bank_conflicts;
 };
 
 struct Lint {

@@ -14,6 +14,7 @@
 #include "core/half.h"
 #include "core/prepared_launch.h"
 #include "core/error.h"
+#include "core/sass/bank_conflicts.h"
 #include "harness/version.h"
 #include "harness/measure/cuda_measurer.h"
 
@@ -103,11 +104,13 @@ Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, 
         nlohmann::json worst;
         for (const auto& l : banks.value("lines", nlohmann::json::array()))
           if (worst.is_null() || l.value("conflicts", 0) > worst.value("conflicts", 0)) worst = l;
-        m.message += fmt::format("{}shared-memory bank conflicts: {} extra wavefronts in {} accesses",
-                                 m.message.empty() ? "verified; " : "; ", banks.value("conflicts", 0),
-                                 banks.value("accesses", 0));
-        if (banks.value("conflicts", 0) > 0)
-          m.message += fmt::format(" (worst: PTX line {} in {}, {} in {} accesses)", worst.value("line", -1),
+        // The phrase parse_bank_conflicts() reads back (lints, the cost model): keep it so.
+        core::SharedBankConflicts b{banks.value("conflicts", std::int64_t{0}), banks.value("accesses", std::int64_t{0}),
+                                    banks.value("wavefronts", std::int64_t{0}), banks.value("ideal", std::int64_t{0})};
+        m.message += fmt::format("{}shared-memory bank conflicts: {}", m.message.empty() ? "verified; " : "; ",
+                                 core::bank_conflict_text(b));
+        if (b.conflicts > 0)
+          m.message += fmt::format(", worst PTX line {} in {}: {} in {} accesses", worst.value("line", -1),
                                    worst.value("region", std::string("?")), worst.value("conflicts", 0),
                                    worst.value("accesses", 0));
       }

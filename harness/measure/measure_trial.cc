@@ -52,7 +52,15 @@ Measurement measure_trial(const TrialRequest& req) {
     }
   }
   if (req.measurer == "model") {
-    double ms = t.predict_ms(req.problem, req.config, arch.default_device());
+    kernels::Prediction pred = t.predict(req.problem, req.config, arch.default_device(), req.defects);
+    double ms = pred.ms;
+    // What the kernel's lints cost in the prediction (issue 19), said with the result.
+    if (req.defects.known) {
+      std::string penalties;
+      for (const kernels::LintPenalty& l : pred.lint_penalties)
+        penalties += fmt::format("{}{} +{:.2f}%", penalties.empty() ? "" : ", ", l.code, 100 * l.ms / (ms - pred.lint_ms));
+      m.message = penalties.empty() ? "lints: none" : "lint penalties: " + penalties;
+    }
     m.samples_ms = {ms};
     m.median_ms = m.min_ms = m.mean_ms = ms;
     m.noise_converged = true;

@@ -19,6 +19,11 @@ void to_json(nlohmann::json& j, const TrialRequest& r) {
        {"debug_fault", r.debug_fault},
        {"seeds", r.seeds},
        {"sm_count", r.sm_count}};
+  const kernels::KernelDefects& d = r.defects;
+  if (d.known)
+    j["defects"] = {{"serialised_mma", static_cast<int>(d.serialised_mma)}, {"setmaxnreg_dropped", d.setmaxnreg_dropped},
+                    {"spill_bytes", d.spill_bytes}, {"main_loop_local_ops", d.main_loop_local_ops},
+                    {"epilogue_bank_ways", d.epilogue_bank_ways}};
 }
 
 void from_json(const nlohmann::json& j, TrialRequest& r) {
@@ -40,6 +45,15 @@ void from_json(const nlohmann::json& j, TrialRequest& r) {
   r.debug_fault = j.value("debug_fault", "");
   r.seeds = j.value("seeds", 1);
   r.sm_count = j.value("sm_count", 0);
+  if (j.contains("defects")) {
+    const nlohmann::json& d = j.at("defects");
+    r.defects.known = true;
+    r.defects.serialised_mma = static_cast<kernels::KernelDefects::Serialised>(d.value("serialised_mma", 0));
+    r.defects.setmaxnreg_dropped = d.value("setmaxnreg_dropped", false);
+    r.defects.spill_bytes = d.value("spill_bytes", 0);
+    r.defects.main_loop_local_ops = d.value("main_loop_local_ops", 0);
+    r.defects.epilogue_bank_ways = d.value("epilogue_bank_ways", 1.0);
+  }
 }
 
 }  // namespace mgpu::harness

@@ -10,6 +10,7 @@
 
 #include "core/tuning_config.h"
 #include "harness/measure/stopping_rule.h"
+#include "kernels/matmul_common/kernel_defects.h"
 #include "kernels/matmul_problem.h"
 
 namespace mgpu::harness {
@@ -31,6 +32,9 @@ struct TrialRequest {
   // persistent grid is sized for (0: the device's), so a small problem can give CTAs several tiles.
   int seeds = 1;
   int sm_count = 0;
+  // model: the compiled kernel's lints in the cost model's terms (issue 19; the tuning loop
+  // reads them from the store); the default (known = false) predicts without lint penalties.
+  kernels::KernelDefects defects;
 };
 
 void to_json(nlohmann::json& j, const TrialRequest& r);

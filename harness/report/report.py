@@ -220,6 +220,20 @@ def _verification(v, esc):
     return "".join(parts)
 
 
+def _lints(exported, esc):
+    """Each best config's performance lints, with the evidence each rests on."""
+    intro = ("<p>What each best config's compiled kernel shows (issue 19): from its machine code (nvdisasm, recorded "
+             "when a tuning run compiled it) and the shared-memory bank conflicts its verification on the virtual "
+             "device counted. The cost model charges each lint a penalty; <i>not recorded</i>: neither was kept.</p>")
+    rows = "".join(
+        f"<tr><td><code>{esc(json.dumps(e['config'], sort_keys=True))}</code></td><td>{esc(e['problem'])}</td>"
+        f"<td>{esc(lint['code'])}</td><td>{esc(lint['message'])}</td></tr>"
+        for e in exported for lint in e.get("lint_list", []))
+    if not rows:
+        return intro + "<p>None of the best configs has a recorded lint.</p>"
+    return intro + ("<table><tr><th>config</th><th>problem</th><th>lint</th><th>evidence</th></tr>" + rows + "</table>")
+
+
 def render(data_json, out_dir):
     d = json.loads(data_json)
     os.makedirs(out_dir, exist_ok=True)
@@ -256,7 +270,8 @@ def render(data_json, out_dir):
     rows = "".join(
         f"<tr><td>{esc(e['template'])}</td><td>{esc(e['problem'])}</td><td>{esc(e['device'])}</td>"
         f"<td class='{'pred' if e['source'] == 'model' else 'meas'}'>{_kind(e['source'])}</td>"
-        f"<td>{esc(e['verification'])}</td><td>{e['ms']:.4f}</td><td>{e['tflops']:.1f}</td><td><code>{esc(json.dumps(e['config'], sort_keys=True))}</code></td></tr>"
+        f"<td>{esc(e['verification'])}</td><td>{e['ms']:.4f}</td><td>{e['tflops']:.1f}</td>"
+        f"<td>{esc(e.get('lints', 'not recorded'))}</td><td><code>{esc(json.dumps(e['config'], sort_keys=True))}</code></td></tr>"
         for e in d["exported"])
     figures = "".join(f"<figure><img src='{esc(name)}' alt='{esc(caption)}'><figcaption>{esc(caption)}</figcaption></figure>"
                       for name, caption in pictures)
@@ -283,9 +298,11 @@ labelled <i>predicted</i> and drawn with dashed lines and hollow markers; measur
 <h2>Best configs</h2>
 <p>Verification: <i>hardware</i> (compared with cuBLAS on the GPU), <i>virtual</i> (passed on the virtual device
 for its kernel and problem class), <i>none</i>. A config the virtual device failed never ranks.</p>
-<table><tr><th>template</th><th>problem</th><th>device</th><th>source</th><th>verification</th><th>median ms</th><th>TFLOP/s</th><th>config</th></tr>
+<table><tr><th>template</th><th>problem</th><th>device</th><th>source</th><th>verification</th><th>median ms</th><th>TFLOP/s</th><th>lints</th><th>config</th></tr>
 {rows}</table>
 {('<p class="fail">' + esc(d['skipped_failed_verification']) + '</p>') if d['skipped_failed_verification'] else ''}
+<h2>Performance lints</h2>
+{_lints(d['exported'], esc)}
 <h2>Verification on the virtual device</h2>
 {_verification(d['verification'], esc)}
 <h2>Pictures</h2>

@@ -8,6 +8,7 @@
 #include "harness/current_templates.h"
 #include "harness/report/verification_summary.h"
 #include "harness/version.h"
+#include "results/kernel_lints.h"
 #include "results/store.h"
 #include "results/verified_best.h"
 
@@ -30,11 +31,17 @@ std::string report_data_json(const std::string& db_path) {
   }
   nlohmann::json exported = nlohmann::json::array();
   results::VerifiedBest best = results::verified_best(store, /*include_model=*/true, current_templates());
-  for (const auto& [t, verification] : best.rows)
+  for (const auto& [t, verification] : best.rows) {
+    // Issue 19: the kernel's performance lints as recorded (short text, and each with its evidence).
+    results::KernelLints k = results::kernel_lints(store, t);
+    nlohmann::json lint_list = nlohmann::json::array();
+    for (const core::Lint& l : k.lints) lint_list.push_back({{"code", l.code}, {"message", l.message}});
     exported.push_back({{"template", t.tmpl.name}, {"problem", t.problem.key}, {"device", t.env.device_name},
                         {"source", t.source}, {"verification", verification},
                         {"config", nlohmann::json::parse(t.config_json)},
-                        {"ms", t.median_ms.value_or(0)}, {"tflops", results::tflops(t)}});
+                        {"ms", t.median_ms.value_or(0)}, {"tflops", results::tflops(t)},
+                        {"lints", results::lints_text(k)}, {"lint_list", lint_list}});
+  }
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));

@@ -20,6 +20,7 @@
 #include "harness/measure/emulator_verifier.h"
 #include "harness/measure/replay_measurer.h"
 #include "harness/measure/trial_record.h"
+#include "harness/tune/evidence_collector.h"
 #include "harness/tune/warm_start.h"
 #include "harness/measure/worker.h"
 #include "harness/verify/verifier.h"
@@ -28,6 +29,7 @@
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
 #include "results/claims.h"
+#include "results/kernel_lints.h"
 #include "results/store.h"
 #include "search/strategy.h"
 
@@ -254,6 +256,14 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       ahead = false;
     }
   }
+  // The kernels' SASS evidence, recorded once per binary; the model charges their lints.
+  std::unique_ptr<EvidenceCollector> evidence;
+  if (compiles) {
+    evidence = std::make_unique<EvidenceCollector>(store, t, tmpl.backend_hash, o.notify);
+    rep.lints_unavailable_why = evidence->why_unavailable();
+  } else if (device.source == "model") {
+    rep.lints_unavailable_why = "--no-compile: no kernel to read";
+  }
   std::vector<core::TuningConfig> batch;
   std::future<void> compiling;  // the next batch compiles on the CPU while the GPU measures
   auto next_batch = [&](int already_asked) {
@@ -313,6 +323,16 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         m.verification_error = proof->verification_error;
         m.kernel_hash = proof->job.kernel_hash;
       } else {
+        std::optional<EvidenceCollector::Collected> seen = evidence ? evidence->collect(o.problem, c) : std::nullopt;
+        if (seen) ++(seen->reused ? rep.evidence_reused : rep.evidence_recorded);
+        if (device.source == "model") {
+          // The kernel's lints as recorded: its SASS evidence, and the bank conflicts its
+          // verification counted (known by the verified kernel's hash even without nvdisasm).
+          const std::string hash = seen ? seen->kernel_hash : proof ? proof->job.kernel_hash : "";
+          results::KernelLints kl = results::kernel_lints(store, hash, tmpl.backend_hash);
+          if (kl.recorded()) req.defects = kernels::defects_of(kl.evidence);
+          rep.linted += !kl.lints.empty();
+        }
         m = device.measure(req);
       }
       if (proof && proof->status != "env_error") {

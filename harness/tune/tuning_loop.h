@@ -15,6 +15,11 @@
 // device first (harness/verify/verifier.h: once per kernel and problem class, reused from the
 // store); a failure is recorded with the verdict as the trial's status and is told to the
 // strategy as a failure. Every trial records its kernel hash and problem class.
+// Lints (issue 19): every config the run compiles has its kernel's SASS evidence recorded in
+// the store once per binary (harness/tune/evidence_collector.h, when nvdisasm is found); the
+// model predicts each config with the penalties of its lints (that evidence, and the bank
+// conflicts its verification counted; kernels/matmul_common/cost_model.h), and without any
+// evidence as before.
 // Concurrency: `trials` is the study's budget (template version, problem, device, source), shared
 // by every run on the database: each trial is claimed in the database before it is measured
 // (results/claims.h), so concurrent runs never exceed it nor measure a config twice. A run
@@ -74,6 +79,11 @@ struct TuneReport {
   // predicting or measuring them), and of the passed, how many by an earlier verification.
   int verified = 0, verify_failed = 0, verify_reused = 0;
   std::string unverified_why;  // model: why configs were predicted without verification
+  // SASS evidence (issue 19), gathered for every config the run compiles: kernels
+  // disassembled now / found in the store; configs predicted with lint penalties; and why
+  // there was no SASS evidence (no nvdisasm, --no-compile), when there was none.
+  int evidence_recorded = 0, evidence_reused = 0, linted = 0;
+  std::string lints_unavailable_why;
   int taken_elsewhere = 0;  // configs the strategy picked that another run had claimed or measured
   int study_trials = 0;     // the study's counted trials at the end, every run's
   double wall_s = 0;

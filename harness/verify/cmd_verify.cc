@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/config_option.h"
+#include "harness/config_sample.h"
 #include "harness/exit_codes.h"
 #include "harness/measure/trial_record.h"
 #include "harness/numeric_options.h"
@@ -79,40 +80,6 @@ nlohmann::json result_json(const VerifyResult& r) {
   if (r.job.proxy) j["proxy"] = {{"problem", r.job.proxy->problem.key()}, {"sm_count", r.job.proxy->sm_count}};
   j["verification_error"] = r.verification_error ? nlohmann::json(*r.verification_error) : nlohmann::json(nullptr);
   return j;
-}
-
-// A sample of `n` configs in which every value of every parameter appears at least once (as
-// far as n allows): first, greedily, the config covering most values not seen yet; then random
-// ones (seeded). So a sample reaches every kernel family the space has.
-std::vector<core::TuningConfig> sample_configs(std::vector<core::TuningConfig> all, int n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::shuffle(all.begin(), all.end(), rng);
-  std::set<std::string> seen;
-  auto values_of = [](const core::TuningConfig& c) {
-    std::vector<std::string> v;
-    nlohmann::json j = nlohmann::json::parse(c.to_json());
-    for (auto& [k, x] : j.items()) v.push_back(k + "=" + x.dump());
-    return v;
-  };
-  std::vector<core::TuningConfig> out;
-  std::vector<bool> taken(all.size(), false);
-  while (static_cast<int>(out.size()) < n) {
-    size_t best = all.size();
-    int gain = 0;
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (taken[i]) continue;
-      int g = 0;
-      for (const std::string& v : values_of(all[i])) g += !seen.count(v);
-      if (g > gain) gain = g, best = i;
-    }
-    if (best == all.size()) break;  // every value covered
-    taken[best] = true;
-    for (const std::string& v : values_of(all[best])) seen.insert(v);
-    out.push_back(all[best]);
-  }
-  for (size_t i = 0; i < all.size() && static_cast<int>(out.size()) < n; ++i)
-    if (!taken[i]) out.push_back(all[i]);
-  return out;
 }
 
 void run(const Options& o) {

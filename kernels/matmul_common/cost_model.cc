@@ -13,9 +13,44 @@ constexpr double kMemoryEfficiency = 0.85;
 constexpr double kLaunchMs = 0.004;
 constexpr double kLoadLatencyUs = 1.0;    // TMA round trip a stage must cover
 constexpr double kEpiloguePieceMs = 0.3e-3;
+// Lint penalties (cost_model.h says why each is what it is).
+constexpr double kSmemBytesPerClock = 128;  // per SM: 32 banks x 4 bytes, also L1's datapath
+constexpr double kRegisterCapLoss = 0.02;   // setmaxnreg-dropped at a full capped budget (estimate)
+
+// What each of the kernel's lints adds, in ms, for `waves` tiles of `k_iters` k-steps on the
+// busiest SM whose tensor-core time is `compute_ms`.
+std::vector<LintPenalty> lint_penalties(const MatmulProblem& p, const PersistentCost& c, const core::DeviceSpec& d,
+                                        const KernelDefects& x, double waves, double k_iters, double compute_ms) {
+  std::vector<LintPenalty> out;
+  if (!x.known) return out;
+  const double ms_per_clock = 1.0 / (d.boost_clock_mhz * 1e3);
+  if (x.setmaxnreg_dropped) {
+    const double share = std::min(1.0, c.accumulator_registers / std::max(1, c.uniform_registers));
+    out.push_back({"setmaxnreg-dropped", compute_ms * kRegisterCapLoss * share});
+  }
+  if (x.serialised_mma != KernelDefects::Serialised::None) {
+    const double steps = x.serialised_mma == KernelDefects::Serialised::EveryStep ? k_iters : 1.0;
+    const double lost_clocks =
+        double(c.mma_issuers) * c.mmas_per_step * c.mma_operand_bytes / kSmemBytesPerClock;
+    out.push_back({"serialised-mma", waves * steps * lost_clocks * ms_per_clock});
+  }
+  if (x.spill_bytes > 0)
+    out.push_back({"spills", waves * 2.0 * x.spill_bytes * c.threads / kSmemBytesPerClock * ms_per_clock});
+  if (x.main_loop_local_ops > 0)
+    out.push_back({"local-memory-in-main-loop",
+                   waves * k_iters * double(x.main_loop_local_ops) * c.main_loop_warps * ms_per_clock});
+  if (x.epilogue_bank_ways > 1) {
+    const double store_clocks = double(c.cta_tile_m) * c.cta_tile_n * size_in_bytes(p.out_dtype) / kSmemBytesPerClock;
+    out.push_back({"bank-conflicts", waves * (x.epilogue_bank_ways - 1) * store_clocks *
+                                         (1.0 - std::clamp(c.epilogue_hidden, 0.0, 1.0)) * ms_per_clock});
+  }
+  return out;
+}
+
 }  // namespace
 
-Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, const core::DeviceSpec& d) {
+Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, const core::DeviceSpec& d,
+                              const KernelDefects& defects) {
   const double in = size_in_bytes(p.in_dtype), out = size_in_bytes(p.out_dtype);
   const double peak_flops = (p.in_dtype == DType::BF16 ? d.peak_tflops_bf16 : d.peak_tflops_f16) * 1e12;
   const double bandwidth = d.hbm_gbytes_per_s * 1e9;
@@ -59,7 +94,11 @@ Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, c
   // overlapped with the next tile's MMAs adds up.
   r.overhead_ms = kLaunchMs + waves * c.epilogue_pieces * kEpiloguePieceMs * (1.0 - std::clamp(c.epilogue_hidden, 0.0, 1.0));
 
-  r.ms = std::max({r.compute_ms, r.memory_ms, r.roofline_ms}) + r.overhead_ms;
+  // The kernel's lints: added, never overlapped (cost_model.h), so a linted kernel never ties.
+  r.lint_penalties = lint_penalties(p, c, d, defects, waves, k_iters, r.compute_ms);
+  for (const LintPenalty& l : r.lint_penalties) r.lint_ms += l.ms;
+
+  r.ms = std::max({r.compute_ms, r.memory_ms, r.roofline_ms}) + r.overhead_ms + r.lint_ms;
   return r;
 }
 

@@ -7,18 +7,66 @@
 // load latency); per-tile epilogue and launch overheads. Contract: the estimate is never below
 // the roofline floor max(flops / peak, min_bytes / bandwidth) and never grows when only
 // stages are added.
+//
+// Lint penalties (issue 19). Given the compiled kernel's defects (kernel_defects.h), each lint
+// adds the time below; without evidence (defects.known false) nothing is added. Penalties are
+// added after the max of the compute, memory and roofline terms, never overlapped with them:
+// a linted kernel is always predicted slower than its clean twin (in a memory-bound regime the
+// real cost may be partly hidden; we prefer never to tie). Clocks are the device's boost clock;
+// per SM, shared memory and L1 move kSmemBytesPerClock = 128 bytes per clock (one wavefront:
+// 32 banks x 4 bytes), and the busiest SM runs `waves` tiles.
+//  - serialised-mma: a wait between consecutive MMAs of a k-step drains the tensor pipe, so
+//    the next MMA's operand fetch from SMEM no longer overlaps the current one's math. Per
+//    serialised k-step each issuer loses mmas_per_step fetches of mma_operand_bytes at 128
+//    B/clock (each of the step's MMAs waits for the one before it, the first for the previous
+//    step's last) (a lower bound of the drain: it leaves out the accumulator write-back and the
+//    issue latency, for which we have no measurement). Only the peeled first k-step of each
+//    tile (FirstStep) or every k-step (EveryStep), as the SASS shows.
+//  - spills: every spilled byte is stored and loaded back at least once per tile, by every
+//    thread of the CTA, through L1 at 128 B/clock: 2 x spill_bytes x threads / 128 clocks per
+//    tile. (Spills inside the k-loop are the next lint's.)
+//  - local-memory-in-main-loop: each LDL/STL of a k-step is one warp-wide access of at least
+//    4 bytes a lane (128 bytes, one L1 wavefront) by each of the main_loop_warps warps:
+//    ops x main_loop_warps clocks per k-step, every k-step. A lower bound (L1 hits assumed,
+//    the load latency on the critical path is not counted).
+//  - bank-conflicts: n-way conflicts (wavefronts / ideal over the kernel's shared stores and
+//    loads, which in these templates are the epilogue's staging stores) multiply the
+//    epilogue's SMEM store time, cta_tile_m x cta_tile_n x out_bytes / 128 clocks per tile
+//    conflict-free: (n - 1) times that is added per tile, less the part the template overlaps
+//    with MMAs (epilogue_hidden).
+//  - setmaxnreg-dropped: the register split never happens, so every MMA thread is capped at
+//    the uniform budget (uniform_registers: registers per SM / threads, a multiple of 8)
+//    instead of the consumer's raised count. Where the cap binds, ptxas spills or serialises
+//    (those are lints of their own, with the costs above); what remains is scheduling room
+//    lost beside the accumulator, which we have not measured: charged as kRegisterCapLoss (2%)
+//    of the tensor-core time, scaled by the accumulator's share of the capped budget
+//    (accumulator_registers / uniform_registers, at most 1). An estimate chosen small, so it
+//    orders a dropped split behind a kept one without outweighing a structural difference;
+//    replace it with a measured figure (the same config assembled by ptxas and by nvJitLink,
+//    timed on an H100) when a GPU is at hand.
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "core/arch.h"
 #include "kernels/matmul_common/config_params.h"
+#include "kernels/matmul_common/kernel_defects.h"
 #include "kernels/matmul_problem.h"
 
 namespace mgpu::kernels {
+
+struct LintPenalty {
+  std::string code;  // the lint's code
+  double ms = 0;     // what it added to the prediction
+};
 
 struct Prediction {
   double ms = 0;
   double compute_ms = 0, memory_ms = 0, overhead_ms = 0;
   double roofline_ms = 0;  // the floor no config can beat
+  double lint_ms = 0;      // the sum of lint_penalties
+  std::vector<LintPenalty> lint_penalties;
 };
 
 struct PersistentCost {
@@ -31,8 +79,17 @@ struct PersistentCost {
   double epilogue_pieces = 1;     // SMEM round trips per CTA tile
   double epilogue_hidden = 0;     // fraction of the epilogue overlapped with MMAs (0..1)
   double mma_efficiency = 1;      // how well the operand feed keeps the tensor cores busy (0..1]
+  // What the lint penalties are computed from (see above).
+  int threads = 128;                 // per CTA
+  int mma_issuers = 1;               // warpgroups (or threads) issuing MMAs side by side
+  int mmas_per_step = 1;             // MMA instructions per k-step per issuer
+  double mma_operand_bytes = 0;      // SMEM bytes one MMA instruction reads (A and B)
+  int main_loop_warps = 1;           // warps that run the k-loop's instructions
+  double accumulator_registers = 0;  // f32 accumulators per MMA thread (0: in tensor memory)
+  int uniform_registers = 255;       // per thread without a setmaxnreg split
 };
 
-Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, const core::DeviceSpec& device);
+Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, const core::DeviceSpec& device,
+                              const KernelDefects& defects = {});
 
 }  // namespace mgpu::kernels

@@ -12,7 +12,7 @@
 //   static unsigned grid(const MatmulProblem&, const Config&, int sm_count);
 //   static std::array<int, 3> grid_unit(const Config&);  // (M, N, K) a grid counts in
 //   static KernelShape kernel_shape(const Config&);
-//   static double predict_ms(const MatmulProblem&, const Config&, const core::DeviceSpec&);
+//   static Prediction predict(const MatmulProblem&, const Config&, const core::DeviceSpec&, const KernelDefects&);
 #pragma once
 
 #include <set>
@@ -57,7 +57,11 @@ class TypedMatmulTemplate final : public MatmulTemplate {
   }
   KernelShape kernel_shape(const core::TuningConfig& c) const override { return Ops::kernel_shape(parse(c)); }
   double predict_ms(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
-    return Ops::predict_ms(p, parse(c), d);
+    return Ops::predict(p, parse(c), d, KernelDefects{}).ms;
+  }
+  Prediction predict(const MatmulProblem& p, const core::TuningConfig& c, const core::DeviceSpec& d,
+                     const KernelDefects& defects) const override {
+    return Ops::predict(p, parse(c), d, defects);
   }
 };
 

@@ -7,6 +7,8 @@ namespace mgpu::kernels::sm100 {
 namespace {
 constexpr double kSmemBytesPerClock = 128;  // per SM
 constexpr double kEpilogueHidden = 0.9;     // double-buffered TMEM: the next tile's MMAs run meanwhile
+constexpr int kThreads = 256;               // kernel.cc
+constexpr int kMmaK = 16;                   // one tcgen05.mma step of K (bf16/f16)
 }  // namespace
 
 double mma_feed_efficiency(const MatmulProblem& p, const MatmulConfig& c, const core::DeviceSpec& d) {
@@ -32,11 +34,20 @@ PersistentCost cost_terms(const MatmulProblem& p, const MatmulConfig& c, const c
   t.epilogue_pieces = double(c.mma_n()) / c.epilogue_tile_n;
   t.epilogue_hidden = kEpilogueHidden;
   t.mma_efficiency = mma_feed_efficiency(p, c, d);
+  // Lint penalty terms: one thread of one warp issues the MMAs; A and B come from SMEM.
+  t.threads = kThreads;
+  t.mma_issuers = 1;
+  t.mmas_per_step = c.tile_k / kMmaK;
+  t.mma_operand_bytes = double(c.tile_m + c.tile_n) * kMmaK * size_in_bytes(p.in_dtype);
+  t.main_loop_warps = 1;
+  t.accumulator_registers = 0;  // tensor memory
+  t.uniform_registers = core::parse_arch("sm_100a").regs_per_sm / kThreads / 8 * 8;
   return t;
 }
 
-Prediction predict(const MatmulProblem& p, const MatmulConfig& c, const core::DeviceSpec& d) {
-  return predict_persistent(p, cost_terms(p, c, d), d);
+Prediction predict(const MatmulProblem& p, const MatmulConfig& c, const core::DeviceSpec& d,
+                   const KernelDefects& defects) {
+  return predict_persistent(p, cost_terms(p, c, d), d, defects);
 }
 
 }  // namespace mgpu::kernels::sm100

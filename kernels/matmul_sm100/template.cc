@@ -28,8 +28,9 @@ struct Ops {
   static KernelShape kernel_shape(const Config& c) {
     return {c.tile_m, c.mma_n(), c.cluster_size(), 1, c.tile_k, c.max_concurrent_steps};
   }
-  static double predict_ms(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d) {
-    return predict(p, c, d).ms;
+  static Prediction predict(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d,
+                            const KernelDefects& defects) {
+    return sm100::predict(p, c, d, defects);
   }
 };
 

@@ -2,7 +2,13 @@
 
 namespace mgpu::kernels::sm90 {
 
-PersistentCost cost_terms(const MatmulConfig& c) {
+namespace {
+constexpr int kThreads = 384;          // kernel.cc: a producer and two consumer warpgroups
+constexpr int kConsumers = 2;
+constexpr int kWgmmaM = 64, kWgmmaK = 16;  // one wgmma: m64 x tile_n x k16 (bf16/f16)
+}  // namespace
+
+PersistentCost cost_terms(const MatmulProblem& p, const MatmulConfig& c) {
   PersistentCost t;
   t.cta_tile_m = c.cta_tile_m();
   t.cta_tile_n = c.cta_tile_n();
@@ -13,11 +19,20 @@ PersistentCost cost_terms(const MatmulConfig& c) {
   t.grid_minor_dim = c.grid_minor_dim;
   t.grid_tile_width = c.grid_tile_width;
   t.epilogue_pieces = double(c.tile_m / c.epi_tile_m) * (c.tile_n / c.epi_tile_n);
+  // Lint penalty terms.
+  t.threads = kThreads;
+  t.mma_issuers = kConsumers;
+  t.mmas_per_step = (c.tile_m / kWgmmaM) * (c.tile_k / kWgmmaK);
+  t.mma_operand_bytes = double(kWgmmaM + c.tile_n) * kWgmmaK * size_in_bytes(p.in_dtype);
+  t.main_loop_warps = kConsumers * 4;
+  t.accumulator_registers = c.accumulator_registers();
+  t.uniform_registers = core::parse_arch("sm_90a").regs_per_sm / kThreads / 8 * 8;
   return t;
 }
 
-Prediction predict(const MatmulProblem& p, const MatmulConfig& c, const core::DeviceSpec& d) {
-  return predict_persistent(p, cost_terms(c), d);
+Prediction predict(const MatmulProblem& p, const MatmulConfig& c, const core::DeviceSpec& d,
+                   const KernelDefects& defects) {
+  return predict_persistent(p, cost_terms(p, c), d, defects);
 }
 
 }  // namespace mgpu::kernels::sm90

@@ -31,8 +31,9 @@ struct Ops {
     return {c.cta_tile_m(), c.cta_tile_n(), c.cluster_dimension == ClusterDim::M ? 2 : 1,
             c.cluster_dimension == ClusterDim::N ? 2 : 1, c.tile_k, c.max_concurrent_steps};
   }
-  static double predict_ms(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d) {
-    return predict(p, c, d).ms;
+  static Prediction predict(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d,
+                            const KernelDefects& defects) {
+    return sm90::predict(p, c, d, defects);
   }
 };
 

@@ -30,7 +30,7 @@ fixture_failed() { fixture_good; sql "$W/t.db" "$KEYED $(emulated ok "NOT ($FAST
 # Schema 4: before trials carried the verification key.
 fixture_schema4() {
   fixture_good
-  sql "$W/t.db" "DROP INDEX trials_by_kernel; ALTER TABLE trials DROP COLUMN problem_class;
+  sql "$W/t.db" "DROP TABLE kernel_evidence; DROP INDEX trials_by_kernel; ALTER TABLE trials DROP COLUMN problem_class;
                  ALTER TABLE trials DROP COLUMN kernel_hash; PRAGMA user_version = 4;"
 }
 

@@ -1,0 +1,21 @@
+#include "kernels/matmul_common/kernel_defects.h"
+
+namespace mgpu::kernels {
+
+KernelDefects defects_of(const core::KernelEvidence& k) {
+  KernelDefects d;
+  d.known = true;
+  for (const core::Lint& l : core::lints(k)) {
+    if (l.code == "setmaxnreg-dropped") d.setmaxnreg_dropped = true;
+    else if (l.code == "serialised-mma")
+      // The same test lints() makes for the main loop: more than its one fence and one wait.
+      d.serialised_mma = k.sass.has_main_loop && k.sass.main_loop.warpgroup_sync > 2 ? KernelDefects::Serialised::EveryStep
+                                                                                    : KernelDefects::Serialised::FirstStep;
+    else if (l.code == "spills") d.spill_bytes = k.spill_store_bytes;
+    else if (l.code == "local-memory-in-main-loop") d.main_loop_local_ops = k.sass.main_loop.local_memory;
+    else if (l.code == "bank-conflicts") d.epilogue_bank_ways = k.bank_conflicts->ways();
+  }
+  return d;
+}
+
+}  // namespace mgpu::kernels
