@@ -29,9 +29,12 @@ struct KernelTrace::Api {
 
 namespace {
 
-// Completed records arrive on CUPTI's thread; take() reads them under the lock.
-std::mutex g_mutex;
-std::vector<KernelSpan> g_spans;
+// Completed records arrive on CUPTI's thread; take() reads them under the lock. Never
+// destroyed: CUPTI flushes its buffers once more while the process exits, after the program's
+// static destructors have run (seen on an H100, 2026-11-24: with these as plain globals the
+// gpu tests' process, CUPTI loaded, ended in "double free or corruption" after every test passed).
+std::mutex& g_mutex = *new std::mutex;
+std::vector<KernelSpan>& g_spans = *new std::vector<KernelSpan>;
 KernelTrace::Api* g_api = nullptr;
 constexpr std::size_t kBufferBytes = 1 << 20;
 
