@@ -42,7 +42,7 @@ strip -o "$OUT/bin/mgpu-tune" "$BUILD/mgpu-tune"
 strip -o "$OUT/bin/mgpu-tests" "$BUILD/tests/mgpu-tests"
 ln -s mgpu-tune "$OUT/bin/mgpu-bench"  # mgpu-tune runs the nightly suite under this name
 mkdir -p "$OUT/scripts" && cp scripts/nightly.sh "$OUT/scripts/"
-cp tests/data/* "$OUT/data/"
+cp -r tests/data/. "$OUT/data/"
 
 extensions=$(/usr/bin/python3.11 scripts/bundle_python.py "$OUT/python")
 
