@@ -2,12 +2,15 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
 # (kept), alternately, twice each (A B A B), so the spread of one version is seen beside the gap;
-# tiles: the default config beside the 192-register accumulators setmaxnreg made valid, at 4096^3.
+# tiles: the default config beside the 192-register accumulators setmaxnreg made valid, at 4096^3;
+# ab: each .bundle/bin/mgpu-tune-BASE (the same harness built with an older kernel builder, see
+# the README under "scripts/bundle.sh --tests gpu") beside the bundle's own mgpu-tune, alternately (A B A B), for
+# two configs at 4096^3 and the same two at 8192x8192x512 (where the epilogue is a large share).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
@@ -16,7 +19,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab)" >&2; exit 2;; esac
 done
 command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
@@ -65,6 +68,27 @@ for s in "${steps[@]}"; do
         i=$((i + 1))
         step "tiles$i" 120 $run mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 5 --config "$cfg"
       done ;;
+    ab)
+      # Each binary runs its own workers (MGPU_TUNE_EXE) and its own compile cache, so neither
+      # measures the other's kernels.
+      bases=(.bundle/bin/mgpu-tune-*)
+      [ -x "${bases[0]}" ] || { echo "ab: no .bundle/bin/mgpu-tune-BASE to compare with"; verdict[ab]="rc=2 no base binary"; continue; }
+      i=0
+      while read -r shp cfg; do
+        for round in 1 2; do
+          for exe in "${bases[@]}" .bundle/bin/mgpu-tune; do
+            i=$((i + 1)); tag=$(basename "$exe")
+            step "ab$i-$tag" 90 $run env MGPU_TUNE_EXE="$PWD/$exe" MGPU_CACHE_DIR="/tmp/cache-$tag" "$exe" bench matmul \
+              --arch sm_90a ${shp//x/ } --repeat 3 --config "$cfg"
+          done
+        done
+      done <<'CONFIGS'
+--mx4096x--nx4096x--kx4096 {}
+--mx4096x--nx4096x--kx4096 {"tile_m":64,"tile_n":128,"max_concurrent_steps":6}
+--mx8192x--nx8192x--kx512 {}
+--mx8192x--nx8192x--kx512 {"tile_m":64,"tile_n":128,"max_concurrent_steps":6}
+CONFIGS
+      ;;
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
   esac
