@@ -3,23 +3,21 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/sass/kernel_evidence.h"
 #include "core/sass/nvdisasm.h"
 
 namespace mgpu::harness {
-
-nlohmann::json sass_counts_json(const core::SassCounts& c) {
-  return {{"instructions", c.instructions}, {"mma", c.mma},           {"tma", c.tma},
-          {"sync", c.sync},                 {"warpgroup_sync", c.warpgroup_sync}, {"local_memory", c.local_memory},
-          {"setmaxnreg", c.setmaxnreg}};
-}
 
 nlohmann::json sass_evidence_json(const core::KernelEvidence& k) {
   const core::SassProfile& sp = k.sass;
   nlohmann::json lints = nlohmann::json::array();
   for (const core::Lint& l : core::lints(k)) lints.push_back({{"code", l.code}, {"message", l.message}});
-  nlohmann::json j = {{"function", sp.function}, {"whole", sass_counts_json(sp.whole)},
-                      {"setmaxnreg_kept", sp.whole.setmaxnreg > 0}, {"advisories", k.advisories}, {"lints", lints}};
-  if (sp.has_main_loop) j["main_loop"] = sass_counts_json(sp.main_loop);
+  nlohmann::json j = {{"function", sp.function}, {"whole", core::sass_counts_json(sp.whole)},
+                      {"setmaxnreg_kept", sp.whole.setmaxnreg > 0},
+                      {"register_budgets", core::register_budgets_json(sp.register_budgets)},
+                      {"advisories", k.advisories}, {"lints", lints}};
+  if (sp.has_main_loop) j["main_loop"] = core::sass_counts_json(sp.main_loop);
+  if (sp.has_epilogue) j["epilogue"] = core::sass_counts_json(sp.epilogue);
   return j;
 }
 
@@ -33,11 +31,23 @@ std::string sass_line(const nlohmann::json& s) {
                        m["instructions"].get<int>(), m["mma"].get<int>(), m["tma"].get<int>(), m["sync"].get<int>(),
                        m["warpgroup_sync"].get<int>(), m["local_memory"].get<int>());
   }
+  if (s.contains("epilogue")) {
+    const auto& e = s["epilogue"];
+    loop += fmt::format("; epilogue {} instructions: {} shared stores, {} TMA, {} barrier, {} local, {} MMA",
+                        e["instructions"].get<int>(), e.value("shared_store", 0), e["tma"].get<int>(),
+                        e["sync"].get<int>(), e["local_memory"].get<int>(), e["mma"].get<int>());
+  }
+  std::string budgets;
+  for (const auto& b : s.value("register_budgets", nlohmann::json::array()))
+    budgets += fmt::format("{}{} to {}", budgets.empty() ? "" : ", ", b["raise"].get<bool>() ? "raise" : "release",
+                           b["registers"].get<int>());
   std::string lints;
   for (const auto& l : s["lints"])
     lints += fmt::format("\n      lint {}: {}", l["code"].get<std::string>(), l["message"].get<std::string>());
   return fmt::format("      sass: setmaxnreg {}; {}; whole kernel {} local-memory ops; advisories:{}{}",
-                     s["setmaxnreg_kept"].get<bool>() ? "kept" : "dropped or unused", loop,
+                     s["setmaxnreg_kept"].get<bool>() ? fmt::format("kept (registers per role: {})", budgets)
+                                                      : std::string("dropped or unused"),
+                     loop,
                      s["whole"]["local_memory"].get<int>(), advisories.empty() ? " none" : advisories,
                      lints.empty() ? "; lints: none" : lints);
 }

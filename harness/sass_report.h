@@ -1,7 +1,8 @@
 // The SASS evidence of one kernel (issue 19) as the CLI shows it, shared by `compile matmul
 // --sass` and `sass CUBIN` so that both print the same JSON fields and the same line.
-// Contract: sass_evidence_json() holds function, whole (counts), main_loop (counts; only when a
-// main loop was found), setmaxnreg_kept, advisories and lints (code + message each);
+// Contract: sass_evidence_json() holds function, whole (counts), main_loop and epilogue (counts;
+// each only when found), setmaxnreg_kept, register_budgets (setmaxnreg per role as assembled:
+// [{raise, registers}]), advisories and lints (code + message each);
 // sass_line() renders that object as one indented "sass: ..." line plus one line per lint.
 // require_nvdisasm() throws Error{InvalidInput} naming where nvdisasm was looked for and how
 // to get it, so a command can fail before doing any work.
@@ -15,7 +16,6 @@
 
 namespace mgpu::harness {
 
-nlohmann::json sass_counts_json(const core::SassCounts& c);
 nlohmann::json sass_evidence_json(const core::KernelEvidence& k);
 std::string sass_line(const nlohmann::json& evidence);
 void require_nvdisasm(const std::string& what_needs_it);

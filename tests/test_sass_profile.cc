@@ -1,6 +1,7 @@
 // SASS evidence (issue 19) read from nvdisasm listings of the Hopper template's default config
 // (128x128x64 per warpgroup, 4 stages): assembled whole-program by ptxas, and by nvJitLink,
-// which drops setmaxnreg. The ptxas log of the template before the scale-d fix shows the
+// which drops setmaxnreg; and of 64x128 (6 stages), whose epilogue overlaps the next tile's
+// first k-step (ptxas, 2026-11-24). The ptxas log of the template before the scale-d fix shows the
 // injected warpgroup waits.
 #include <gtest/gtest.h>
 
@@ -41,6 +42,105 @@ TEST(SassProfile, TheDefaultKernelsMainLoopIsItsKLoop) {
   EXPECT_GT(p.whole.tma, 0);   // the producer's loads, the epilogue's stores
   EXPECT_GT(p.whole.sync, 0);  // mbarriers, named barriers
   EXPECT_GT(p.main_loop.instructions, p.main_loop.mma);
+}
+
+TEST(SassProfile, TheDefaultKernelsEpilogueIsTheRestOfItsTileLoop) {
+  SassProfile p = profile_sass(fixture("sm90a_default_ptxas.sass"));
+  ASSERT_TRUE(p.has_epilogue);
+  // 128 f32 accumulators per thread become 64 bf16 pairs, one 4-byte shared store each, then
+  // four TMA stores, each flushed (UTMASTG + UTMACMDFLUSH); no MMA (128x128 does not overlap),
+  // no local memory. The producer's TMA loads and the out-of-line wait retries are not in it.
+  EXPECT_EQ(p.epilogue.shared_store, 64);
+  EXPECT_EQ(p.epilogue.tma, 8);
+  EXPECT_EQ(p.epilogue.mma, 0);
+  EXPECT_EQ(p.epilogue.local_memory, 0);
+  EXPECT_GT(p.epilogue.sync, 0);  // the per-warpgroup named barriers around the staging
+  EXPECT_EQ(p.whole.shared_store, p.epilogue.shared_store);
+  EXPECT_LT(p.main_loop.instructions + p.epilogue.instructions, p.whole.instructions);
+}
+
+TEST(SassProfile, AnOverlappedEpilogueIsCountedOnce) {
+  // 64x128 per warpgroup, 6 stages: two accumulators fit, so tile i-1's epilogue runs after
+  // tile i's first k-step inside the tile loop, and the last tile's once more after the loop.
+  SassProfile p = profile_sass(fixture("sm90a_64x128_overlapped_ptxas.sass"));
+  ASSERT_TRUE(p.has_main_loop);
+  ASSERT_TRUE(p.has_epilogue);
+  EXPECT_EQ(p.main_loop.mma, 4);
+  EXPECT_EQ(p.whole.shared_store, 64);     // the epilogue, twice
+  EXPECT_EQ(p.epilogue.shared_store, 32);  // 64 f32 -> 32 bf16 pairs per thread
+  EXPECT_EQ(p.epilogue.tma, 4);            // two 64x64 pieces, each stored and flushed
+  EXPECT_EQ(p.epilogue.mma, 0);
+}
+
+TEST(SassProfile, TheEpilogueEndsAtTheFirstUnpredicatedExit) {
+  // A tile loop (.L_x_0) around a k-loop (.L_x_1); a wait retry placed after the exit
+  // branches back into the epilogue and must not stretch it.
+  const char* looped = R"(
+        .global         k
+.L_x_0:
+        /*0000*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], RZ, !UPT ;
+.L_x_1:
+        /*0010*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], R24, gsb0 ;
+        /*0020*/              @!P0 BRA `(.L_x_1) ;
+        /*0030*/                   STS [R2], R3 ;
+.L_x_2:
+        /*0040*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P1, [UR4], R3 ;
+        /*0050*/              @!P1 BRA `(.L_x_9) ;
+        /*0060*/                   UTMASTG.2D [UR8], [UR4] ;
+        /*0070*/               @P2 BRA `(.L_x_0) ;
+        /*0080*/                   EXIT ;
+.L_x_9:
+        /*0090*/                   NOP ;
+        /*00a0*/                   BRA `(.L_x_2) ;
+)";
+  SassProfile p = profile_sass(looped);
+  ASSERT_TRUE(p.has_epilogue);
+  EXPECT_EQ(p.epilogue.instructions, 6);  // STS .. the tile loop's branch, EXIT
+  EXPECT_EQ(p.epilogue.shared_store, 1);
+  EXPECT_EQ(p.epilogue.tma, 1);
+  EXPECT_EQ(p.epilogue.sync, 1);
+  // No loop around the k-loop: up to the first EXIT that every thread takes.
+  const char* flat = R"(
+        .global         k
+.L_x_1:
+        /*0010*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], R24, gsb0 ;
+        /*0020*/              @!P0 BRA `(.L_x_1) ;
+        /*0030*/               @P1 EXIT ;
+        /*0040*/                   STSM.16.M88.4 [R2], R4 ;
+        /*0050*/                   EXIT ;
+        /*0060*/                   STL [R1], R2 ;
+)";
+  SassProfile f = profile_sass(flat);
+  ASSERT_TRUE(f.has_epilogue);
+  EXPECT_EQ(f.epilogue.instructions, 3);
+  EXPECT_EQ(f.epilogue.shared_store, 1);
+  EXPECT_EQ(f.epilogue.local_memory, 0);
+  EXPECT_FALSE(profile_sass(".global k\n /*0000*/ EXIT ;\n").has_epilogue);
+}
+
+TEST(SassProfile, RegisterBudgetsPerRoleAreTheSurvivingSetmaxnregs) {
+  SassProfile p = profile_sass(fixture("sm90a_default_ptxas.sass"));
+  ASSERT_EQ(p.register_budgets.size(), 2u);
+  EXPECT_FALSE(p.register_budgets[0].raise);  // the TMA warpgroup gives registers back ...
+  EXPECT_EQ(p.register_budgets[0].registers, 40);
+  EXPECT_TRUE(p.register_budgets[1].raise);   // ... the MMA warpgroups take them
+  EXPECT_EQ(p.register_budgets[1].registers, 232);
+  EXPECT_TRUE(profile_sass(fixture("sm90a_default_nvjitlink.sass")).register_budgets.empty());
+}
+
+TEST(KernelEvidence, EpilogueAndBudgetsRoundTripAndOldRecordsStillRead) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {"C7504"}, 8, true, {}};
+  KernelEvidence back = evidence_from_json(evidence_json(k));
+  EXPECT_EQ(back.sass.has_epilogue, true);
+  EXPECT_EQ(back.sass.epilogue.shared_store, 64);
+  EXPECT_EQ(back.sass.epilogue.tma, k.sass.epilogue.tma);
+  ASSERT_EQ(back.sass.register_budgets.size(), 2u);
+  EXPECT_EQ(back.sass.register_budgets[1].registers, 232);
+  EXPECT_TRUE(back.sass.register_budgets[1].raise);
+  KernelEvidence old = evidence_from_json(R"({"function":"matmul","has_main_loop":true,"main_loop":{"mma":8}})");
+  EXPECT_FALSE(old.sass.has_epilogue);
+  EXPECT_TRUE(old.sass.register_budgets.empty());
+  EXPECT_EQ(old.sass.main_loop.mma, 8);
 }
 
 TEST(SassProfile, SetmaxnregSurvivesPtxasAndNotNvJitLink) {

@@ -10,12 +10,6 @@
 namespace mgpu::core {
 namespace {
 
-nlohmann::json counts_json(const SassCounts& c) {
-  return {{"instructions", c.instructions}, {"mma", c.mma},     {"tma", c.tma},
-          {"sync", c.sync},                 {"warpgroup_sync", c.warpgroup_sync},
-          {"local_memory", c.local_memory}, {"setmaxnreg", c.setmaxnreg}};
-}
-
 SassCounts counts_from(const nlohmann::json& j) {
   SassCounts c;
   c.instructions = j.value("instructions", 0);
@@ -25,10 +19,23 @@ SassCounts counts_from(const nlohmann::json& j) {
   c.warpgroup_sync = j.value("warpgroup_sync", 0);
   c.local_memory = j.value("local_memory", 0);
   c.setmaxnreg = j.value("setmaxnreg", 0);
+  c.shared_store = j.value("shared_store", 0);
   return c;
 }
 
 }  // namespace
+
+nlohmann::json sass_counts_json(const SassCounts& c) {
+  return {{"instructions", c.instructions}, {"mma", c.mma},     {"tma", c.tma},
+          {"sync", c.sync},                 {"warpgroup_sync", c.warpgroup_sync},
+          {"local_memory", c.local_memory}, {"setmaxnreg", c.setmaxnreg}, {"shared_store", c.shared_store}};
+}
+
+nlohmann::json register_budgets_json(const std::vector<RegisterBudget>& budgets) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const RegisterBudget& b : budgets) a.push_back({{"raise", b.raise}, {"registers", b.registers}});
+  return a;
+}
 
 KernelEvidence evidence_of(const CompiledUnit& unit, const std::string& kernel_name) {
   KernelEvidence k;
@@ -42,9 +49,12 @@ KernelEvidence evidence_of(const CompiledUnit& unit, const std::string& kernel_n
 
 std::string evidence_json(const KernelEvidence& k) {
   nlohmann::json j = {{"function", k.sass.function},
-                      {"whole", counts_json(k.sass.whole)},
+                      {"whole", sass_counts_json(k.sass.whole)},
                       {"has_main_loop", k.sass.has_main_loop},
-                      {"main_loop", counts_json(k.sass.main_loop)},
+                      {"main_loop", sass_counts_json(k.sass.main_loop)},
+                      {"has_epilogue", k.sass.has_epilogue},
+                      {"epilogue", sass_counts_json(k.sass.epilogue)},
+                      {"register_budgets", register_budgets_json(k.sass.register_budgets)},
                       {"advisories", k.advisories},
                       {"spill_store_bytes", k.spill_store_bytes},
                       {"ptx_has_setmaxnreg", k.ptx_has_setmaxnreg}};
@@ -59,6 +69,10 @@ KernelEvidence evidence_from_json(std::string_view text) {
     k.sass.whole = counts_from(j.value("whole", nlohmann::json::object()));
     k.sass.has_main_loop = j.value("has_main_loop", false);
     k.sass.main_loop = counts_from(j.value("main_loop", nlohmann::json::object()));
+    k.sass.has_epilogue = j.value("has_epilogue", false);
+    k.sass.epilogue = counts_from(j.value("epilogue", nlohmann::json::object()));
+    for (const nlohmann::json& b : j.value("register_budgets", nlohmann::json::array()))
+      k.sass.register_budgets.push_back({b.value("raise", false), b.value("registers", 0)});
     k.advisories = j.value("advisories", std::vector<std::string>{});
     k.spill_store_bytes = j.value("spill_store_bytes", 0);
     k.ptx_has_setmaxnreg = j.value("ptx_has_setmaxnreg", false);

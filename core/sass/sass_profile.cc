@@ -11,6 +11,7 @@ namespace {
 struct Instruction {
   std::string opcode;  // with modifiers, without the predicate
   std::string branch_target;  // label of a BRA, else empty
+  bool predicated = false;
 };
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -23,13 +24,24 @@ void count(SassCounts& c, const std::string& op) {
   else if (starts_with(op, "WARPGROUP.ARRIVE") || starts_with(op, "WARPGROUP.DEPBAR")) ++c.warpgroup_sync;
   else if (op == "LDL" || op == "STL" || starts_with(op, "LDL.") || starts_with(op, "STL.")) ++c.local_memory;
   else if (starts_with(op, "USETMAXREG")) ++c.setmaxnreg;
+  else if (starts_with(op, "STS")) ++c.shared_store;  // STS.*, STSM.*
+}
+
+// "USETMAXREG.TRY_ALLOC.CTAPOOL UP1, 0xe8" -> raise to 232; ".DEALLOC.CTAPOOL 0x28" -> release to 40.
+RegisterBudget budget_of(const std::string& op, const std::string& operands) {
+  static const std::regex imm(R"((0x[0-9a-f]+|\b[0-9]+)\s*$)");
+  RegisterBudget b;
+  b.raise = op.find("ALLOC") != std::string::npos && op.find("DEALLOC") == std::string::npos;
+  std::smatch m;
+  if (std::regex_search(operands, m, imm)) b.registers = static_cast<int>(std::stoul(m[1], nullptr, 0));
+  return b;
 }
 
 }  // namespace
 
 SassProfile profile_sass(std::string_view text, std::string_view wanted) {
   // nvdisasm -c: "        /*1cb0*/   @!P0 HGMMA.64x128x16.F32.BF16 R24, ... ;" and labels ".L_x_7:".
-  static const std::regex instr(R"(^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);)");
+  static const std::regex instr(R"(^\s*/\*[0-9a-f]+\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);)");
   static const std::regex label(R"(^(\.L_x_[0-9]+):)");
   static const std::regex bra(R"(`\((\.L_x_[0-9]+)\))");
   static const std::regex function(R"(^\s*\.global\s+(\S+))");
@@ -51,8 +63,9 @@ SassProfile profile_sass(std::string_view text, std::string_view wanted) {
     if (!inside) continue;
     if (std::regex_search(line, m, label)) label_at[m[1]] = code.size();
     else if (std::regex_search(line, m, instr)) {
-      Instruction i{m[1], ""};
-      std::string rest = m[2];
+      Instruction i{m[2], "", m[1].matched};
+      std::string rest = m[3];
+      if (starts_with(i.opcode, "USETMAXREG")) p.register_budgets.push_back(budget_of(i.opcode, rest));
       std::smatch t;
       if (starts_with(i.opcode, "BRA") && std::regex_search(rest, t, bra)) i.branch_target = t[1];
       code.push_back(std::move(i));
@@ -78,8 +91,19 @@ SassProfile profile_sass(std::string_view text, std::string_view wanted) {
       best_end = end;
     }
   }
-  if (p.has_main_loop)
-    for (std::size_t at = best_begin; at < best_end; ++at) count(p.main_loop, code[at].opcode);
+  if (!p.has_main_loop) return p;
+  for (std::size_t at = best_begin; at < best_end; ++at) count(p.main_loop, code[at].opcode);
+
+  // The epilogue: from the main loop's end to the first EXIT every thread takes (else the
+  // function's end). Out-of-line wait retries sit after that EXIT.
+  std::size_t end = code.size();
+  for (std::size_t at = best_end; at < code.size(); ++at)
+    if (starts_with(code[at].opcode, "EXIT") && !code[at].predicated) {
+      end = at + 1;
+      break;
+    }
+  for (std::size_t at = best_end; at < end; ++at) count(p.epilogue, code[at].opcode);
+  p.has_epilogue = end > best_end;
   return p;
 }
 
