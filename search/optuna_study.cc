@@ -18,6 +18,7 @@ using core::ErrorKind;
 
 struct OptunaStudy::Impl {
   bool ordinal = false;  // integer indices instead of categorical choices (CMA-ES)
+  std::uint64_t seed = 0;
   py::module_ optuna;
   py::object study;
   std::map<int, py::object> pending;  // asked, not yet told
@@ -29,15 +30,19 @@ OptunaStudy::OptunaStudy(const std::string& sampler, std::uint64_t seed) {
   import_or_explain("optuna", "python3-optuna");
   impl_ = std::make_unique<Impl>();
   impl_->ordinal = sampler == "cmaes";
+  impl_->seed = seed;
   impl_->optuna = py::module_::import("optuna");
   impl_->optuna.attr("logging").attr("set_verbosity")(impl_->optuna.attr("logging").attr("WARNING"));
-  // constant_liar is "experimental" in Optuna 3.1: a warning per study is noise on our stderr.
+  // constant_liar, multivariate and with_margin are "experimental" in Optuna 3.1: a warning per
+  // study is noise on our stderr.
   py::module_::import("warnings").attr("filterwarnings")(
       "ignore", py::arg("category") = impl_->optuna.attr("exceptions").attr("ExperimentalWarning"));
   py::object samplers = impl_->optuna.attr("samplers");
   py::object s;
-  if (sampler == "tpe") s = samplers.attr("TPESampler")(py::arg("seed") = seed, py::arg("constant_liar") = true);
-  else if (sampler == "cmaes") s = samplers.attr("CmaEsSampler")(py::arg("seed") = seed);
+  if (sampler == "tpe")
+    s = samplers.attr("TPESampler")(py::arg("seed") = seed, py::arg("constant_liar") = true,
+                                    py::arg("multivariate") = true);
+  else if (sampler == "cmaes") s = samplers.attr("CmaEsSampler")(py::arg("seed") = seed, py::arg("with_margin") = true);
   else if (sampler == "random") s = samplers.attr("RandomSampler")(py::arg("seed") = seed);
   else
     throw Error(ErrorKind::InvalidInput,
@@ -112,6 +117,25 @@ void OptunaStudy::tell_failed(int number) {
   py::object fail = impl_->optuna.attr("trial").attr("TrialState").attr("FAIL");
   impl_->study.attr("tell")(it->second, py::none(), py::arg("state") = fail);
   impl_->pending.erase(it);
+}
+
+void OptunaStudy::restart_cmaes_at(const std::map<std::string, std::int64_t>& x0,
+                                   const std::vector<CategoricalParam>& space, double sigma0) {
+  if (!impl_->ordinal) throw Error(ErrorKind::InvalidInput, "restart_cmaes_at: the study's sampler is not CMA-ES");
+  py::gil_scoped_acquire gil;
+  py::dict mean;
+  for (const CategoricalParam& p : space) {
+    auto it = std::find(p.choices.begin(), p.choices.end(), x0.at(p.name));
+    mean[py::str(p.name)] = static_cast<std::int64_t>(it - p.choices.begin());
+  }
+  if (!impl_->pending.empty())
+    throw Error(ErrorKind::InvalidInput, "restart_cmaes_at: trials are still pending (tell them first)");
+  // A new study: Optuna's CMA-ES restores its state from the study's trials and would ignore
+  // x0 in the old one. Its earlier trials were not CMA-ES's own, so CMA-ES loses nothing.
+  py::object s = impl_->optuna.attr("samplers").attr("CmaEsSampler")(
+      py::arg("x0") = mean, py::arg("sigma0") = sigma0, py::arg("seed") = impl_->seed + 1,
+      py::arg("with_margin") = true);
+  impl_->study = impl_->optuna.attr("create_study")(py::arg("direction") = "minimize", py::arg("sampler") = s);
 }
 
 std::string OptunaStudy::optuna_version() const {

@@ -53,6 +53,37 @@ TEST(Optuna, SameSeedSameAsks) {
   EXPECT_NE(run(7), run(8));
 }
 
+// Issue 20: CMA-ES restarts centred where it is told, after CMA-ES trials of its own (Optuna's
+// CMA-ES restores its state from a study's trials: recentring inside the old study would be
+// silently ignored). A wide space, so the centre and the corner are far apart.
+TEST(Optuna, CmaesRestartsCentredOnTheGivenPoint) {
+  std::vector<CategoricalParam> wide;
+  for (const char* name : {"a", "b", "c"}) {
+    CategoricalParam p{name, {}};
+    for (int i = 0; i < 16; ++i) p.choices.push_back(100 + i);
+    wide.push_back(p);
+  }
+  OptunaStudy s("cmaes", 3);
+  for (int i = 0; i < 12; ++i) {  // CMA-ES from the middle of every domain
+    AskedTrial t = s.ask(wide);
+    s.tell(t.number, static_cast<double>(t.values.at("a")));
+  }
+  const std::map<std::string, std::int64_t> corner = {{"a", 115}, {"b", 115}, {"c", 115}};
+  AskedTrial pending = s.ask(wide);
+  EXPECT_THROW(s.restart_cmaes_at(corner, wide, 0.5), core::Error);  // a trial is still pending
+  s.tell(pending.number, 1.0);
+  s.restart_cmaes_at(corner, wide, 0.5);
+  int near = 0;
+  for (int i = 0; i < 8; ++i) {
+    AskedTrial t = s.ask(wide);
+    near += t.values.at("a") >= 113 && t.values.at("b") >= 113 && t.values.at("c") >= 113;
+    s.tell(t.number, 1.0 + i);
+  }
+  EXPECT_GE(near, 6);
+  OptunaStudy tpe("tpe", 3);
+  EXPECT_THROW(tpe.restart_cmaes_at(corner, wide, 0.5), core::Error);  // not CMA-ES
+}
+
 TEST(Optuna, FailedTrialsAndBadInputs) {
   OptunaStudy s("random", 1);
   AskedTrial t = s.ask(kSpace);
