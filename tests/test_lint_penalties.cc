@@ -115,6 +115,19 @@ TEST(LintPenalties, TheDocumentedFiguresForTheDefaultConfig) {
   EXPECT_NEAR(penalty(d), waves * 2 * 96 * 384.0 / 128 * clock_ms, 1e-12);
 }
 
+// Measured on an H100 (kernels/matmul_sm90/cost_model.cc): a 2-CTA cluster slows the same
+// tiles by about 1.45x; the model must not rank it level with (or above) its unclustered twin.
+TEST(CostModelSm90, AClusteredConfigIsPredictedSlowerThanItsTwin) {
+  const MatmulProblem p = cube(4096);
+  sm90::MatmulConfig plain, m, n;
+  m.cluster_dimension = sm90::ClusterDim::M;
+  n.cluster_dimension = sm90::ClusterDim::N;
+  const double t = sm90::predict(p, plain, h100(), clean()).ms;
+  EXPECT_GT(sm90::predict(p, m, h100(), clean()).ms, 1.3 * t);
+  EXPECT_GT(sm90::predict(p, n, h100(), clean()).ms, 1.3 * t);
+  EXPECT_DOUBLE_EQ(sm90::cost_terms(p, plain).mma_efficiency, 1.0);
+}
+
 // Today the model ranks very different configs exactly equal at 4096^3 (issue 19); a lint on
 // one of a tied group puts it behind the others, and the template face carries the evidence.
 TEST(LintPenalties, ATieAtTheTopOfTheRankingPartsWhenOneHasALint) {
