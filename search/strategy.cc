@@ -143,6 +143,12 @@ class OptunaStrategy : public Tracked {
       coded_.push_back(std::move(idx));
     }
     valid_.insert(keys_.begin(), keys_.end());
+    if (ctx_.model) {  // the warm phase takes the model's best first (as tpe-native does)
+      std::vector<double> predicted;
+      for (const TuningConfig& c : ctx_.candidates) predicted.push_back(ctx_.model(c));
+      for (size_t i = 0; i < predicted.size(); ++i) by_model_.push_back(i);
+      std::stable_sort(by_model_.begin(), by_model_.end(), [&](size_t a, size_t b) { return predicted[a] < predicted[b]; });
+    }
   }
   std::string_view name() const override { return sampler_; }
 
@@ -152,10 +158,11 @@ class OptunaStrategy : public Tracked {
       study_.enqueue(to_indices(c), params_);
       number_[c.to_json()] = study_.ask(params_).number;
     });
-    // A random warm phase over the candidates (valid by construction), told to the study:
-    // Optuna's own startup draws from the Cartesian product, more than half of it invalid on
-    // the measured landscapes, and repairs each draw to its nearest candidate, which skews it.
-    if (asked_ + static_cast<int>(out.size()) < kRandomWarm) pick_random(out, std::min(n, kRandomWarm - asked_));
+    // A warm phase over the candidates (valid by construction), told to the study: the
+    // model's best where there is a cost model, else random picks. Optuna's own startup draws
+    // from the Cartesian product, more than half of it invalid on the measured landscapes, and
+    // repairs each draw to its nearest candidate, which skews it.
+    if (asked_ + static_cast<int>(out.size()) < kRandomWarm) pick_random(out, std::min(n, kRandomWarm - asked_), true);
     // CMA-ES's first mean is the middle of every domain, a poor start on heavy-tailed
     // landscapes (convolution on MI250X scored -0.39 from there, below random search): after
     // the warm phase, CMA-ES starts centred on its best.
@@ -205,12 +212,18 @@ class OptunaStrategy : public Tracked {
  private:
   // Unmeasured candidates at random until `out` holds n, each told to the study as an
   // enqueued trial so that its model stays complete.
-  void pick_random(std::vector<TuningConfig>& out, int n) {
+  // With by_model, the model's best unmeasured candidates instead (when there is a model).
+  void pick_random(std::vector<TuningConfig>& out, int n, bool by_model = false) {
     if (static_cast<int>(out.size()) >= n) return;
     std::vector<size_t> open;
-    for (size_t i = 0; i < keys_.size(); ++i)
-      if (!seen(keys_[i])) open.push_back(i);
-    std::shuffle(open.begin(), open.end(), rng_);
+    if (by_model && !by_model_.empty()) {
+      for (size_t i : by_model_)
+        if (!seen(keys_[i])) open.push_back(i);
+    } else {
+      for (size_t i = 0; i < keys_.size(); ++i)
+        if (!seen(keys_[i])) open.push_back(i);
+      std::shuffle(open.begin(), open.end(), rng_);
+    }
     for (size_t i : open) {
       if (static_cast<int>(out.size()) >= n) break;
       const TuningConfig& c = ctx_.candidates[i];
@@ -269,6 +282,7 @@ class OptunaStrategy : public Tracked {
   std::set<std::string> valid_;
   bool sampler_failed_ = false;   // Optuna raised: random picks from then on
   int asked_ = 0;                 // configs handed out so far
+  std::vector<size_t> by_model_;  // candidates by predicted time, when there is a cost model
   std::optional<TuningConfig> best_;  // the fastest told so far
   std::optional<double> best_ms_;
   bool restarted_ = false;        // CMA-ES recentred on best_ after its random warm phase

@@ -6,8 +6,8 @@
 //   exhaustive  every candidate, in the space's enumeration order
 //   random      every candidate, in a seeded random order
 //   tpe, cmaes  Optuna's samplers through the embedded interpreter (seeded), after a warm
-//               phase of 10 random candidates (told to the study); CMA-ES then starts
-//               centred on the best of them. A suggestion
+//               phase of 10 candidates told to the study (the model's best where there is a
+//               cost model, else random ones); CMA-ES then starts centred on the best of them. A suggestion
 //               outside the candidates, or already measured or pending, is repaired: the
 //               nearest unmeasured candidate (L1 over domain indices) is measured and its
 //               value told for the suggestion, so each evaluation costs one ask; should the

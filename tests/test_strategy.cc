@@ -138,6 +138,25 @@ TEST(Strategies, GuidedSearchFindsTheOptimumBeforeRandomDoes) {
   EXPECT_LT(native, random);
 }
 
+// Issue 20: Optuna's samplers start with a warm phase of 10 candidates told to the study --
+// the cost model's best, in its order, where there is a model, else random candidates.
+TEST(Strategies, OptunaWarmPhaseIsTheModelsBestWhereThereIsAModel) {
+  StrategyContext ctx = context(5);
+  std::vector<TuningConfig> ranked = ctx.candidates;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const TuningConfig& a, const TuningConfig& b) { return objective(a) < objective(b); });
+  std::vector<std::string> top10;
+  for (int i = 0; i < 10; ++i) top10.push_back(ranked[i].to_json());
+  for (const char* name : {"tpe", "cmaes"}) {
+    auto s = make_strategy(name, context(5));
+    EXPECT_EQ(run(*s, 10, 1), top10) << name;
+    StrategyContext blind = context(5);
+    blind.model = nullptr;
+    auto r = make_strategy(name, blind);
+    EXPECT_NE(run(*r, 10, 1), top10) << name;
+  }
+}
+
 TEST(Strategies, FailedTrialsAreToleratedAndUnknownNamesRefused) {
   auto s = make_strategy("tpe", context(4));
   for (int i = 0; i < 10; ++i)
