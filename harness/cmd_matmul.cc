@@ -171,7 +171,10 @@ void add_matmul_command(CLI::App& app) {
                                            "recording every trial");
   o->arch.add(*cmd);
   o->problem.add(*cmd);
-  cmd->add_option("--strategy", o->tune.strategy, "exhaustive, random, tpe, cmaes (Optuna) or model")
+  cmd->add_option("--strategy", o->tune.strategy,
+                  "exhaustive, random, tpe or cmaes (Optuna, after 10 warm-up picks: the model's best, else random), "
+                  "tpe-native (TPE without Python: never asks an invalid config, ~0.1 ms a step) or model "
+                  "(cost-model ranking); the README's 'Search strategies on measured landscapes' compares them")
       ->capture_default_str();
   cmd->add_option("--trials", o->tune.trials, "Stop when this many configs have results for this problem and "
                                               "device (earlier and concurrent runs included; warm-start configs count)")
