@@ -16,6 +16,12 @@ namespace mgpu::search {
 using core::Error;
 using core::ErrorKind;
 
+namespace {
+std::int64_t index_of(const CategoricalParam& p, std::int64_t value) {
+  return std::find(p.choices.begin(), p.choices.end(), value) - p.choices.begin();
+}
+}  // namespace
+
 struct OptunaStudy::Impl {
   bool ordinal = false;  // integer indices instead of categorical choices (CMA-ES)
   std::uint64_t seed = 0;
@@ -91,11 +97,7 @@ void OptunaStudy::enqueue(const std::map<std::string, std::int64_t>& values, con
   py::dict params;
   for (const CategoricalParam& p : space) {
     std::int64_t v = values.at(p.name);
-    if (impl_->ordinal) {  // back to the index CMA-ES works with
-      auto it = std::find(p.choices.begin(), p.choices.end(), v);
-      v = static_cast<std::int64_t>(it - p.choices.begin());
-    }
-    params[py::str(p.name)] = v;
+    params[py::str(p.name)] = impl_->ordinal ? index_of(p, v) : v;  // CMA-ES works with indices
   }
   impl_->study.attr("enqueue_trial")(params);
 }
@@ -122,14 +124,11 @@ void OptunaStudy::tell_failed(int number) {
 void OptunaStudy::restart_cmaes_at(const std::map<std::string, std::int64_t>& x0,
                                    const std::vector<CategoricalParam>& space, double sigma0) {
   if (!impl_->ordinal) throw Error(ErrorKind::InvalidInput, "restart_cmaes_at: the study's sampler is not CMA-ES");
-  py::gil_scoped_acquire gil;
-  py::dict mean;
-  for (const CategoricalParam& p : space) {
-    auto it = std::find(p.choices.begin(), p.choices.end(), x0.at(p.name));
-    mean[py::str(p.name)] = static_cast<std::int64_t>(it - p.choices.begin());
-  }
   if (!impl_->pending.empty())
     throw Error(ErrorKind::InvalidInput, "restart_cmaes_at: trials are still pending (tell them first)");
+  py::gil_scoped_acquire gil;
+  py::dict mean;
+  for (const CategoricalParam& p : space) mean[py::str(p.name)] = index_of(p, x0.at(p.name));
   // A new study: Optuna's CMA-ES restores its state from the study's trials and would ignore
   // x0 in the old one. Its earlier trials were not CMA-ES's own, so CMA-ES loses nothing.
   py::object s = impl_->optuna.attr("samplers").attr("CmaEsSampler")(

@@ -83,8 +83,7 @@ class ModelGuided : public Tracked {
  public:
   ModelGuided(StrategyContext ctx) : Tracked(ctx), ctx_(std::move(ctx)) {
     for (size_t i = 0; i < ctx_.candidates.size(); ++i) predicted_.push_back(ctx_.model(ctx_.candidates[i]));
-    for (size_t i = 0; i < ctx_.candidates.size(); ++i) ranking_.push_back(i);
-    std::stable_sort(ranking_.begin(), ranking_.end(), [&](size_t a, size_t b) { return predicted_[a] < predicted_[b]; });
+    ranking_ = model_ranking(ctx_);
   }
   std::string_view name() const override { return "model"; }
   std::vector<TuningConfig> ask(int n) override {
@@ -143,12 +142,7 @@ class OptunaStrategy : public Tracked {
       coded_.push_back(std::move(idx));
     }
     valid_.insert(keys_.begin(), keys_.end());
-    if (ctx_.model) {  // the warm phase takes the model's best first (as tpe-native does)
-      std::vector<double> predicted;
-      for (const TuningConfig& c : ctx_.candidates) predicted.push_back(ctx_.model(c));
-      for (size_t i = 0; i < predicted.size(); ++i) by_model_.push_back(i);
-      std::stable_sort(by_model_.begin(), by_model_.end(), [&](size_t a, size_t b) { return predicted[a] < predicted[b]; });
-    }
+    by_model_ = model_ranking(ctx_);  // the warm phase takes the model's best first (as tpe-native does)
   }
   std::string_view name() const override { return sampler_; }
 
@@ -162,7 +156,8 @@ class OptunaStrategy : public Tracked {
     // model's best where there is a cost model, else random picks. Optuna's own startup draws
     // from the Cartesian product, more than half of it invalid on the measured landscapes, and
     // repairs each draw to its nearest candidate, which skews it.
-    if (asked_ + static_cast<int>(out.size()) < kRandomWarm) pick_random(out, std::min(n, kRandomWarm - asked_), true);
+    if (asked_ + static_cast<int>(out.size()) < kRandomWarm)
+      take_open(out, std::min(n, kRandomWarm - asked_), by_model_.empty() ? random_open() : by_model_);
     // CMA-ES's first mean is the middle of every domain, a poor start on heavy-tailed
     // landscapes (convolution on MI250X scored -0.39 from there, below random search): after
     // the warm phase, CMA-ES starts centred on its best.
@@ -204,28 +199,25 @@ class OptunaStrategy : public Tracked {
     }
     // The sampler keeps proposing known or invalid points: pick unmeasured candidates at
     // random, and tell the study about them so its model stays complete.
-    pick_random(out, n);
+    if (static_cast<int>(out.size()) < n) take_open(out, n, random_open());
     asked_ += static_cast<int>(out.size());
     return out;
   }
 
  private:
-  // Unmeasured candidates at random until `out` holds n, each told to the study as an
-  // enqueued trial so that its model stays complete.
-  // With by_model, the model's best unmeasured candidates instead (when there is a model).
-  void pick_random(std::vector<TuningConfig>& out, int n, bool by_model = false) {
-    if (static_cast<int>(out.size()) >= n) return;
+  std::vector<size_t> random_open() {  // the unmeasured candidates, shuffled
     std::vector<size_t> open;
-    if (by_model && !by_model_.empty()) {
-      for (size_t i : by_model_)
-        if (!seen(keys_[i])) open.push_back(i);
-    } else {
-      for (size_t i = 0; i < keys_.size(); ++i)
-        if (!seen(keys_[i])) open.push_back(i);
-      std::shuffle(open.begin(), open.end(), rng_);
-    }
-    for (size_t i : open) {
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (!seen(keys_[i])) open.push_back(i);
+    std::shuffle(open.begin(), open.end(), rng_);
+    return open;
+  }
+  // The unmeasured candidates of `order`, in that order, until `out` holds n, each told to the
+  // study as an enqueued trial so that its model stays complete.
+  void take_open(std::vector<TuningConfig>& out, int n, const std::vector<size_t>& order) {
+    for (size_t i : order) {
       if (static_cast<int>(out.size()) >= n) break;
+      if (seen(keys_[i])) continue;
       const TuningConfig& c = ctx_.candidates[i];
       if (!sampler_failed_) {
         try {
@@ -296,6 +288,16 @@ class OptunaStrategy : public Tracked {
 };
 
 }  // namespace
+
+std::vector<size_t> model_ranking(const StrategyContext& ctx) {
+  if (!ctx.model) return {};
+  std::vector<double> predicted;
+  for (const TuningConfig& c : ctx.candidates) predicted.push_back(ctx.model(c));
+  std::vector<size_t> order(predicted.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return predicted[a] < predicted[b]; });
+  return order;
+}
 
 std::vector<std::string> strategy_names() { return {"exhaustive", "random", "tpe", "tpe-native", "cmaes", "model"}; }
 

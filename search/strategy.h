@@ -51,6 +51,8 @@ struct StrategyContext {
 };
 
 std::vector<std::string> strategy_names();
+// The candidates' indices, best predicted first (ties in candidate order); empty without a model.
+std::vector<size_t> model_ranking(const StrategyContext& context);
 // Error{InvalidInput} for an unknown name, or an Optuna strategy without python3-optuna.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, StrategyContext context);
 

@@ -25,12 +25,7 @@ class NativeTpe : public Strategy {
       index_[ctx_.candidates[i].to_json()] = i;
     }
     state_.assign(ctx_.candidates.size(), Open);
-    if (ctx_.model) {
-      std::vector<double> predicted;
-      for (const TuningConfig& c : ctx_.candidates) predicted.push_back(ctx_.model(c));
-      for (size_t i = 0; i < predicted.size(); ++i) by_model_.push_back(i);
-      std::stable_sort(by_model_.begin(), by_model_.end(), [&](size_t a, size_t b) { return predicted[a] < predicted[b]; });
-    }
+    by_model_ = model_ranking(ctx_);
   }
   std::string_view name() const override { return "tpe-native"; }
 
