@@ -33,9 +33,10 @@ constexpr std::array kBlackwellDevices = {
 // Limits: CUDA C++ Programming Guide, "Compute Capabilities" (9.0 and 10.0): 228 KB SMEM per
 // SM of which 227 KB per block with opt-in, 64K registers per SM, 255 per thread; cluster size 8
 // portable, 16 non-portable. TMEM: PTX ISA 8.6 "Tensor Memory" (512 columns x 128 lanes).
-// PTX ISA: sm_90a arrived with PTX 8.0, sm_100a with PTX 8.6 (PTX ISA release notes).
+// PTX ISA: sm_90a arrived with PTX 8.0, sm_100a with PTX 8.6 (PTX ISA release notes); both are
+// emitted as PTX 8.6, the first with mbarrier.arrive.relaxed, which clustered sm_90a kernels use.
 constexpr std::array kArchs = {
-    ArchSpec{"sm_90a", "Hopper", 9, 0, 80, 227 * 1024, 228 * 1024, 65536, 255, 1024, 8, 16, 0,
+    ArchSpec{"sm_90a", "Hopper", 9, 0, 86, 227 * 1024, 228 * 1024, 65536, 255, 1024, 8, 16, 0,
              kHopperDevices},
     ArchSpec{"sm_100a", "Blackwell", 10, 0, 86, 227 * 1024, 228 * 1024, 65536, 255, 1024, 8, 16,
              512, kBlackwellDevices},

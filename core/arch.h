@@ -30,7 +30,7 @@ struct ArchSpec {
   std::string_view family;  // "Hopper", "Blackwell"
   int cc_major;
   int cc_minor;
-  int min_ptx_isa;  // PTX ISA version that introduced the target, times ten (80 = PTX 8.0)
+  int min_ptx_isa;  // PTX ISA version our PTX declares for the target, times ten (86 = PTX 8.6)
   int smem_per_block_optin;  // bytes, with cudaFuncAttributeMaxDynamicSharedMemorySize
   int smem_per_sm;           // bytes
   int regs_per_sm;           // 32-bit registers

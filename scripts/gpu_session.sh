@@ -2,7 +2,7 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
@@ -10,7 +10,11 @@
 # tiles: the default config beside the 192-register accumulators setmaxnreg made valid, at 4096^3;
 # ab: each .bundle/bin/mgpu-tune-BASE (the same harness built with an older kernel builder, see
 # the README under "scripts/bundle.sh --tests gpu") beside the bundle's own mgpu-tune, alternately (A B A B), for
-# two configs at 4096^3 and the same two at 8192x8192x512 (where the epilogue is a large share).
+# two configs at 4096^3 and the same two at 8192x8192x512 (where the epilogue is a large share),
+# or the lines of AB_CONFIGS;
+# profile: Nsight Compute (ncu, clocks left alone) over one launch each of the default config and
+# its 2-CTA clusters along M and N at 4096^3: OUTDIR/ncu-*.ncu-rep, their details and raw pages
+# as text beside them (ncu-*.details.txt, ncu-*.raw.csv).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
@@ -19,7 +23,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile)" >&2; exit 2;; esac
 done
 command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
@@ -41,6 +45,11 @@ step() {  # step NAME SECONDS CMD...: run with a timeout, log to $out/NAME.log, 
   >"$out/machine.log" 2>&1
 cat "$out/machine.log"
 shape=(--m 4096 --n 4096 --k 4096)
+# The ab step's problems and configs, one per line ("--mxM--nxN--kxK CONFIG"); AB_CONFIGS replaces them.
+ab_default='--mx4096x--nx4096x--kx4096 {}
+--mx4096x--nx4096x--kx4096 {"tile_m":64,"tile_n":128,"max_concurrent_steps":6}
+--mx8192x--nx8192x--kx512 {}
+--mx8192x--nx8192x--kx512 {"tile_m":64,"tile_n":128,"max_concurrent_steps":6}'
 for s in "${steps[@]}"; do
   case "$s" in
     tests) step tests 300 $run mgpu-tests --gtest_filter='GpuKernels.*:*GpuMatmul*:GpuMeasure.*' --gtest_brief=0 ;;
@@ -82,13 +91,18 @@ for s in "${steps[@]}"; do
               --arch sm_90a ${shp//x/ } --repeat 3 --config "$cfg"
           done
         done
-      done <<'CONFIGS'
---mx4096x--nx4096x--kx4096 {}
---mx4096x--nx4096x--kx4096 {"tile_m":64,"tile_n":128,"max_concurrent_steps":6}
---mx8192x--nx8192x--kx512 {}
---mx8192x--nx8192x--kx512 {"tile_m":64,"tile_n":128,"max_concurrent_steps":6}
-CONFIGS
+      done <<<"${AB_CONFIGS:-$ab_default}"
       ;;
+    profile)
+      # --timer events: CUPTI's activity API and ncu's profiler cannot both hold the device.
+      for named in 'default {}' 'clusterM {"cluster_dimension":"M"}' 'clusterN {"cluster_dimension":"N"}'; do
+        tag=${named%% *} cfg=${named#* }
+        step "ncu-$tag" 170 $run ncu --clock-control none --target-processes all -k 'regex:^matmul$' \
+          --launch-skip 3 --launch-count 1 --set full -f -o "$out/ncu-$tag" \
+          .bundle/bin/mgpu-tune bench matmul --arch sm_90a "${shape[@]}" --repeat 1 --timer events --config "$cfg"
+        ncu -i "$out/ncu-$tag.ncu-rep" --page details >"$out/ncu-$tag.details.txt" 2>&1
+        ncu -i "$out/ncu-$tag.ncu-rep" --page raw --csv >"$out/ncu-$tag.raw.csv" 2>&1
+      done ;;
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
   esac

@@ -43,7 +43,7 @@ TEST(Arch, TableIsConsistent) {
   }
   EXPECT_EQ(parse_arch("sm_90a").tmem_columns, 0);  // TMEM is Blackwell-only
   EXPECT_EQ(parse_arch("sm_100a").tmem_columns, 512);
-  EXPECT_EQ(parse_arch("sm_90a").ptx_feature(), "+ptx80");
+  EXPECT_EQ(parse_arch("sm_90a").ptx_feature(), "+ptx86");  // mbarrier.arrive.relaxed
   EXPECT_EQ(parse_arch("sm_100a").ptx_feature(), "+ptx86");
 }
 

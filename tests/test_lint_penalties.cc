@@ -116,15 +116,20 @@ TEST(LintPenalties, TheDocumentedFiguresForTheDefaultConfig) {
 }
 
 // Measured on an H100 (kernels/matmul_sm90/cost_model.cc): a 2-CTA cluster slows the same
-// tiles by about 1.45x; the model must not rank it level with (or above) its unclustered twin.
+// tiles by about 3%; the model must not rank it level with (or above) its unclustered twin.
 TEST(CostModelSm90, AClusteredConfigIsPredictedSlowerThanItsTwin) {
   const MatmulProblem p = cube(4096);
   sm90::MatmulConfig plain, m, n;
   m.cluster_dimension = sm90::ClusterDim::M;
   n.cluster_dimension = sm90::ClusterDim::N;
   const double t = sm90::predict(p, plain, h100(), clean()).ms;
-  EXPECT_GT(sm90::predict(p, m, h100(), clean()).ms, 1.3 * t);
-  EXPECT_GT(sm90::predict(p, n, h100(), clean()).ms, 1.3 * t);
+  // A few percent, as the H100 measured once the consumers' remote arrive was relaxed; not the
+  // 1.3-1.7x of the .release.cluster arrive's MEMBAR.ALL.GPU.
+  for (const sm90::MatmulConfig& c : {m, n}) {
+    const double tc = sm90::predict(p, c, h100(), clean()).ms;
+    EXPECT_GT(tc, t);
+    EXPECT_LT(tc, 1.1 * t);
+  }
   EXPECT_DOUBLE_EQ(sm90::cost_terms(p, plain).mma_efficiency, 1.0);
 }
 

@@ -24,11 +24,11 @@ void BarrierRing::arrive(Emitter& e, Value slot) const {
   mlir::NVVM::MBarrierArriveOp::create(e.b, e.loc, mlir::Type(), slot_ptr(e, slot), Value());
 }
 
-void BarrierRing::arrive_remote(Emitter& e, Value slot, Value cta_rank) const {
+void BarrierRing::arrive_remote(Emitter& e, Value slot, Value cta_rank, Order order) const {
   auto cluster_ptr = mlir::LLVM::LLVMPointerType::get(e.b.getContext(), 7);
   Value remote = mlir::NVVM::MapaOp::create(e.b, e.loc, cluster_ptr, slot_ptr(e, slot), cta_rank);
   mlir::NVVM::MBarrierArriveOp::create(e.b, e.loc, mlir::Type(), remote, Value(), mlir::NVVM::MemScopeKind::CLUSTER,
-                                       false);
+                                       order == Order::Relaxed);
 }
 
 void BarrierRing::arrive_expect_tx(Emitter& e, Value slot, std::int64_t bytes) const {

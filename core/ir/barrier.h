@@ -28,7 +28,13 @@ class BarrierRing {
   void arrive(Emitter& e, mlir::Value slot) const;
   // Arrive on the same slot's barrier in the cluster CTA of rank `cta_rank` (mapa + a
   // cluster-scope arrive): how a consumer releases a stage its peer multicasts into.
-  void arrive_remote(Emitter& e, mlir::Value slot, mlir::Value cta_rank) const;
+  // Release: the arrival orders the caller's earlier memory accesses before the waiter's
+  // (.release.cluster, which ptxas makes a MEMBAR.ALL.GPU: it waits for every outstanding
+  // access of the thread). Relaxed: a signal only (.relaxed.cluster, PTX ISA 8.6), for a caller
+  // whose handed-over accesses have all completed already -- a stage read by wgmma after
+  // wgmma.wait_group, TMEM read after tcgen05.wait::ld (PTX ISA 9.7.13.15.13, mbarrier.arrive).
+  enum class Order { Release, Relaxed };
+  void arrive_remote(Emitter& e, mlir::Value slot, mlir::Value cta_rank, Order order) const;
   // Arrive and announce `bytes` of asynchronous (TMA) traffic that will complete this phase.
   void arrive_expect_tx(Emitter& e, mlir::Value slot, std::int64_t bytes) const;
   // Block until the barrier of `slot` has completed the phase of the given parity.

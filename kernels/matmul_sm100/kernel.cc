@@ -242,7 +242,7 @@ core::BuiltKernel build_matmul_unchecked(const MatmulProblem& p, const MatmulCon
       // Every thread's TMEM loads completed (wait::ld) before the last barrier: free the buffer.
       core::ir::tcgen05_fence(e, true);
       e.if_then(leader, [&] {
-        if (pair) acc_empty.arrive_remote(e, acc.slot, zero);
+        if (pair) acc_empty.arrive_remote(e, acc.slot, zero, core::ir::BarrierRing::Order::Release);
         else acc_empty.arrive(e, acc.slot);
       });
       return Values{};

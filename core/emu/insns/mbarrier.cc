@@ -1,6 +1,6 @@
 // mbarrier instructions (PTX ISA 9.7.13.15: init, inval, arrive, arrive_drop, expect_tx,
 // complete_tx, arrive.expect_tx, test_wait, try_wait, incl. .parity and remote
-// .shared::cluster arrivals). try_wait suspends the lanes until the phase completes (the ISA
+// .shared::cluster arrivals, .release/.acquire or .relaxed). try_wait suspends the lanes until the phase completes (the ISA
 // lets a thread sleep inside try_wait), so a hung pipeline shows up as a deadlock naming the
 // barrier instead of a spin.
 #include "core/emu/engines/mbarrier.h"
@@ -14,7 +14,7 @@ namespace mgpu::emu {
 namespace {
 
 enum Op : std::uint8_t { Init, Inval, Arrive, ArriveDrop, ExpectTx, CompleteTx, ArriveExpectTx, TestWait, TryWait };
-enum Flag : std::uint32_t { Parity = 1, DropExpectTx = 2 };
+enum Flag : std::uint32_t { Parity = 1, DropExpectTx = 2, Relaxed = 4 };
 
 struct Target {
   Cta* cta;
@@ -90,7 +90,9 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
           count = static_cast<std::uint32_t>(src(w, in, 2, l));
         }
         const std::uint64_t phase_before = t.bar->phase();
-        if (RaceDetector* rd = w.cta->races.get(); rd && t.cta == w.cta) {
+        // An arrive is a release unless .relaxed (PTX ISA 9.7.13.15.13: "The .relaxed qualifier
+        // does not provide any memory ordering semantics and visibility guarantees").
+        if (RaceDetector* rd = w.cta->races.get(); rd && t.cta == w.cta && !(in.flags & Relaxed)) {
           MbarClocks& mc = t.cta->mbar_clocks[t.offset];
           if (mc.pending.empty()) mc.pending = rd->empty_clock();
           rd->release(w.thread(l), mc.pending);
@@ -115,7 +117,8 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
           flow = Flow::Block;
           break;
         }
-        if (done)
+        // A successful wait acquires unless .relaxed (PTX ISA 9.7.13.15.16, test_wait/try_wait).
+        if (done && !(in.flags & Relaxed))
           if (RaceDetector* rd = w.cta->races.get(); rd && t.cta == w.cta) {
             const MbarClocks& mc = t.cta->mbar_clocks[t.offset];
             if (!mc.completed.empty()) rd->acquire(w.thread(l), mc.completed);
@@ -150,6 +153,7 @@ std::string decode(const ptx::Instruction& p, Insn& out) {
   else if (what == "try_wait") out.op = TryWait;
   else return "unknown mbarrier operation";
   if (has_part(p, "parity")) out.flags |= Parity;
+  if (has_part(p, "relaxed")) out.flags |= Relaxed;
   out.space = space_of(p);
   out.type = Ty::B64;
   out.fn = &mbarrier;
