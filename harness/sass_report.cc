@@ -30,6 +30,7 @@ std::string sass_line(const nlohmann::json& s) {
     loop = fmt::format("main loop {} instructions: {} MMA, {} TMA, {} barrier, {} warpgroup arrive/wait, {} local",
                        m["instructions"].get<int>(), m["mma"].get<int>(), m["tma"].get<int>(), m["sync"].get<int>(),
                        m["warpgroup_sync"].get<int>(), m["local_memory"].get<int>());
+    if (int w = m.value("wide_membar", 0)) loop += fmt::format(", {} GPU-wide MEMBAR", w);
   }
   if (s.contains("epilogue")) {
     const auto& e = s["epilogue"];

@@ -249,6 +249,28 @@ TEST(PerformanceLints, SpillsAndLocalMemoryInTheMainLoop) {
   EXPECT_NE(lints(k)[1].message.find("606"), std::string::npos);
 }
 
+// The 2-CTA cluster kernel before and after the consumers' remote arrive became relaxed
+// (sm_90a, 128x128x64, cluster along M; ptxas 13.0): .release.cluster put MEMBAR.ALL.CTA +
+// MEMBAR.ALL.GPU before each of the two remote arrives, one of them inside the k-loop;
+// .relaxed.cluster puts none.
+// Both kernels keep the one GPU-wide MEMBAR of fence.mbarrier_init before the loop, and one at
+// the final cluster barrier.
+TEST(PerformanceLints, AGpuWideMembarInTheMainLoopIsOne) {
+  KernelEvidence slow{profile_sass(fixture("sm90a_clusterM_release_arrive_ptxas.sass")), {}, 0, true, {}};
+  EXPECT_EQ(slow.sass.main_loop.wide_membar, 1);
+  EXPECT_EQ(slow.sass.whole.wide_membar, 4);
+  EXPECT_EQ(codes(slow), (std::vector<std::string>{"membar-in-main-loop"}));
+  EXPECT_NE(lints(slow)[0].message.find("1 GPU-wide memory barrier (MEMBAR)"), std::string::npos) << lints(slow)[0].message;
+  EXPECT_EQ(evidence_from_json(evidence_json(slow)).sass.main_loop.wide_membar, 1);  // stored and read back
+  KernelEvidence fixed{profile_sass(fixture("sm90a_clusterM_relaxed_arrive_ptxas.sass")), {}, 0, true, {}};
+  EXPECT_EQ(fixed.sass.main_loop.wide_membar, 0);
+  EXPECT_EQ(fixed.sass.whole.wide_membar, 2);
+  EXPECT_EQ(fixed.sass.main_loop.mma, slow.sass.main_loop.mma);
+  EXPECT_TRUE(lints(fixed).empty());
+  // A CTA-scope MEMBAR alone is no such barrier.
+  EXPECT_EQ(profile_sass(fixture("sm90a_default_ptxas.sass")).main_loop.wide_membar, 0);
+}
+
 // Bank conflicts come from a verification's stored message, in today's phrase and in the one
 // records written before the ideal was kept use (taken as one wavefront per access).
 TEST(BankConflicts, ReadBackFromAVerificationMessage) {

@@ -20,6 +20,7 @@ SassCounts counts_from(const nlohmann::json& j) {
   c.local_memory = j.value("local_memory", 0);
   c.setmaxnreg = j.value("setmaxnreg", 0);
   c.shared_store = j.value("shared_store", 0);
+  c.wide_membar = j.value("wide_membar", 0);
   return c;
 }
 
@@ -28,7 +29,8 @@ SassCounts counts_from(const nlohmann::json& j) {
 nlohmann::json sass_counts_json(const SassCounts& c) {
   return {{"instructions", c.instructions}, {"mma", c.mma},     {"tma", c.tma},
           {"sync", c.sync},                 {"warpgroup_sync", c.warpgroup_sync},
-          {"local_memory", c.local_memory}, {"setmaxnreg", c.setmaxnreg}, {"shared_store", c.shared_store}};
+          {"local_memory", c.local_memory}, {"setmaxnreg", c.setmaxnreg}, {"shared_store", c.shared_store},
+          {"wide_membar", c.wide_membar}};
 }
 
 nlohmann::json register_budgets_json(const std::vector<RegisterBudget>& budgets) {

@@ -35,6 +35,14 @@ std::vector<Lint> lints(const KernelEvidence& k) {
   if (k.sass.has_main_loop && k.sass.main_loop.local_memory > 0)
     out.push_back({"local-memory-in-main-loop",
                    fmt::format("{} local-memory loads/stores in the main loop", k.sass.main_loop.local_memory)});
+  // A GPU-wide memory barrier in the k-loop makes every k-step wait for all of the warp's
+  // outstanding accesses: on the H100 a .release.cluster remote arrive did that to 2-CTA
+  // clusters, 0.6x the unclustered kernel (README, "The third run on a GPU").
+  if (k.sass.has_main_loop && k.sass.main_loop.wide_membar > 0)
+    out.push_back({"membar-in-main-loop",
+                   fmt::format("{} GPU-wide memory barrier{} (MEMBAR) in the main loop: a release at cluster or GPU "
+                               "scope there waits every k-step for all of the thread's outstanding accesses",
+                               k.sass.main_loop.wide_membar, k.sass.main_loop.wide_membar == 1 ? "" : "s")});
   if (!k.sass.has_main_loop && k.sass.whole.mma > 0)
     out.push_back({"no-main-loop", "no loop holding an MMA was found: the k-loop may be unrolled away or the listing unusual"});
   if (k.bank_conflicts && k.bank_conflicts->conflicts > 0)

@@ -3,7 +3,7 @@
 // verification on the virtual device counted them, its shared-memory bank conflicts -- each
 // with a code and a sentence. Contract: lints() is pure; it returns nothing for a clean kernel,
 // and one lint per defect, in a fixed order: setmaxnreg-dropped, serialised-mma, spills,
-// local-memory-in-main-loop, no-main-loop, bank-conflicts.
+// local-memory-in-main-loop, membar-in-main-loop, no-main-loop, bank-conflicts.
 #pragma once
 
 #include <optional>

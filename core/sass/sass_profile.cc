@@ -25,6 +25,7 @@ void count(SassCounts& c, const std::string& op) {
   else if (op == "LDL" || op == "STL" || starts_with(op, "LDL.") || starts_with(op, "STL.")) ++c.local_memory;
   else if (starts_with(op, "USETMAXREG")) ++c.setmaxnreg;
   else if (starts_with(op, "STS")) ++c.shared_store;  // STS.*, STSM.*
+  else if (starts_with(op, "MEMBAR") && op.find(".CTA") == std::string::npos) ++c.wide_membar;
 }
 
 // "USETMAXREG.TRY_ALLOC.CTAPOOL UP1, 0xe8" -> raise to 232; ".DEALLOC.CTAPOOL 0x28" -> release to 40.

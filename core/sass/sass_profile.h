@@ -29,6 +29,8 @@ struct SassCounts {
   int local_memory = 0;     // LDL, STL: spills or arrays put in local memory
   int setmaxnreg = 0;       // USETMAXREG: the register split survived assembly
   int shared_store = 0;     // STS, STSM: e.g. the epilogue staging the accumulator for TMA
+  int wide_membar = 0;      // MEMBAR.*.GPU / .SYS: waits until the thread's earlier accesses are
+                            // visible GPU-wide (what ptxas makes of a .release.cluster/.gpu)
 };
 
 struct RegisterBudget {
