@@ -5,6 +5,7 @@
 // .relaxed. So a shared store handed over by an arrive/wait pair is ordered only when neither
 // side is relaxed: the faulty kernels (a relaxed side) must be reported as races.
 #include "isa_harness.h"
+#include "tests/emu/emu_test_util.h"
 
 namespace mgpu::emu::isa {
 namespace {
@@ -34,11 +35,7 @@ struct MbarrierOrder : IsaTest {
     EXPECT_EQ(got, 42u) << "the wait did not wait";
     return r;
   }
-  static bool raced(const LaunchResult& r) {
-    for (const auto& x : r.reports)
-      if (x.kind == ReportKind::Race) return true;
-    return false;
-  }
+  static bool raced(const LaunchResult& r) { return emu_test::has(r, ReportKind::Race); }
 };
 
 TEST_F(MbarrierOrder, ReleaseArriveAndAcquireWaitOrderTheStore) {
