@@ -123,6 +123,10 @@ struct TrialFilter {
 class Store {
  public:
   static Store open(const std::string& path, OpenMode mode);
+  // Read-only, for what earlier runs left (a warm start): nothing when the file does not exist
+  // or is blank, i.e. created by a run killed before it wrote the schema; open()'s errors
+  // otherwise. A blank file is where a killed first run leaves its database, not bad input.
+  static std::optional<Store> open_earlier(const std::string& path);
 
   std::int64_t begin_run(const std::string& kind, const std::string& arguments, const std::string& tool_version);
   void end_run(std::int64_t run_id);

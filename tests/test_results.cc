@@ -104,6 +104,40 @@ TEST_F(Results, FreshDatabaseIsMigratedAndRoundTripsATrial) {
   EXPECT_EQ(again.trials().size(), 1u);
 }
 
+// A run killed before its migration committed leaves a blank file: an empty one, or (killed
+// after WAL mode rewrote the header) an SQLite file with no tables and no version.
+TEST_F(Results, ABlankDatabaseHoldsNothingEarlierAndIsNamedBlankWhenRead) {
+  EXPECT_FALSE(Store::open_earlier(path("missing.db")));
+  EXPECT_FALSE(fs::exists(path("missing.db")));
+  std::ofstream(path("empty.db")).close();
+  {
+    SQLite::Database wal(path("wal.db"), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    wal.exec("PRAGMA journal_mode=WAL");
+  }
+  for (const char* name : {"empty.db", "wal.db"}) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(Store::open_earlier(path(name)));
+    try {
+      Store::open(path(name), OpenMode::ReadOnly);
+      ADD_FAILURE() << "a blank database was read as results";
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      EXPECT_NE(std::string(e.what()).find("blank"), std::string::npos) << e.what();
+    }
+    // Opened for writing, it is simply a new database.
+    Store s = Store::open(path(name), OpenMode::ReadWrite);
+    s.record_trial(trial(s.begin_run("tune", "", "0"), problem(256, 256, 256), cfg(128), 0.1));
+    ASSERT_TRUE(Store::open_earlier(path(name)));
+    EXPECT_EQ(Store::open_earlier(path(name))->trials().size(), 1u);
+  }
+  // Something else's SQLite file is still refused, not taken for blank.
+  {
+    SQLite::Database other(path("other.db"), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    other.exec("CREATE TABLE notes(x)");
+  }
+  EXPECT_THROW(Store::open_earlier(path("other.db")), core::Error);
+}
+
 TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
   Store s = Store::open(path("v.db"), OpenMode::ReadWrite);
   std::int64_t run = s.begin_run("verify", "verify matmul", "0.1.0");

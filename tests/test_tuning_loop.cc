@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -246,6 +247,17 @@ TEST_F(TuningLoop, ANewShapeMeasuresItsNeighboursWinnersFirst) {
   o.problem.m = 1280;
   o.warm_start_shapes = 0;  // off: the strategy's own first pick
   EXPECT_TRUE(tune(o, stop_).warm_started_from.empty());
+}
+
+// The soak found it: a first run killed before its schema committed leaves the file blank, and
+// the next run's warm start (on by default) refused it as "not an mgpu-tune results database".
+TEST_F(TuningLoop, ARunResumesADatabaseAKilledFirstRunLeftBlank) {
+  std::ofstream(opts_.db).close();
+  ASSERT_GT(opts_.warm_start_shapes, 0);
+  opts_.trials = 3;
+  TuneReport r = tune(opts_, stop_);
+  EXPECT_TRUE(r.warm_started_from.empty());
+  EXPECT_EQ(configs_in_db().size(), 3u);
 }
 
 TEST_F(TuningLoop, BadInputIsRefusedBeforeTheDatabaseIsTouched) {

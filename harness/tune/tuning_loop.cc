@@ -174,9 +174,9 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   results::TemplateId tmpl = template_id(t, arch);
   TuneReport rep;
   // Warm start: the winners of the nearest shapes this database already tuned go first.
-  if (o.warm_start_shapes > 0 && std::filesystem::exists(o.db)) {
-    results::Store earlier = results::Store::open(o.db, results::OpenMode::ReadOnly);
-    for (const Neighbour& n : nearest_winners(earlier, tmpl, device.env, device.source, o.problem, o.warm_start_shapes)) {
+  // A database a killed first run left blank holds no winners (and is no reason to refuse).
+  if (std::optional<results::Store> earlier = o.warm_start_shapes > 0 ? results::Store::open_earlier(o.db) : std::nullopt) {
+    for (const Neighbour& n : nearest_winners(*earlier, tmpl, device.env, device.source, o.problem, o.warm_start_shapes)) {
       ctx.warm_start.push_back(n.config);
       rep.warm_started_from.push_back(n.problem_key);
     }

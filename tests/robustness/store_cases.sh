@@ -121,7 +121,7 @@ bad report_no_trials 2 "t.db is damaged: no such table: trials" --fixture no_tri
 bad regress_no_trials 2 "t.db is damaged: no such table: trials" --fixture no_trials -- regress --db '$DB' --baseline 1 --candidate 1
 bad matmul_text_file 2 "cannot use .*t.db as a results database: it is not an SQLite database" --fixture text -- $MODEL_RUN --db '$DB'
 bad best_text_file 2 "not an SQLite database" --fixture text -- best --db '$DB'
-bad trials_empty_file 2 "not an mgpu-tune results database \(schema version 0\)" --fixture empty_file -- trials --db '$DB'
+bad trials_empty_file 2 "t.db holds no results: it is blank" --fixture empty_file -- trials --db '$DB'
 bad matmul_foreign_sqlite 2 "t.db is (an SQLite database of something else|not an mgpu-tune results database)" --fixture foreign -- $MODEL_RUN --db '$DB'
 bad merge_into_foreign_sqlite 2 "t.db is an SQLite database of something else" --fixture foreign_out -- merge '$W/u.db' -o '$DB'
 bad best_foreign_sqlite 2 "not an mgpu-tune results database" --fixture foreign -- best --db '$DB'
