@@ -1,7 +1,7 @@
 // The cost model's lint penalties (issue 19): a kernel with serialised MMAs, spills, local
-// memory in its k-loop, a dropped setmaxnreg or conflicting epilogue stores is predicted
-// slower than the same config clean -- at a compute-bound and a memory-bound size, never
-// below the roofline -- and the configs the model ranks exactly equal today part when one has
+// memory or a GPU-wide MEMBAR in its k-loop, a dropped setmaxnreg or conflicting epilogue
+// stores is predicted slower than the same config clean -- at a compute-bound and a
+// memory-bound size, never below the roofline -- and the configs the model ranks exactly equal today part when one has
 // a lint. Evidence is made by hand, or read from the SASS fixtures (tests/data/sass).
 #include <gtest/gtest.h>
 
@@ -46,6 +46,9 @@ std::map<std::string, KernelDefects> one_lint_each() {
   d = clean();
   d.main_loop_local_ops = 8;
   out["local-memory-in-main-loop"] = d;
+  d = clean();
+  d.main_loop_membars = 1;
+  out["membar-in-main-loop"] = d;
   d = clean();
   d.epilogue_bank_ways = 8;
   out["bank-conflicts"] = d;
@@ -113,6 +116,9 @@ TEST(LintPenalties, TheDocumentedFiguresForTheDefaultConfig) {
   d = clean();
   d.spill_bytes = 96;
   EXPECT_NEAR(penalty(d), waves * 2 * 96 * 384.0 / 128 * clock_ms, 1e-12);
+  d = clean();
+  d.main_loop_membars = 2;
+  EXPECT_NEAR(penalty(d), waves * 64 * 2 * 730 * clock_ms, 1e-12);  // 64 k-steps of 64
 }
 
 // Measured on an H100 (kernels/matmul_sm90/cost_model.cc): a 2-CTA cluster slows the same
@@ -187,6 +193,25 @@ TEST(LintPenalties, DefectsFromTheSassFixtures) {
   const MatmulProblem p = cube(4096);
   EXPECT_GT(sm90::predict(p, c, h100(), d).ms, sm90::predict(p, c, h100(), k).ms);
   EXPECT_GT(sm90::predict(p, c, h100(), s).ms, sm90::predict(p, c, h100(), k).ms);
+}
+
+// The H100 measured the 2-CTA cluster along M with the .release.cluster remote arrive at 1.53x
+// (ncu) and 1.57x (bench) the time of the same kernel with the relaxed arrive. Given the two
+// kernels' SASS, the model must tell them apart by about that much.
+TEST(LintPenalties, TheReleaseArriveKernelIsPredictedAsSlowAsTheH100MeasuredIt) {
+  core::KernelEvidence release{core::profile_sass(fixture("sm90a_clusterM_release_arrive_ptxas.sass")), {}, 0, true, {}};
+  core::KernelEvidence relaxed{core::profile_sass(fixture("sm90a_clusterM_relaxed_arrive_ptxas.sass")), {}, 0, true, {}};
+  EXPECT_EQ(defects_of(release).main_loop_membars, 1);
+  EXPECT_FALSE(defects_of(relaxed).any());
+  sm90::MatmulConfig m;
+  m.cluster_dimension = sm90::ClusterDim::M;
+  const MatmulProblem p = cube(4096);
+  const Prediction slow = sm90::predict(p, m, h100(), defects_of(release));
+  const double ratio = slow.ms / sm90::predict(p, m, h100(), defects_of(relaxed)).ms;
+  EXPECT_GT(ratio, 1.4);
+  EXPECT_LT(ratio, 1.7);
+  ASSERT_EQ(slow.lint_penalties.size(), 1u);
+  EXPECT_EQ(slow.lint_penalties[0].code, "membar-in-main-loop");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ constexpr double kEpiloguePieceMs = 0.3e-3;
 // Lint penalties (cost_model.h says why each is what it is).
 constexpr double kSmemBytesPerClock = 128;  // per SM: 32 banks x 4 bytes, also L1's datapath
 constexpr double kRegisterCapLoss = 0.02;   // setmaxnreg-dropped at a full capped budget (estimate)
+constexpr double kWideMembarClocks = 730;   // membar-in-main-loop, per MEMBAR and k-step (H100, measured)
 
 // What each of the kernel's lints adds, in ms, for `waves` tiles of `k_iters` k-steps on the
 // busiest SM whose tensor-core time is `compute_ms`.
@@ -39,6 +40,8 @@ std::vector<LintPenalty> lint_penalties(const MatmulProblem& p, const Persistent
   if (x.main_loop_local_ops > 0)
     out.push_back({"local-memory-in-main-loop",
                    waves * k_iters * double(x.main_loop_local_ops) * c.main_loop_warps * ms_per_clock});
+  if (x.main_loop_membars > 0)
+    out.push_back({"membar-in-main-loop", waves * k_iters * double(x.main_loop_membars) * kWideMembarClocks * ms_per_clock});
   if (x.epilogue_bank_ways > 1) {
     const double store_clocks = double(c.cta_tile_m) * c.cta_tile_n * size_in_bytes(p.out_dtype) / kSmemBytesPerClock;
     out.push_back({"bank-conflicts", waves * (x.epilogue_bank_ways - 1) * store_clocks *

@@ -29,6 +29,13 @@
 //    4 bytes a lane (128 bytes, one L1 wavefront) by each of the main_loop_warps warps:
 //    ops x main_loop_warps clocks per k-step, every k-step. A lower bound (L1 hits assumed,
 //    the load latency on the critical path is not counted).
+//  - membar-in-main-loop: a GPU-wide MEMBAR holds its warp until every outstanding access of
+//    the warp is visible GPU-wide; the consumer warps all pass one per k-step, in parallel, so
+//    it is a latency on the k-loop: kWideMembarClocks (730) per MEMBAR per k-step. Measured on
+//    the H100 (README, "The third run on a GPU"): the 2-CTA clustered kernels whose remote
+//    arrive compiled to MEMBAR.ALL.GPU, against the same kernels without it, lost 0.34-0.42 us
+//    per k-step of the busiest SM (five figures: ncu durations and bench times, clusters along
+//    M and N, 128 and 192 wide tiles; median 0.368 us = 730 clocks at 1980 MHz).
 //  - bank-conflicts: n-way conflicts (wavefronts / ideal over the kernel's shared stores and
 //    loads, which in these templates are the epilogue's staging stores) multiply the
 //    epilogue's SMEM store time, cta_tile_m x cta_tile_n x out_bytes / 128 clocks per tile

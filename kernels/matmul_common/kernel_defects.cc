@@ -13,6 +13,7 @@ KernelDefects defects_of(const core::KernelEvidence& k) {
                                                                                     : KernelDefects::Serialised::FirstStep;
     else if (l.code == "spills") d.spill_bytes = k.spill_store_bytes;
     else if (l.code == "local-memory-in-main-loop") d.main_loop_local_ops = k.sass.main_loop.local_memory;
+    else if (l.code == "membar-in-main-loop") d.main_loop_membars = k.sass.main_loop.wide_membar;
     else if (l.code == "bank-conflicts") d.epilogue_bank_ways = k.bank_conflicts->ways();
   }
   return d;

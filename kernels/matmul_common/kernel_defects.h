@@ -22,10 +22,11 @@ struct KernelDefects {
   bool setmaxnreg_dropped = false;
   int spill_bytes = 0;            // spills: bytes spilled per thread
   int main_loop_local_ops = 0;    // local-memory-in-main-loop: LDL/STL per main-loop iteration
+  int main_loop_membars = 0;      // membar-in-main-loop: GPU-wide MEMBARs per main-loop iteration
   double epilogue_bank_ways = 1;  // bank-conflicts: wavefronts per ideal wavefront (1: none)
   bool any() const {
     return serialised_mma != Serialised::None || setmaxnreg_dropped || spill_bytes > 0 || main_loop_local_ops > 0 ||
-           epilogue_bank_ways > 1;
+           main_loop_membars > 0 || epilogue_bank_ways > 1;
   }
 };
 
