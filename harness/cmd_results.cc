@@ -218,15 +218,24 @@ void add_merge(CLI::App& app) {
   };
   auto o = std::make_shared<O>();
   auto* cmd = app.add_subcommand("merge", "Combine results databases without duplicating trials");
-  cmd->add_option("inputs", o->inputs, "Databases to merge (read only)")->required()->expected(1, -1);
+  cmd->add_option("inputs", o->inputs,
+                 "Databases to merge (read only; a blank one, left by a run killed before it wrote its schema, "
+                 "holds nothing and is skipped with a note)")->required()->expected(1, -1);
   cmd->add_option("-o,--output", o->output, "The merged database (created or extended)")->required();
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
   cmd->callback([o] {
-    int added = results::merge_databases(o->inputs, o->output);
+    std::vector<std::string> blank;
+    int added = results::merge_databases(o->inputs, o->output, &blank);
     if (o->json)
-      std::cout << nlohmann::json{{"inputs", o->inputs}, {"output", o->output}, {"trials_added", added}}.dump(2) << "\n";
+      std::cout << nlohmann::json{{"inputs", o->inputs}, {"output", o->output}, {"trials_added", added},
+                                  {"blank_inputs", blank}}
+                       .dump(2)
+                << "\n";
     else
-      fmt::print("merged {} databases into {}: {} trials added\n", o->inputs.size(), o->output, added);
+      fmt::print("merged {} databases into {}: {} trials added\n", o->inputs.size() - blank.size(), o->output, added);
+    for (const std::string& b : blank)
+      fmt::print(stderr, "mgpu-tune: skipped {}: it is blank (a run that created it stopped before it wrote the "
+                         "schema), so it holds no results\n", b);
   });
 }
 

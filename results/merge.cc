@@ -1,18 +1,26 @@
 #include "results/merge.h"
 
+#include <filesystem>
 #include <map>
+#include <optional>
 
 #include "results/output_file.h"
 #include "results/store.h"
 
 namespace mgpu::results {
 
-int merge_databases(const std::vector<std::string>& inputs, const std::string& output) {
+int merge_databases(const std::vector<std::string>& inputs, const std::string& output,
+                    std::vector<std::string>* blank_inputs) {
   // Open every input first: a bad one stops the merge before the output is touched.
   check_database_path(output);
   refuse_database_path(output, inputs, "the input database");
   std::vector<Store> sources;
-  for (const std::string& in : inputs) sources.push_back(Store::open(in, OpenMode::ReadOnly));
+  for (const std::string& in : inputs) {
+    // A missing input is refused by open(); a blank one holds nothing to merge.
+    std::optional<Store> s = std::filesystem::exists(in) ? Store::open_earlier(in) : Store::open(in, OpenMode::ReadOnly);
+    if (s) sources.push_back(std::move(*s));
+    else if (blank_inputs) blank_inputs->push_back(in);
+  }
   Store out = Store::open(output, OpenMode::ReadWrite);
   int added = 0;
   for (Store& src : sources) {

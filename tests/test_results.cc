@@ -353,6 +353,22 @@ TEST_F(Results, MergeCombinesDatabasesWithoutDuplicates) {
   EXPECT_EQ(slurp(path("a.db")), a_before);  // inputs untouched
 }
 
+// A campaign's shard whose task was killed before it wrote its schema is blank: the merge of
+// the other shards goes on and names it; a missing input still stops the merge untouched.
+TEST_F(Results, MergeSkipsABlankInputAndNamesIt) {
+  {
+    Store a = Store::open(path("a.db"), OpenMode::ReadWrite);
+    a.record_trial(trial(a.begin_run("tune", "", "0"), problem(4096, 4096, 4096), cfg(64), 0.3));
+  }
+  std::ofstream(path("blank.db")).close();
+  std::vector<std::string> blank;
+  EXPECT_EQ(merge_databases({path("blank.db"), path("a.db")}, path("out.db"), &blank), 1);
+  EXPECT_EQ(blank, std::vector<std::string>{path("blank.db")});
+  EXPECT_EQ(fs::file_size(path("blank.db")), 0u);  // inputs untouched
+  EXPECT_THROW(merge_databases({path("a.db"), path("missing.db")}, path("out2.db")), core::Error);
+  EXPECT_FALSE(fs::exists(path("out2.db")));
+}
+
 TEST_F(Results, RegressVerdictsFollowTheNoise) {
   Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
   std::int64_t base = s.begin_run("tune", "", "0.1.0"), cand = s.begin_run("regress", "", "0.1.0");

@@ -35,6 +35,7 @@ fixture_future() { fixture_good; sql "$W/t.db" "PRAGMA user_version = 99;"; }
 fixture_good_and_bad() { fixture_corrupt; mv "$W/t.db" "$W/bad.db"; fixture_good; }
 fixture_foreign_out() { fixture_good; mv "$W/t.db" "$W/u.db"; fixture_foreign; }
 fixture_locked_out() { fixture_locked; cp "$W/t.db" "$W/u.db"; }
+fixture_good_and_blank() { fixture_good; : > "$W/blank.db"; }
 fixture_good_into_bad() { fixture_good; mv "$W/t.db" "$W/u.db"; fixture_corrupt; }
 # A FIFO with a reader: an export into it must write through, not rename a file over it.
 fixture_fifo() {
@@ -122,6 +123,8 @@ bad regress_no_trials 2 "t.db is damaged: no such table: trials" --fixture no_tr
 bad matmul_text_file 2 "cannot use .*t.db as a results database: it is not an SQLite database" --fixture text -- $MODEL_RUN --db '$DB'
 bad best_text_file 2 "not an SQLite database" --fixture text -- best --db '$DB'
 bad trials_empty_file 2 "t.db holds no results: it is blank" --fixture empty_file -- trials --db '$DB'
+# A shard a killed task left blank holds nothing: the merge of the others goes on and says so.
+bad merge_blank_shard 0 "skipped .*blank\.db: it is blank" --fixture good_and_blank --writes -- merge '$W/blank.db' '$DB' -o out.db
 bad matmul_foreign_sqlite 2 "t.db is (an SQLite database of something else|not an mgpu-tune results database)" --fixture foreign -- $MODEL_RUN --db '$DB'
 bad merge_into_foreign_sqlite 2 "t.db is an SQLite database of something else" --fixture foreign_out -- merge '$W/u.db' -o '$DB'
 bad best_foreign_sqlite 2 "not an mgpu-tune results database" --fixture foreign -- best --db '$DB'
