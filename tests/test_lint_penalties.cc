@@ -1,8 +1,8 @@
 // The cost model's lint penalties (issue 19): a kernel with serialised MMAs, spills, local
 // memory or a GPU-wide MEMBAR in its k-loop, a dropped setmaxnreg or conflicting epilogue
 // stores is predicted slower than the same config clean -- at a compute-bound and a
-// memory-bound size, never below the roofline -- and the configs the model ranks exactly equal today part when one has
-// a lint. Evidence is made by hand, or read from the SASS fixtures (tests/data/sass).
+// memory-bound size, never below the roofline -- and the configs the model ranks exactly
+// equal today part when one has a lint. Evidence is made by hand, or read from the SASS fixtures (tests/data/sass).
 #include <gtest/gtest.h>
 
 #include <algorithm>
