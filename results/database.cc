@@ -183,20 +183,22 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     if (mode == OpenMode::ReadWrite) {
       if (sqlite3_db_readonly(db->getHandle(), "main") == 1) throw read_only_error(path, "SQLite opened it read-only");
       // Another program's database is refused before WAL mode rewrites its header.
-      {
-        // One statement, one snapshot: another process may be creating the schema right now.
-        SQLite::Statement q(*db, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)");
-        q.executeStep();
-        if (q.getColumn(0).getInt() == 0 && q.getColumn(1).getInt() > 0)
-          throw Error(ErrorKind::InvalidInput,
-                      fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
-                                  "version): nothing was written", path));
-      }  // the statement ends its read before the journal mode changes
+      if (schema_header(*db).foreign())
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
+                                "version): nothing was written", path));
       retry_while_busy([&] { db->exec("PRAGMA journal_mode=WAL"); });
     }
     db->exec("PRAGMA foreign_keys=ON");
     return std::move(db);
   });
+}
+
+SchemaHeader schema_header(SQLite::Database& db) {
+  // The statement is finished before returning, so its read ends before a journal-mode change.
+  SQLite::Statement q(db, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)");
+  q.executeStep();
+  return {q.getColumn(0).getInt(), q.getColumn(1).getInt()};
 }
 
 bool integrity_ok(SQLite::Database& db) {

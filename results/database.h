@@ -40,6 +40,16 @@ using DatabasePtr = std::unique_ptr<SQLite::Database, CloseDatabase>;
 
 void check_database_path(const std::string& path);
 DatabasePtr open_database(const std::string& path, OpenMode mode);
+// The schema version and the table count, read in one statement (one snapshot: another
+// process may be creating the schema meanwhile). Both zero: blank, what SQLite leaves of a run
+// killed before its migration committed. Tables but no version: another program's database.
+struct SchemaHeader {
+  int user_version = 0;
+  int tables = 0;
+  bool blank() const { return user_version == 0 && tables == 0; }
+  bool foreign() const { return user_version == 0 && tables > 0; }
+};
+SchemaHeader schema_header(SQLite::Database& db);
 // PRAGMA integrity_check == "ok".
 bool integrity_ok(SQLite::Database& db);
 // The one-line error for an SQLite failure on the database at `path`.

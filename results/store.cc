@@ -60,30 +60,24 @@ std::string now_utc() {
   return buf;
 }
 
-// No tables and no schema version: what SQLite leaves of a run killed before its migration
-// committed (open_database() refuses a file with tables but no version before this is asked).
-static bool blank(SQLite::Database& db) {
-  SQLite::Statement q(db, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_schema)");
-  q.executeStep();
-  return q.getColumn(0).getInt() == 0 && q.getColumn(1).getInt() == 0;
-}
-
 std::optional<Store> Store::open_earlier(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  {
-    DatabasePtr db = open_database(path, OpenMode::ReadOnly);
-    if (guard_database(path, [&] { return blank(*db); })) return std::nullopt;
-  }
-  return open(path, OpenMode::ReadOnly);
+  DatabasePtr db = open_database(path, OpenMode::ReadOnly);
+  if (guard_database(path, [&] { return schema_header(*db).blank(); })) return std::nullopt;
+  return from(std::move(db), path, OpenMode::ReadOnly);
 }
 
 Store Store::open(const std::string& path, OpenMode mode) {
   DatabasePtr db = open_database(path, mode);
-  if (mode == OpenMode::ReadOnly && guard_database(path, [&] { return blank(*db); }))
+  if (mode == OpenMode::ReadOnly && guard_database(path, [&] { return schema_header(*db).blank(); }))
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("{} holds no results: it is blank (a run that created it stopped before it wrote the "
                             "schema); a tuning run with --db {} starts it", path, path));
+  return from(std::move(db), path, mode);
+}
+
+Store Store::from(DatabasePtr db, const std::string& path, OpenMode mode) {
   int schema = guard_database(path, [&] {
     if (mode == OpenMode::ReadWrite) retry_while_busy([&] { migrate(*db); });
     // Read-only, an older database is read as it is (never migrated behind the user's back).

@@ -184,6 +184,8 @@ class Store {
 
  private:
   Store(DatabasePtr db, int schema, std::string path) : db_(std::move(db)), schema_(schema), path_(std::move(path)) {}
+  // The rest of open() on a database already opened: migrate (read-write) and check the schema.
+  static Store from(DatabasePtr db, const std::string& path, OpenMode mode);
   std::int64_t environment_id(const Environment& e);
   std::int64_t template_id(const TemplateId& t);
   std::int64_t problem_id(const ProblemRecord& p);

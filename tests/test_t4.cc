@@ -220,7 +220,9 @@ TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
   EXPECT_EQ(s.trials()[0].median_ms, 1.5);
   fs::path small = temp_file("small.json", kSmall);
   EXPECT_EQ(results::import_t4(s, small.string(), {"conv", "t4", "A100", "import", "0"}), 3);
-  std::vector<results::TrialRow> imported = s.trials(results::TrialFilter{.source = "imported"});
+  results::TrialFilter only_imported;
+  only_imported.source = "imported";
+  std::vector<results::TrialRow> imported = s.trials(only_imported);
   ASSERT_EQ(imported.size(), 3u);
   EXPECT_EQ(imported[0].median_ms, 2.0);
   EXPECT_EQ(imported[0].samples_ms.size(), 3u);
