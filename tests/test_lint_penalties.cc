@@ -2,7 +2,8 @@
 // memory or a GPU-wide MEMBAR in its k-loop, a dropped setmaxnreg or conflicting epilogue
 // stores is predicted slower than the same config clean -- at a compute-bound and a
 // memory-bound size, never below the roofline -- and the configs the model ranks exactly
-// equal today part when one has a lint. Evidence is made by hand, or read from the SASS fixtures (tests/data/sass).
+// equal today part when one has a lint. Evidence is made by hand, or read from the SASS
+// fixtures (tests/data/sass).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -134,5 +134,21 @@ TEST_F(Isa, UnsupportedInstructionNamesOpcodeAndLine) {
   }
 }
 
+// Packed f16x2/bf16x2 arithmetic (PTX ISA 9.7.4 "Half Precision Floating-Point Instructions")
+// is not modelled: the decoder must refuse it, never compute it as one scalar.
+TEST_F(Isa, PackedHalfArithmeticIsRefusedNotComputed) {
+  for (const std::string insn : {"add.rn.f16x2", "sub.bf16x2", "mul.rn.bf16x2", "fma.rn.f16x2", "min.f16x2"}) {
+    const bool three = insn.rfind("fma", 0) == 0;
+    const std::string text = module("  " + insn + " %r1, %r2, %r3" + (three ? ", %r4" : "") + ";\n");
+    try {
+      dev.load(text);
+      ADD_FAILURE() << "loading a kernel with " << insn << " succeeded";
+    } catch (const Fault& f) {
+      EXPECT_EQ(f.report.kind, ReportKind::Unsupported) << insn;
+      EXPECT_NE(f.report.message.find("packed half arithmetic"), std::string::npos) << f.report.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mgpu::emu::isa
