@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/SHA256.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -15,8 +17,10 @@
 namespace mgpu::core {
 namespace {
 
-// File layout: one line of JSON (the header), then the blobs it lists, back to back.
-constexpr int kFormatVersion = 1;
+// File layout: one line of JSON (the header), then the blobs it lists, back to back. Version 2
+// adds "sha256", of the blobs and the resources: a file altered in place at the same size (a
+// flipped bit, an editor) is found by its content, not only by its length.
+constexpr int kFormatVersion = 2;
 
 nlohmann::json resources_to_json(const KernelResources& r) {
   return {{"registers", r.registers},          {"shared_static_bytes", r.shared_static_bytes},
@@ -33,6 +37,25 @@ KernelResources resources_from_json(const nlohmann::json& j) {
   r.spill_load_bytes = j.at("spill_load_bytes");
   r.barriers = j.at("barriers");
   return r;
+}
+
+// What the checksum covers: every blob and the resources, in the order they are stored.
+std::string content_sha256(const std::vector<CompiledUnit>& units) {
+  llvm::SHA256 h;
+  auto add = [&](const std::string& s) {
+    const std::string size = std::to_string(s.size()) + ":";  // lengths too: no two splits hash alike
+    h.update(llvm::StringRef(size));
+    h.update(llvm::StringRef(s));
+  };
+  for (const CompiledUnit& u : units) {
+    add(u.module_name);
+    for (const std::string& k : u.kernels) add(k);
+    add(u.ptx);
+    add(u.cubin.image);
+    add(u.cubin.log);
+    for (const auto& [name, r] : u.cubin.kernels) add(name + resources_to_json(r).dump());
+  }
+  return llvm::toHex(h.final(), /*LowerCase=*/true);
 }
 
 }  // namespace
@@ -72,6 +95,8 @@ std::optional<std::vector<CompiledUnit>> CompileCache::load(const std::string& k
       for (auto& [name, r] : u.at("resources").items()) cu.cubin.kernels[name] = resources_from_json(r);
       units.push_back(std::move(cu));
     }
+    // Bytes after the last blob, or blobs that are not what was written: recompile.
+    if (in.peek() != std::char_traits<char>::eof() || header.at("sha256") != content_sha256(units)) return std::nullopt;
     return units;
   } catch (const std::exception&) {
     return std::nullopt;  // damaged entry: recompile and overwrite
@@ -84,7 +109,8 @@ void CompileCache::store(const std::string& key, const std::vector<CompiledUnit>
   std::filesystem::create_directories(final_path.parent_path(), ec);
   if (ec) throw Error(ErrorKind::IO, fmt::format("cannot create cache folder {}: {}", final_path.parent_path().string(), ec.message()));
 
-  nlohmann::json header = {{"format", kFormatVersion}, {"key", key}, {"units", nlohmann::json::array()}};
+  nlohmann::json header = {{"format", kFormatVersion}, {"key", key}, {"sha256", content_sha256(units)},
+                           {"units", nlohmann::json::array()}};
   for (const CompiledUnit& u : units) {
     nlohmann::json res = nlohmann::json::object();
     for (const auto& [name, r] : u.cubin.kernels) res[name] = resources_to_json(r);

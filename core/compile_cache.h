@@ -1,6 +1,7 @@
 // A content-addressed cache of compiled modules on disk. Contract: the key is a hex SHA-256
 // of everything that determines the output (see compiler.h); load() returns the entry or
-// nullopt on a miss, and treats an unreadable or truncated file as a miss; store() writes to a
+// nullopt on a miss, and treats an unreadable, truncated or altered file (its content checksum
+// disagrees) as a miss, so a damaged entry is recompiled and rewritten; store() writes to a
 // temporary file in the same folder and renames it into place, so a concurrent reader sees
 // either no entry or a whole one, never half of one. Entries live at DIR/ab/abcdef....mgpu.
 #pragma once

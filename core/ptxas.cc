@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/Program.h>
 
 #include "core/error.h"
@@ -27,8 +28,12 @@ struct TempFile {
   std::string path;
   explicit TempFile(const char* suffix) {
     llvm::SmallString<128> p;
-    if (llvm::sys::fs::createTemporaryFile("mgpu-ptxas", suffix, p))
-      throw Error(ErrorKind::IO, "cannot create a temporary file for ptxas");
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("mgpu-ptxas", suffix, p)) {
+      llvm::SmallString<128> dir;
+      llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
+      throw Error(ErrorKind::IO, fmt::format("cannot create a temporary file for ptxas in {} ({}; TMPDIR picks the "
+                                             "folder)", std::string(dir), ec.message()));
+    }
     path = std::string(p);
   }
   ~TempFile() { std::filesystem::remove(path); }

@@ -1,5 +1,8 @@
 #include "harness/cli.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +26,20 @@
 #include "harness/version.h"
 
 namespace mgpu::harness {
+
+namespace {
+
+// Output that could not be written (a full disk behind '>', a closed stdout) is a failure of
+// the work, not a success that printed nothing.
+int with_output_written(int code) {
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return code;
+  std::cerr << "mgpu-tune: error: cannot write the output to stdout (" << std::strerror(errno ? errno : EIO) << ")\n";
+  return code == core::kExitOk ? core::kExitFailure : code;
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{
@@ -67,9 +84,9 @@ int run_cli(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);  // subcommand callbacks run the work
-    return core::kExitOk;
+    return with_output_written(core::kExitOk);
   } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help, --version
+    return with_output_written(app.exit(e));  // --help, --version
   } catch (const CLI::ParseError& e) {
     std::cerr << "mgpu-tune: error: " << e.what() << "\nRun with --help for usage.\n";
     return core::kExitBadInput;
@@ -77,7 +94,16 @@ int run_cli(int argc, char** argv) {
     std::cerr << "mgpu-tune: error: " << e.what() << "\n";
     return core::exit_code_for(e.kind());
   } catch (const ExitWith& e) {
-    return e.code;
+    return with_output_written(e.code);
+  } catch (const std::bad_alloc&) {
+    // What a command commits, it commits as it goes: leaving here keeps those rows whole.
+    std::cerr << "mgpu-tune: error: out of memory\n";
+    return core::kExitFailure;
+  } catch (const std::exception& e) {
+    // Every failure a user can meet should be a core::Error naming it; one that is not is our
+    // bug, said as such rather than as an abort.
+    std::cerr << "mgpu-tune: internal error (please report it): " << e.what() << "\n";
+    return core::kExitFailure;
   }
 }
 

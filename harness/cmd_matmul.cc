@@ -113,6 +113,7 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
       if (!s.covered_by.empty()) j["covered_by"] = s.covered_by;
       if (s.report) {
         j["trials_this_run"] = s.report->trials_this_run;
+        j["interrupted"] = s.report->interrupted;
         j["trials_resumed"] = s.report->trials_resumed;
         j["source"] = s.report->source;
         j["warm_started_from"] = s.report->warm_started_from;
@@ -128,10 +129,14 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
               << "\n";
     return;
   }
-  int tuned = 0, covered = 0;
+  int tuned = 0, covered = 0, stopped = 0;
   std::string source;
   for (const SuiteShapeResult& s : r.shapes) {
-    if (s.report) {
+    if (s.report && s.report->interrupted) {  // the shape the stop came in: not tuned, resumed next time
+      ++stopped;
+      fmt::print("{:<36} stopped partway: {} new trials committed ({} resumed)\n", s.problem.key(),
+                 s.report->trials_this_run, s.report->trials_resumed);
+    } else if (s.report) {
       ++tuned;
       source = s.report->source;
       const TuneReport& t = *s.report;
@@ -147,8 +152,9 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
     }
   }
   std::string label = source == "cuda" ? "measured" : source == "model" ? "PREDICTED (model; nothing was measured)" : "replayed";
-  fmt::print("suite {}: {} shapes, {} tuned, {} covered by a bucket{}; results {} in {}\n", suite.name, r.shapes.size(),
-             tuned, covered, suite.duplicates_dropped ? fmt::format(", {} duplicate rows dropped", suite.duplicates_dropped) : "",
+  fmt::print("suite {}: {} shapes, {} tuned, {} covered by a bucket{}{}; results {} in {}\n", suite.name, r.shapes.size(),
+             tuned, covered, stopped ? fmt::format(", {} stopped partway", stopped) : "",
+             suite.duplicates_dropped ? fmt::format(", {} duplicate rows dropped", suite.duplicates_dropped) : "",
              label, o.db);
   if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
 }
@@ -178,7 +184,7 @@ void add_matmul_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--trials", o->tune.trials, "Stop when this many configs have results for this problem and "
                                               "device (earlier and concurrent runs included; warm-start configs count)")
-      ->check(whole_number(1))
+      ->check(whole_number(1, 1000000000))  // an int: CLI11 would refuse 2^31 as "Could not convert"
       ->capture_default_str();
   cmd->add_option("--time-budget", o->tune.time_budget_s, "Stop after searching this many seconds (0: no limit)")
       ->check(finite_number(0))
@@ -188,8 +194,9 @@ void add_matmul_command(CLI::App& app) {
                   "auto (the GPU, else the cost model), cuda, emulate (run and verify each config on the virtual sm_90a or sm_100a "
                   "device: checkers for races, hazards and deadlocks; no times), model, or replay:DB")
       ->capture_default_str();
-  cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies")
-      ->check(whole_number(0))
+  cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies (0 to 4294967295: Optuna's "
+                  "samplers take 32-bit seeds)")
+      ->check(whole_number(0, 4294967295))
       ->capture_default_str();
   cmd->add_option("--top", o->tune.top, "How many of the best configs to report")
       ->check(whole_number(1, 1000))
@@ -257,7 +264,13 @@ void add_matmul_command(CLI::App& app) {
       SuiteReport r = tune_suite(o->tune, suite, o->bucket, stop_requested(), progress);
       printer->finish();
       print_suite_report(o->tune, suite, r, o->json);
-      if (r.interrupted) throw ExitWith{stop_exit_code()};
+      if (r.interrupted) {
+        int committed = 0;
+        for (const SuiteShapeResult& sr : r.shapes) committed += sr.report ? sr.report->trials_this_run : 0;
+        fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
+                   sigabbrev_np(stop_exit_code() - 128), committed, o->tune.db);
+        throw ExitWith{stop_exit_code()};
+      }
       for (const SuiteShapeResult& sr : r.shapes)
         if (sr.report && sr.report->top.empty()) throw ExitWith{core::kExitFailure};  // a shape with no result
       return;

@@ -13,6 +13,7 @@
 #include "harness/cmd_trials.h"
 #include "harness/current_templates.h"
 #include "harness/numeric_options.h"
+#include "harness/stop_signals.h"
 #include "harness/measure/trial_record.h"
 #include "harness/tune/shape_suite.h"
 #include "kernels/matmul_template.h"
@@ -78,7 +79,7 @@ void add_best(CLI::App& app) {
   cmd->add_flag("--include-model", o->include_model, "Include predicted (model) results, labelled as such");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
   cmd->add_flag("--runs", o->runs, "List the database's runs instead");
-  cmd->callback([o] {
+  cmd->callback(deferring_stops("best had finished; the database was only read", [o] {
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     if (o->runs) {
       if (o->json) {
@@ -126,7 +127,7 @@ void add_best(CLI::App& app) {
       }
     }
     if (!skipped.empty()) fmt::print("{}\n", skipped);
-  });
+  }));
 }
 
 void add_export(CLI::App& app) {
@@ -154,7 +155,7 @@ void add_export(CLI::App& app) {
   cmd->add_flag("--require-verified", o->require_verified,
                 "Refuse (exit 1, nothing written) when any entry is verified neither on hardware nor on the "
                 "virtual device (json and cpp)");
-  cmd->callback([o] {
+  cmd->callback(deferring_stops("the export had finished (its output is whole); the database was only read", [o] {
     if (o->require_verified && (o->format == "csv" || o->format == "t4"))
       throw core::Error(core::ErrorKind::InvalidInput,
                         "--require-verified goes with --format json or cpp (csv lists every trial, whatever its "
@@ -207,7 +208,7 @@ void add_export(CLI::App& app) {
       }
     }
     if (o->json) std::cout << summary.dump(2) << "\n";
-  });
+  }));
 }
 
 void add_merge(CLI::App& app) {
@@ -223,7 +224,7 @@ void add_merge(CLI::App& app) {
                  "holds nothing and is skipped with a note)")->required()->expected(1, -1);
   cmd->add_option("-o,--output", o->output, "The merged database (created or extended)")->required();
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
-  cmd->callback([o] {
+  cmd->callback(deferring_stops("the merge had finished and is committed; the inputs were only read", [o] {
     std::vector<std::string> blank;
     int added = results::merge_databases(o->inputs, o->output, &blank);
     if (o->json)
@@ -236,7 +237,7 @@ void add_merge(CLI::App& app) {
     for (const std::string& b : blank)
       fmt::print(stderr, "mgpu-tune: skipped {}: it is blank (a run that created it stopped before it wrote the "
                          "schema), so it holds no results\n", b);
-  });
+  }));
 }
 
 void add_regress(CLI::App& app) {
@@ -260,7 +261,7 @@ void add_regress(CLI::App& app) {
   cmd->add_flag("--fail-on-unstable", o->fail_on_unstable,
                 "Exit 4 when nothing got slower but some comparison was too noisy to judge, or the runs share "
                 "no config (no verdict is not a pass)");
-  cmd->callback([o] {
+  cmd->callback(deferring_stops("the comparison had finished; the database was only read", [o] {
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     results::RunRow b = s.run(o->baseline), c = s.run(o->candidate);
     results::RegressReport r = results::compare_runs(s, b.id, c.id, o->threshold_pct / 100, o->max_noise_pct / 100);
@@ -291,7 +292,7 @@ void add_regress(CLI::App& app) {
                  r.rows.empty() ? "the runs share no measured config" : fmt::format("{} comparisons too noisy", r.unstable));
       throw ExitWith{4};
     }
-  });
+  }));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/arch.h"
 #include "core/error.h"
 #include "harness/numeric_options.h"
+#include "harness/stop_signals.h"
 #include "harness/measure/measurement.h"
 #include "results/store.h"
 
@@ -45,7 +46,7 @@ void add_trials_command(CLI::App& app) {
   cmd->add_option("--arch", o->arch, "Only trials for this arch (sm_90a, sm_100a; sm_90, sm_100)");
   cmd->add_option("--limit", o->limit, "Show only the newest N matching trials")->check(whole_number(1, 1000000000));
   cmd->add_flag("--json", o->json, "Print JSON");
-  cmd->callback([o] {
+  cmd->callback(deferring_stops("the listing had finished; the database was only read", [o] {
     results::TrialFilter f;
     f.status = o->status;
     f.source = o->source;
@@ -89,7 +90,7 @@ void add_trials_command(CLI::App& app) {
       fmt::print("\nshowing the newest {} of {} matching trials (--limit)\n", rows.size(), matching);
     else
       fmt::print("\n{} trial{}\n", matching, matching == 1 ? "" : "s");
-  });
+  }));
 }
 
 }  // namespace mgpu::harness

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <new>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -60,8 +61,9 @@ Measurement run_out_of_bounds_kernel() {
 void serve() {
   for (std::string line; std::getline(std::cin, line);) {
     Measurement m;
+    TrialRequest req;
     try {
-      TrialRequest req = nlohmann::json::parse(line).get<TrialRequest>();
+      req = nlohmann::json::parse(line).get<TrialRequest>();
       if (req.debug_fault == "crash") raise(SIGSEGV);
       if (req.debug_fault == "hang")
         for (;;) pause();
@@ -72,9 +74,15 @@ void serve() {
         continue;
       }
       m = measure_trial(req);
+    } catch (const std::bad_alloc&) {  // this machine's limit, not the config's failure: a later run retries
+      m = Measurement{};
+      m.status = TrialStatus::EnvError;
+      m.source = req.measurer;
+      m.message = "the worker ran out of memory (the problem's buffers do not fit this machine)";
     } catch (const std::exception& e) {  // a malformed request is answered, not fatal
+      m = Measurement{};
       m.status = TrialStatus::InvalidConfig;
-      m.source = "worker";
+      m.source = req.measurer;  // empty when the request did not parse: the parent knows what it asked
       m.message = e.what();
     }
     std::cout << nlohmann::json(m).dump() << "\n" << std::flush;

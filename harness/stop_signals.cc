@@ -1,6 +1,11 @@
 #include "harness/stop_signals.h"
 
 #include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "harness/cli.h"
 
 namespace mgpu::harness {
 namespace {
@@ -9,6 +14,14 @@ std::atomic<bool> g_interrupted{false};
 std::atomic<int> g_signal{0};
 
 extern "C" void on_stop_signal(int sig) {
+  // The first signal lets the work under way finish; a second one ends the process now, as
+  // with no handler: a call blocked where no stop is checked (opening a FIFO that no writer
+  // opens) would otherwise be unkillable but by SIGKILL.
+  if (g_interrupted) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
   g_signal = sig;
   g_interrupted = true;
 }
@@ -25,5 +38,19 @@ void install_stop_handlers() {
 const std::atomic<bool>& stop_requested() { return g_interrupted; }
 
 int stop_exit_code() { return 128 + (g_signal ? g_signal.load() : SIGINT); }
+
+void exit_if_stopped(const std::string& what_was_done) {
+  if (!g_interrupted) return;
+  fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {}\n", sigabbrev_np(stop_exit_code() - 128), what_was_done);
+  throw ExitWith{stop_exit_code()};
+}
+
+std::function<void()> deferring_stops(std::string done, std::function<void()> work) {
+  return [done = std::move(done), work = std::move(work)] {
+    install_stop_handlers();
+    work();
+    exit_if_stopped(done);
+  };
+}
 
 }  // namespace mgpu::harness

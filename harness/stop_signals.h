@@ -1,15 +1,23 @@
 // Ctrl-C (SIGINT), and what Slurm and CI send at a time limit (SIGTERM) or when the terminal
 // goes (SIGHUP): a long command installs these handlers, lets the work under way finish and
-// commit, and exits 128 + the signal's number (130, 143, 129). Shared by `matmul` and
-// `campaign run-task`.
+// commit, and exits 128 + the signal's number (130, 143, 129); a second signal ends the process
+// at once. Shared by `matmul`, `campaign run-task` and the commands that read a database (so
+// a stop never leaves a reader's -wal/-shm behind: they finish, close it, then exit).
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <string>
 
 namespace mgpu::harness {
 
 void install_stop_handlers();
 const std::atomic<bool>& stop_requested();
 int stop_exit_code();  // 128 + the signal received (130 when none)
+// After a stop was requested: says so on stderr with what was done, and throws ExitWith{128+sig}.
+void exit_if_stopped(const std::string& what_was_done);
+// A command callback that runs `work` with stops deferred until it is done (and its databases
+// closed), then exit_if_stopped(done): for the short commands that only read a database.
+std::function<void()> deferring_stops(std::string done, std::function<void()> work);
 
 }  // namespace mgpu::harness

@@ -12,6 +12,8 @@
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 
+#include "results/database.h"
+
 namespace mgpu::results {
 namespace {
 
@@ -93,82 +95,91 @@ void Claims::reclaim_dead() {
 }
 
 ClaimResult Claims::claim(const std::string& config_json, int budget) {
-  SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
-  const std::string host = host_name();
-  const long pid = static_cast<long>(getpid());
-  {  // a live holder renews its lease with every claim
-    SQLite::Statement renew(db_, "UPDATE claims SET heartbeat_at = ? WHERE host = ? AND pid = ?");
-    renew.bind(1, unix_now());
-    renew.bind(2, host);
-    renew.bind(3, static_cast<std::int64_t>(pid));
-    renew.exec();
-  }
-  reclaim_dead();
-  SQLite::Statement done(db_, fmt::format("SELECT 1 {} AND c.json = ?7 LIMIT 1", kStudyTrials));
-  bind_study(done, study_);
-  done.bind(7, config_json);
-  SQLite::Statement held(db_, "SELECT 1 FROM claims WHERE study = ? AND config = ?");
-  held.bind(1, study_.text());
-  held.bind(2, config_json);
-  if (done.executeStep() || held.executeStep()) {
-    tx.commit();  // the renewals and reclaims stand
-    return ClaimResult::Taken;
-  }
-  SQLite::Statement open(db_, fmt::format("SELECT count(*) FROM claims WHERE study = ?7 AND config NOT IN "
-                                          "(SELECT c.json {})", kStudyTrials));
-  bind_study(open, study_);
-  open.bind(7, study_.text());
-  open.executeStep();
-  int in_flight = open.getColumn(0).getInt();
-  if (counted() + in_flight >= budget) {
+  // A full disk or a lock held too long is said as such (database_error), like the store's own.
+  return guard_database(db_.getFilename(), [&] {
+    SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
+    const std::string host = host_name();
+    const long pid = static_cast<long>(getpid());
+    {  // a live holder renews its lease with every claim
+      SQLite::Statement renew(db_, "UPDATE claims SET heartbeat_at = ? WHERE host = ? AND pid = ?");
+      renew.bind(1, unix_now());
+      renew.bind(2, host);
+      renew.bind(3, static_cast<std::int64_t>(pid));
+      renew.exec();
+    }
+    reclaim_dead();
+    SQLite::Statement done(db_, fmt::format("SELECT 1 {} AND c.json = ?7 LIMIT 1", kStudyTrials));
+    bind_study(done, study_);
+    done.bind(7, config_json);
+    SQLite::Statement held(db_, "SELECT 1 FROM claims WHERE study = ? AND config = ?");
+    held.bind(1, study_.text());
+    held.bind(2, config_json);
+    if (done.executeStep() || held.executeStep()) {
+      tx.commit();  // the renewals and reclaims stand
+      return ClaimResult::Taken;
+    }
+    SQLite::Statement open(db_, fmt::format("SELECT count(*) FROM claims WHERE study = ?7 AND config NOT IN "
+                                            "(SELECT c.json {})", kStudyTrials));
+    bind_study(open, study_);
+    open.bind(7, study_.text());
+    open.executeStep();
+    int in_flight = open.getColumn(0).getInt();
+    if (counted() + in_flight >= budget) {
+      tx.commit();
+      return ClaimResult::BudgetReached;
+    }
+    SQLite::Statement ins(db_, "INSERT INTO claims(study, config, host, pid, process_start, heartbeat_at) "
+                               "VALUES (?,?,?,?,?,?)");
+    ins.bind(1, study_.text());
+    ins.bind(2, config_json);
+    ins.bind(3, host);
+    ins.bind(4, static_cast<std::int64_t>(pid));
+    ins.bind(5, process_start(pid));
+    ins.bind(6, unix_now());
+    ins.exec();
     tx.commit();
-    return ClaimResult::BudgetReached;
-  }
-  SQLite::Statement ins(db_, "INSERT INTO claims(study, config, host, pid, process_start, heartbeat_at) "
-                             "VALUES (?,?,?,?,?,?)");
-  ins.bind(1, study_.text());
-  ins.bind(2, config_json);
-  ins.bind(3, host);
-  ins.bind(4, static_cast<std::int64_t>(pid));
-  ins.bind(5, process_start(pid));
-  ins.bind(6, unix_now());
-  ins.exec();
-  tx.commit();
-  return ClaimResult::Claimed;
+    return ClaimResult::Claimed;
+  });
 }
 
 void Claims::release(const std::string& config_json) {
-  SQLite::Statement d(db_, "DELETE FROM claims WHERE study = ? AND config = ? AND host = ? AND pid = ?");
-  d.bind(1, study_.text());
-  d.bind(2, config_json);
-  d.bind(3, host_name());
-  d.bind(4, static_cast<std::int64_t>(getpid()));
-  d.exec();
+  return guard_database(db_.getFilename(), [&] {
+    SQLite::Statement d(db_, "DELETE FROM claims WHERE study = ? AND config = ? AND host = ? AND pid = ?");
+    d.bind(1, study_.text());
+    d.bind(2, config_json);
+    d.bind(3, host_name());
+    d.bind(4, static_cast<std::int64_t>(getpid()));
+    d.exec();
+  });
 }
 
 int Claims::counted() {
-  SQLite::Statement q(db_, fmt::format("SELECT count(DISTINCT t.config_id) {}", kStudyTrials));
-  bind_study(q, study_);
-  q.executeStep();
-  return q.getColumn(0).getInt();
+  return guard_database(db_.getFilename(), [&] {
+    SQLite::Statement q(db_, fmt::format("SELECT count(DISTINCT t.config_id) {}", kStudyTrials));
+    bind_study(q, study_);
+    q.executeStep();
+    return q.getColumn(0).getInt();
+  });
 }
 
 std::vector<StudyTrial> Claims::trials_after(std::int64_t after_id) {
-  SQLite::Statement q(db_, fmt::format("SELECT t.id, c.json, t.status, t.median_ms, t.noise {} AND t.id > ?7 "
-                                       "ORDER BY t.id", kStudyTrials));
-  bind_study(q, study_);
-  q.bind(7, after_id);
-  std::vector<StudyTrial> out;
-  while (q.executeStep()) {
-    StudyTrial t;
-    t.id = q.getColumn(0).getInt64();
-    t.config_json = q.getColumn(1).getString();
-    t.status = q.getColumn(2).getString();
-    if (!q.getColumn(3).isNull()) t.median_ms = q.getColumn(3).getDouble();
-    if (!q.getColumn(4).isNull()) t.noise = q.getColumn(4).getDouble();
-    out.push_back(std::move(t));
-  }
-  return out;
+  return guard_database(db_.getFilename(), [&] {
+    SQLite::Statement q(db_, fmt::format("SELECT t.id, c.json, t.status, t.median_ms, t.noise {} AND t.id > ?7 "
+                                         "ORDER BY t.id", kStudyTrials));
+    bind_study(q, study_);
+    q.bind(7, after_id);
+    std::vector<StudyTrial> out;
+    while (q.executeStep()) {
+      StudyTrial t;
+      t.id = q.getColumn(0).getInt64();
+      t.config_json = q.getColumn(1).getString();
+      t.status = q.getColumn(2).getString();
+      if (!q.getColumn(3).isNull()) t.median_ms = q.getColumn(3).getDouble();
+      if (!q.getColumn(4).isNull()) t.noise = q.getColumn(4).getDouble();
+      out.push_back(std::move(t));
+    }
+    return out;
+  });
 }
 
 }  // namespace mgpu::results

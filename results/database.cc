@@ -48,6 +48,16 @@ namespace {
 
 bool writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
 
+std::string file_kind(const fs::file_status& st) {
+  switch (st.type()) {
+    case fs::file_type::fifo: return "a FIFO (named pipe)";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
 // An SQLite URI naming exactly this file: every byte outside the unreserved set is escaped, so
 // '?', '#' or '%' in a name stay part of the name.
 std::string file_uri(const fs::path& abs, const std::string& query) {
@@ -131,6 +141,11 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
   const bool exists = fs::exists(st);
   if (exists && fs::is_directory(st))
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is a folder, not a results database", path));
+  // SQLite needs a file it can lock and seek: a FIFO would block open() until some writer came
+  // (no signal ends SQLite's retried open), and a device such as /dev/null swallows every row.
+  if (exists && !fs::is_regular_file(st))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is {}, not a results database: give a regular file's path", path, file_kind(st)));
   std::string uri;
   CloseDatabase closer;
   int flags = SQLite::OPEN_URI;

@@ -1,7 +1,8 @@
 // Opening a results database. Contract:
 // - The path is checked first (check_database_path): "" and ":memory:" (every result would
 //   vanish at exit) and "file:" URIs are refused. Every path is then opened as a file through
-//   a URI this code builds, so no name is ever read as a URI or an in-memory database.
+//   a URI this code builds, so no name is ever read as a URI or an in-memory database. A path
+//   that exists but is no regular file (a FIFO, /dev/null, a socket) is refused before any open.
 // - ReadWrite: WAL mode, foreign keys on, a busy timeout (MGPU_DB_BUSY_TIMEOUT_MS, default
 //   10000), so concurrent writers wait instead of failing. A file or folder that cannot be
 //   written is refused ("read-only ... read-only commands still work on it").

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side by side (issue 19): our Hopper matmul and Triton's, compiled for the same tiles, and what
+"""Side by side: our Hopper matmul and Triton's, compiled for the same tiles, and what
 their machine code shows -- registers, spills, and the main loop's SASS per k-step.
 
 Run with the venv of scripts/triton_peer.sh (no GPU needed):

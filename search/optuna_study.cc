@@ -34,6 +34,11 @@ OptunaStudy::OptunaStudy(const std::string& sampler, std::uint64_t seed) {
   ensure_python();
   py::gil_scoped_acquire gil;
   import_or_explain("optuna", "python3-optuna");
+  // numpy's generators, which Optuna's samplers seed, take 32-bit seeds: a larger one is a
+  // ValueError inside Python, long after the command line was accepted.
+  if (seed > kMaxOptunaSeed)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("seed {} is out of range: Optuna's samplers take seeds from 0 to {}", seed, kMaxOptunaSeed));
   impl_ = std::make_unique<Impl>();
   impl_->ordinal = sampler == "cmaes";
   impl_->seed = seed;
@@ -45,16 +50,20 @@ OptunaStudy::OptunaStudy(const std::string& sampler, std::uint64_t seed) {
       "ignore", py::arg("category") = impl_->optuna.attr("exceptions").attr("ExperimentalWarning"));
   py::object samplers = impl_->optuna.attr("samplers");
   py::object s;
-  if (sampler == "tpe")
-    s = samplers.attr("TPESampler")(py::arg("seed") = seed, py::arg("constant_liar") = true,
-                                    py::arg("multivariate") = true);
-  else if (sampler == "cmaes") s = samplers.attr("CmaEsSampler")(py::arg("seed") = seed, py::arg("with_margin") = true);
-  else if (sampler == "random") s = samplers.attr("RandomSampler")(py::arg("seed") = seed);
-  else
-    throw Error(ErrorKind::InvalidInput,
-                fmt::format("unknown Optuna sampler '{}': choose tpe, cmaes or random", sampler));
-  impl_->study = impl_->optuna.attr("create_study")(py::arg("direction") = "minimize",
-                                                      py::arg("sampler") = s);
+  try {
+    if (sampler == "tpe")
+      s = samplers.attr("TPESampler")(py::arg("seed") = seed, py::arg("constant_liar") = true,
+                                      py::arg("multivariate") = true);
+    else if (sampler == "cmaes") s = samplers.attr("CmaEsSampler")(py::arg("seed") = seed, py::arg("with_margin") = true);
+    else if (sampler == "random") s = samplers.attr("RandomSampler")(py::arg("seed") = seed);
+    else
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("unknown Optuna sampler '{}': choose tpe, cmaes or random", sampler));
+    impl_->study = impl_->optuna.attr("create_study")(py::arg("direction") = "minimize",
+                                                        py::arg("sampler") = s);
+  } catch (const py::error_already_set& e) {
+    throw Error(ErrorKind::Unavailable, fmt::format("Optuna could not start a {} study: {}", sampler, e.what()));
+  }
 }
 
 OptunaStudy::~OptunaStudy() {
@@ -132,7 +141,7 @@ void OptunaStudy::restart_cmaes_at(const std::map<std::string, std::int64_t>& x0
   // A new study: Optuna's CMA-ES restores its state from the study's trials and would ignore
   // x0 in the old one. Its earlier trials were not CMA-ES's own, so CMA-ES loses nothing.
   py::object s = impl_->optuna.attr("samplers").attr("CmaEsSampler")(
-      py::arg("x0") = mean, py::arg("sigma0") = sigma0, py::arg("seed") = impl_->seed + 1,
+      py::arg("x0") = mean, py::arg("sigma0") = sigma0, py::arg("seed") = (impl_->seed + 1) % (kMaxOptunaSeed + 1),
       py::arg("with_margin") = true);
   impl_->study = impl_->optuna.attr("create_study")(py::arg("direction") = "minimize", py::arg("sampler") = s);
 }

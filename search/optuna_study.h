@@ -36,8 +36,12 @@ struct AskedTrial {
   std::map<std::string, std::int64_t> values;  // name -> chosen value
 };
 
+// The largest seed Optuna's samplers take (numpy's 32-bit seeds).
+inline constexpr std::uint64_t kMaxOptunaSeed = 4294967295u;
+
 class OptunaStudy {
  public:
+  // seed > kMaxOptunaSeed or an unknown sampler: Error{InvalidInput}.
   OptunaStudy(const std::string& sampler, std::uint64_t seed);
   ~OptunaStudy();
   OptunaStudy(const OptunaStudy&) = delete;

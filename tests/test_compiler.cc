@@ -103,6 +103,38 @@ TEST_F(Compiler, DamagedEntryIsAMissAndIsRewritten) {
   EXPECT_TRUE(compile_module(saxpy(), arch, cached()).cache_hit);
 }
 
+// A byte changed in place (same size: a flipped bit on disk, an editor) must not be loaded: a
+// good config would be recorded as a wrong result. The cubin, the PTX and trailing bytes each.
+TEST_F(Compiler, AnEntryAlteredInPlaceAtTheSameSizeIsAMissAndIsRewritten) {
+  const ArchSpec& arch = parse_arch("sm_90a");
+  CompileResult first = compile_module(saxpy(), arch, cached());
+  fs::path entry = CompileCache(cached().cache_dir).path_for(first.key);
+  const std::string& image = first.units.at(0).cubin.image;
+  const std::string& ptx = first.units.at(0).ptx;
+  std::string original;
+  {
+    std::ifstream in(entry, std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at_cubin = original.find(image), at_ptx = original.find(ptx);
+  ASSERT_NE(at_cubin, std::string::npos);
+  ASSERT_NE(at_ptx, std::string::npos);
+  auto damaged = [&](std::string bytes) {
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+    CompileResult again = compile_module(saxpy(), arch, cached());
+    EXPECT_FALSE(again.cache_hit);
+    EXPECT_EQ(again.units.at(0).cubin.image, image);  // recompiled, not the damaged bytes
+    EXPECT_TRUE(compile_module(saxpy(), arch, cached()).cache_hit);  // and rewritten whole
+  };
+  std::string flipped = original;
+  flipped[at_cubin + image.size() / 2] ^= 0x01;
+  damaged(flipped);
+  flipped = original;
+  flipped[at_ptx + ptx.size() / 2] ^= 0x20;
+  damaged(flipped);
+  damaged(original + "x");
+}
+
 TEST_F(Compiler, ConcurrentCompilersShareTheCacheSafely) {
   const ArchSpec& arch = parse_arch("sm_90a");
   std::vector<std::string> images(4);

@@ -92,5 +92,26 @@ TEST(Optuna, FailedTrialsAndBadInputs) {
   EXPECT_THROW(OptunaStudy("annealing", 1), core::Error);
 }
 
+// numpy seeds are 32-bit: the largest works (a CMA-ES restart, which seeds with seed + 1,
+// included) and the next one is refused as bad input instead of a Python ValueError.
+TEST(Optuna, SeedsCoverTheirWholeRangeAndNoMore) {
+  for (const char* sampler : {"tpe", "cmaes", "random"}) {
+    OptunaStudy s(sampler, kMaxOptunaSeed);
+    AskedTrial t = s.ask(kSpace);
+    s.tell(t.number, 1.0);
+    if (std::string(sampler) == "cmaes") {
+      s.restart_cmaes_at(t.values, kSpace, 0.5);
+      s.tell(s.ask(kSpace).number, 2.0);
+    }
+    try {
+      OptunaStudy too_big(sampler, kMaxOptunaSeed + 1);
+      ADD_FAILURE() << sampler << " accepted seed 2^32";
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      EXPECT_NE(std::string(e.what()).find("4294967295"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mgpu::search

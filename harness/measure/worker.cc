@@ -101,6 +101,7 @@ Measurement WorkerProcess::run(const TrialRequest& request) {
       pending_.erase(0, nl + 1);
       try {
         Measurement m = nlohmann::json::parse(reply).get<Measurement>();
+        if (m.source.empty()) m.source = source_;  // a reply to a request the worker could not read
         if (m.status == TrialStatus::Fault) {  // its CUDA context is lost: start afresh next time
           stop(true);
           ++restarts_;

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "harness/report/report_data.h"
 #include "harness/report/report_py.h"
+#include "harness/stop_signals.h"
 #include "results/database.h"
 #include "results/output_file.h"
 #include "search/python_runtime.h"
@@ -33,7 +34,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "Results database (read only)")->required();
   cmd->add_option("-o,--output", o->out, "Folder for index.html and its pictures")->capture_default_str();
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
-  cmd->callback([o] {
+  cmd->callback(deferring_stops("the report had finished; the database was only read", [o] {
     results::check_database_path(o->db);
     if (o->out.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output folder (-o) is empty");
     results::refuse_database_path(o->out, {o->db});
@@ -46,6 +47,9 @@ void add_report_command(CLI::App& app) {
       throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}", o->out));
     search::ensure_python();
     search::check_python_module("matplotlib", "python3-matplotlib");
+    // The stop handlers are in place before Python starts, so it leaves Ctrl-C to them (it
+    // installs its KeyboardInterrupt only where SIGINT has no handler): a stop ends the command
+    // after the report is written, with 128 + the signal; a second one ends it at once.
     nlohmann::json summary = nlohmann::json::parse(search::call_python(kReportPy, "render", {data, o->out}));
     if (o->json) {
       std::cout << nlohmann::json{{"db", o->db}, {"output", o->out},
@@ -57,7 +61,7 @@ void add_report_command(CLI::App& app) {
     }
     fmt::print("wrote {}/index.html with {} pictures\n", o->out, summary["pictures"].size());
     for (const auto& note : summary["notes"]) fmt::print("note: {}\n", note.get<std::string>());
-  });
+  }));
 }
 
 }  // namespace mgpu::harness

@@ -222,7 +222,7 @@ def _verification(v, esc):
 
 def _lints(exported, esc):
     """Each best config's performance lints, with the evidence each rests on."""
-    intro = ("<p>What each best config's compiled kernel shows (issue 19): from its machine code (nvdisasm, recorded "
+    intro = ("<p>What each best config's compiled kernel shows: from its machine code (nvdisasm, recorded "
              "when a tuning run compiled it) and the shared-memory bank conflicts its verification on the virtual "
              "device counted. The cost model charges each lint a penalty; <i>not recorded</i>: neither was kept.</p>")
     rows = "".join(

@@ -60,13 +60,21 @@ void compile_ahead(const kernels::MatmulTemplate& t, const kernels::MatmulProble
 
 // The virtual device (core/emu) behind the CUDA driver ABI: kernels run and are verified in a
 // worker process, with no time -- it has no clock.
-Device emulator(const core::ArchSpec& arch) {
+Device emulator(const core::ArchSpec& arch, const kernels::MatmulProblem& problem) {
   if (auto why = why_not_verifiable(arch)) throw core::Error(core::ErrorKind::InvalidInput, "--device emulate: " + *why);
   std::string lib = use_virtual_device(arch, "--device emulate");
   core::DeviceReport report = core::query_devices();
   if (report.gpus.empty() || !core::CudaDriver::get().emulated())
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("--device emulate: {} is not the virtual device ({})", lib, report.unavailable.value_or("another driver is loaded")));
+  // The virtual device runs the problem itself, in this machine's memory: one that cannot fit
+  // is the problem's limit, not every config's failure (each trial died of bad_alloc before).
+  if (const std::int64_t have = report.gpus.front().memory_bytes; problem.min_bytes() > static_cast<double>(have))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--device emulate runs the problem itself, and {} needs {:.1f} GiB of device memory; the "
+                                  "virtual device has {:.0f} GiB. Verify its configs with --device model (each is "
+                                  "verified on the virtual device at small problems of the same classes) or 'verify "
+                                  "matmul'", problem.key(), problem.min_bytes() / double(1 << 30), have / double(1 << 30)));
   Device d;
   d.source = "emulate";
   d.env = gpu_environment(report.gpus.front(), report, arch);
@@ -99,7 +107,7 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
     d.measure = [replay](const TrialRequest& r) { return replay->measure(r); };
     return d;
   }
-  if (o.device == "emulate") return emulator(arch);
+  if (o.device == "emulate") return emulator(arch, o.problem);
   core::DeviceReport report = core::query_devices();
   const core::GpuInfo* gpu = nullptr;
   for (const core::GpuInfo& g : report.gpus)
@@ -123,6 +131,42 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   d.measure = [worker](const TrialRequest& r) { return worker->run(r); };
   return d;
 }
+
+// What a run holds in the database while it works: its run row (open until finish()) and the
+// claim of the config under way. A run that leaves by an exception (a full disk, a row the
+// store refuses) gives both back, best effort: the error already raised is the one to report,
+// and a dead process's claims would be reclaimed later anyway.
+class RunHold {
+ public:
+  RunHold(results::Store& store, results::Claims& claims, std::int64_t run) : store_(store), claims_(claims), run_(run) {}
+  RunHold(const RunHold&) = delete;
+  RunHold& operator=(const RunHold&) = delete;
+  ~RunHold() {
+    if (finished_) return;
+    try {
+      release();
+      store_.end_run(run_);
+    } catch (const std::exception&) {
+    }
+  }
+  void hold(const std::string& config) { held_ = config; }
+  void release() {
+    if (held_.empty()) return;
+    claims_.release(held_);
+    held_.clear();
+  }
+  void finish() {
+    store_.end_run(run_);
+    finished_ = true;
+  }
+
+ private:
+  results::Store& store_;
+  results::Claims& claims_;
+  std::int64_t run_;
+  std::string held_;
+  bool finished_ = false;
+};
 
 }  // namespace
 
@@ -217,6 +261,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
                          o.trials, std::max(0, o.trials - rep.trials_resumed), warm, o.strategy));
 
   std::int64_t run = store.begin_run("tune", o.arguments, version_string());
+  RunHold hold(store, claims, run);
   rep.run_uuid = store.run(std::to_string(run)).uuid;
   const double flops = o.problem.flops();
   auto best_so_far = [&]() -> std::optional<RankedConfig> {
@@ -301,6 +346,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         ++rep.taken_elsewhere;
         continue;
       }
+      hold.hold(key);
       TrialRequest req;
       req.arch = o.arch;
       req.problem = o.problem;
@@ -318,8 +364,11 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         // Never predicted nor run on the GPU: the verdict is the trial's result.
         m.source = device.source;
         m.status = proof->status == "env_error" ? TrialStatus::EnvError : parse_trial_status(proof->status);
-        m.message = fmt::format("failed verification on the virtual device at {} ({}): {}", problem_class.key(),
-                                proof->reused ? "an earlier verification" : "verified now", proof->message);
+        m.message = m.status == TrialStatus::EnvError
+                        ? fmt::format("could not be verified on the virtual device at {} (this machine failed, not the "
+                                      "config; a later run tries again): {}", problem_class.key(), proof->message)
+                        : fmt::format("failed verification on the virtual device at {} ({}): {}", problem_class.key(),
+                                      proof->reused ? "an earlier verification" : "verified now", proof->message);
         m.verification_error = proof->verification_error;
         m.kernel_hash = proof->job.kernel_hash;
       } else {
@@ -344,13 +393,13 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       if (interrupted && !ok) {
         // A signal reaches the worker too: its failure says nothing about the config. Left
         // unrecorded, the trial is measured again when the run resumes.
-        claims.release(key);
+        hold.release();
         break;
       }
       results::TrialRecord rec = trial_record(run, tmpl, o.problem, c, device.env, m);
       rec.problem_class = problem_class.key();
       std::int64_t id = store.record_trial(rec);
-      claims.release(key);
+      hold.release();
       const bool env_error = m.status == TrialStatus::EnvError;
       if (!env_error) {
         known.insert(key);
@@ -423,7 +472,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < o.top; ++i)
     rep.top.push_back({core::TuningConfig::from_json(ranked[i].first), ranked[i].second, noise_of[ranked[i].first],
                        flops / (ranked[i].second * 1e-3) / 1e12});
-  store.end_run(run);
+  hold.finish();
   rep.wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return rep;
 }

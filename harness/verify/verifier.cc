@@ -19,6 +19,7 @@ namespace mgpu::harness {
 struct Verifier::Compiled {
   std::string kernel_hash;
   std::string error;
+  bool env_error = false;  // as measure_trial judges it: an I/O failure or a missing tool
 };
 
 namespace {
@@ -89,7 +90,10 @@ std::vector<Verifier::Compiled> Verifier::compile(const std::vector<core::Tuning
     }
     const core::CompileOutcome& x = out[*job_of_config[i]];
     if (x.ok()) compiled[i].kernel_hash = core::kernel_hash(x.result->units.at(0).ptx);
-    else compiled[i].error = x.error->what();
+    else {
+      compiled[i].error = x.error->what();
+      compiled[i].env_error = x.error->kind() == core::ErrorKind::IO || x.error->kind() == core::ErrorKind::Unavailable;
+    }
   }
   return compiled;
 }
@@ -111,6 +115,7 @@ std::vector<VerifyJob> Verifier::plan(const std::vector<core::TuningConfig>& con
       j.target = target;
       j.kernel_hash = it->second[i].kernel_hash;
       j.compile_error = it->second[i].error;
+      j.compile_env_error = it->second[i].env_error;
       kernels::KernelShape s = t_.kernel_shape(configs[i]);
       j.problem_class = kernels::classify(target, s, sm_count);
       std::string memo = fmt::format("{} {} {} {} {} {} {} {}", s.cta_tile_m, s.cta_tile_n, s.cluster_m, s.cluster_n,
@@ -167,6 +172,7 @@ std::vector<VerifyJob> Verifier::plan_standard(const std::vector<core::TuningCon
       j.problem_class = c;
       j.kernel_hash = compiled[i].kernel_hash;
       j.compile_error = compiled[i].error;
+      j.compile_env_error = compiled[i].env_error;
       std::string memo = shape + " " + c.key();
       auto p = proxies_.find(memo);
       if (p == proxies_.end()) p = proxies_.emplace(memo, kernels::proxy_problem(like, s, c, valid)).first;
@@ -192,7 +198,9 @@ VerifyResult Verifier::answer(const VerifyJob& job, WorkerProcess& worker, const
   if (!job.compile_error.empty() || !job.proxy) {
     Measurement m;
     m.source = "emulate";
-    m.status = job.compile_error.empty() ? TrialStatus::Unsupported : TrialStatus::CompileError;
+    m.status = job.compile_error.empty() ? TrialStatus::Unsupported
+               : job.compile_env_error    ? TrialStatus::EnvError
+                                          : TrialStatus::CompileError;
     m.message = job.compile_error.empty() ? fmt::format("no problem of class {} is small enough to emulate", cls)
                                           : job.compile_error;
     r.status = std::string(to_string(m.status));

@@ -37,6 +37,7 @@ struct VerifyJob {
   std::optional<kernels::ProxyProblem> proxy;  // nullopt: the class has no problem small enough
   std::string kernel_hash;                     // empty: the kernel did not compile
   std::string compile_error;
+  bool compile_env_error = false;  // the machine failed the compile (no temporary file, no tool), not the config
 };
 
 struct VerifyResult {

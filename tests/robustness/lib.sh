@@ -64,7 +64,7 @@ bad() {
   local why=""
   [ "$rc" = "$want" ] || why="exit $rc, expected $want"
   grep -Eq -e "$regex" "$W/.out" || why="${why:+$why; }output does not match /$regex/"
-  grep -Eq "terminate called|Aborted|core dumped|Segmentation fault" "$W/.out" && why="${why:+$why; }crashed"
+  grep -Eq "terminate called|Aborted|core dumped|Segmentation fault|internal error" "$W/.out" && why="${why:+$why; }crashed"
   [ "$rc" -ge 128 ] && [ "$rc" != 129 ] && [ "$rc" != 130 ] && [ "$rc" != 143 ] && why="${why:+$why; }killed by signal $((rc - 128))"
   if [ "$writes" = 0 ]; then
     local after; after="$(_hash_dir "$W")"

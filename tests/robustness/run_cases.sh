@@ -18,14 +18,19 @@ cfg() {
 }
 
 # --- matmul: numeric options (finite, whole, in range), the good database untouched ---
-for v in 0 -3 2.5 1e3 lots "" 99999999999999999999 0x10; do
-  bad "matmul_trials_${v:-empty}" 2 "error: --trials.*must be a whole number at least 1, got '$v'" --fixture good -- matmul "${M[@]}" --trials "$v" --db '$DB'
+for v in 0 -3 2.5 1e3 lots "" 99999999999999999999 0x10 2147483648 1000000001; do
+  bad "matmul_trials_${v:-empty}" 2 "error: --trials.*must be a whole number between 1 and 1000000000, got '$v'" --fixture good -- matmul "${M[@]}" --trials "$v" --db '$DB'
 done
 for v in nan inf -inf -1 soon 1e400 0x10 NaN; do
   bad "matmul_time_budget_$v" 2 "error: --time-budget.*must be a finite number of at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --time-budget "$v" --db '$DB'
 done
-for v in -1 1.5 x 18446744073709551616; do
-  bad "matmul_seed_$v" 2 "error: --seed.*must be a whole number at least 0, got '$v'" --fixture good -- matmul "${M[@]}" --seed "$v" --db '$DB'
+# Optuna's samplers (numpy) take 32-bit seeds: a larger one crashed inside Python before.
+for v in -1 1.5 x 18446744073709551616 4294967296 9223372036854775807; do
+  bad "matmul_seed_$v" 2 "error: --seed.*must be a whole number between 0 and 4294967295, got '$v'" --fixture good -- matmul "${M[@]}" --seed "$v" --db '$DB'
+done
+for s in tpe cmaes random tpe-native; do
+  bad "matmul_seed_2pow32_$s" 2 "error: --seed.*between 0 and 4294967295" --fixture good -- matmul "${M[@]}" --strategy $s --seed 4294967296 --db '$DB'
+  bad "matmul_seed_largest_$s" 0 "#1 " --writes -- matmul "${M[@]}" --strategy $s --seed 4294967295 --trials 3 --db '$DB'
 done
 for v in 0 -2 1001 nan; do
   bad "matmul_top_$v" 2 "error: --top.*must be a whole number between 1 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --top "$v" --db '$DB'
@@ -40,6 +45,15 @@ bad matmul_shapes_with_trials_zero 2 "error: --trials" --fixture good -- matmul 
 # --- matmul where every trial fails: exit 1 with a summary saying none succeeded ---
 bad matmul_every_trial_failed 1 "none of the trials succeeded" --fixture good --writes -- \
   matmul --arch sm_90a --m 512 --n 512 --k 512 --device 'replay:$DB' --trials 3 --strategy random --db '$W/other.db'
+
+# --- --device emulate runs the problem itself: one beyond its memory is the problem's limit, said
+# before anything is written (every trial was recorded as its config's failure before) ---
+for mnk in "2147483647 256 256" "256 2147483640 256" "65536 65536 65536"; do
+  set -- $mnk
+  bad "matmul_emulate_too_big_m$1_n$2_k$3" 2 "--device emulate runs the problem itself, and m$1_n$2_k$3_.* needs [0-9.]+ GiB of device memory; the virtual device has 16 GiB" \
+    -- matmul --arch sm_90a --m "$1" --n "$2" --k "$3" --device emulate --trials 1 --db '$DB'
+done
+bad matmul_emulate_too_big_keeps_db 2 "needs [0-9.]+ GiB" --fixture good -- matmul --arch sm_90a --m 2147483647 --n 256 --k 256 --device emulate --trials 1 --db '$DB'
 
 # --- space: numeric problem options ---
 bad space_m_negative 2 "error: --m must be between 1" -- space matmul --arch sm_90a --m -5

@@ -205,4 +205,37 @@ bad trials_missing_db 2 "database .*absent.db does not exist" -- trials --db '$W
 bad trials_needs_db 2 "error: --db is required" -- trials
 bad trials_filters_match_nothing_is_fine 0 "^0 trials$" --fixture good -- trials --db '$DB' --status timeout --limit 5
 bad trials_limit_says_so 0 "showing the newest 1 of 4 matching trials" --fixture good -- trials --db '$DB' --arch sm_90 --source model --limit 1
+
+# --- a database path that is no regular file: refused at once (a FIFO without a writer hung in
+# open(), and Ctrl-C could not end it; /dev/null swallowed every row and exited 1) ---
+fixture_db_fifo() { mkfifo "$W/t.db"; }
+fixture_db_fifo_link() { mkfifo "$W/p"; ln -s p "$W/t.db"; }
+fixture_db_socket() { "$PY" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$W/t.db"; }
+fixture_good_and_fifo() { fixture_good; mkfifo "$W/p.db"; }
+NOHANG="timeout -s KILL 30"  # a regression hangs: killed, the case fails as "killed by signal 9"
+FIFO_MSG="t.db is a FIFO \\(named pipe\\), not a results database"
+bad matmul_db_fifo 2 "$FIFO_MSG" --fixture db_fifo -- sh: $NOHANG '"$MGPU"' $MODEL_RUN --db '$DB'
+bad matmul_db_fifo_through_symlink 2 "$FIFO_MSG" --fixture db_fifo_link -- sh: $NOHANG '"$MGPU"' $MODEL_RUN --db '$DB'
+bad best_db_fifo 2 "$FIFO_MSG" --fixture db_fifo -- sh: $NOHANG '"$MGPU"' best --db '$DB'
+bad trials_db_fifo 2 "$FIFO_MSG" --fixture db_fifo -- sh: $NOHANG '"$MGPU"' trials --db '$DB'
+bad export_db_fifo 2 "$FIFO_MSG" --fixture db_fifo -- sh: $NOHANG '"$MGPU"' export --db '$DB' --format csv -o '$W/x.csv'
+bad regress_db_fifo 2 "$FIFO_MSG" --fixture db_fifo -- sh: $NOHANG '"$MGPU"' regress --db '$DB' --baseline 1 --candidate 1
+bad report_db_fifo 2 "$FIFO_MSG" --fixture db_fifo -- sh: $NOHANG '"$MGPU"' report --db '$DB' -o '$W/rep'
+bad verify_db_fifo 2 "$FIFO_MSG" --fixture db_fifo -- sh: $NOHANG '"$MGPU"' verify matmul --arch sm_90a --config "'{}'" --db '$DB'
+bad merge_input_fifo 2 "p.db is a FIFO \\(named pipe\\)" --fixture good_and_fifo -- sh: $NOHANG '"$MGPU"' merge '$DB' '$W/p.db' -o '$W/out.db'
+bad merge_output_fifo 2 "p.db is a FIFO \\(named pipe\\)" --fixture good_and_fifo -- sh: $NOHANG '"$MGPU"' merge '$DB' -o '$W/p.db'
+bad matmul_db_socket 2 "t.db is a socket, not a results database" --fixture db_socket -- $MODEL_RUN --db '$DB'
+bad matmul_db_dev_null 2 "/dev/null is a character device, not a results database" -- $MODEL_RUN --db /dev/null
+bad best_db_dev_null 2 "/dev/null is a character device, not a results database" -- best --db /dev/null
+bad merge_into_dev_null 2 "/dev/null is a character device" --fixture good -- merge '$DB' -o /dev/null
+fixture_t4_file() { echo '{"schema_version": "1.0.0", "results": [{"configuration": {"x": 1}, "times": {"runtimes": [1]}}]}' > "$W/r.json"; }
+bad import_into_dev_null 2 "/dev/null is a character device" --fixture t4_file -- import --t4 '$W/r.json' --db /dev/null
+
+
+# --- output that cannot be written is a failure, not a silent success (exit 0 before) ---
+bad best_stdout_full 1 "cannot write the output to stdout \\(No space left on device\\)" --fixture good -- sh: '"$MGPU"' best --db '$DB' --include-model '>' /dev/full
+bad trials_stdout_closed 1 "cannot write the output to stdout \\(Bad file descriptor\\)" --fixture good -- sh: '"$MGPU"' trials --db '$DB' '>&-'
+bad space_json_stdout_full 1 "cannot write the output to stdout" -- sh: '"$MGPU"' space matmul --arch sm_90a --json '>' /dev/full
+bad help_stdout_full 1 "cannot write the output to stdout" -- sh: '"$MGPU"' --help '>' /dev/full
+bad export_csv_to_dev_full 1 "cannot write /dev/full: .*No space left on device" --fixture good -- export --db '$DB' --format csv --include-model -o /dev/full
 finish

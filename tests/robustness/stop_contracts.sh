@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# How commands end when the world gets in the way, through the real executable (no GPU):
+#   suite stop      a shape suite stopped by SIGTERM says "stopped ... committed" with the
+#                   trials the database holds, and counts the shape it was in as stopped, not tuned
+#   readers stop    best, trials, export, merge and regress stopped by SIGTERM at any moment
+#                   leave no -wal/-shm beside the database they read, and exit 0 or 143
+#   report stop     Ctrl-C during `report`: exit 130 with a plain line, no Python traceback
+#   second signal   a command blocked where no stop is checked (waiting out another process's
+#                   lock) ends on the second Ctrl-C
+#   disk full       the file-size limit reached mid-run (as a full disk): exit 1 naming the
+#                   database, the committed trials intact, the next run resumes (claims freed)
+#   no TMPDIR       temporary files impossible: the trials are env_error (not the configs'
+#                   failure, not counted) and the next run with a good TMPDIR retries them
+# Run: MGPU=build/harness/mgpu-tune SRC=. bash tests/robustness/stop_contracts.sh
+set -uo pipefail
+MGPU="${MGPU:?set MGPU to the mgpu-tune executable}"
+T="$(mktemp -d /tmp/mgpu-stop-contracts.XXXXXX)"
+trap 'rm -rf "$T"' EXIT
+export MGPU_CACHE_DIR="$T/cache"
+FAILED=0
+fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
+ok() { echo "ok   $*"; }
+q() { sqlite3 -cmd ".timeout 10000" "$1" "$2"; }
+trials() { q "$1" "SELECT count(*) FROM trials"; }
+crashed() { grep -Eq "terminate called|Aborted|core dumped|Segmentation fault|internal error|Traceback" "$1"; }
+MODEL=(--device model --no-compile --warm-start 0)
+
+# --- a suite stopped by SIGTERM ---
+db="$T/suite.db" out="$T/suite.out"
+"$MGPU" matmul --arch sm_90a --shapes llama3-8b "${MODEL[@]}" --strategy exhaustive --trials 40 --db "$db" > "$out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do [ "$(trials "$db" 2>/dev/null || echo 0)" -ge 100 ] && break; sleep 0.05; done
+kill -TERM "$pid"; wait "$pid"; rc=$?
+n="$(trials "$db")"
+said="$(sed -n 's/.*stopped by SIGTERM: \([0-9]*\) trials of this run are committed.*/\1/p' "$out")"
+tuned="$(sed -n 's/^suite llama3-8b: [0-9]* shapes, \([0-9]*\) tuned.*/\1/p' "$out")"
+full="$(q "$db" "SELECT count(*) FROM (SELECT problem_id FROM trials GROUP BY problem_id HAVING count(*) >= 40)")"
+if [ "$rc" != 143 ] || [ "$said" != "$n" ] || [ "$tuned" != "$full" ] || crashed "$out"; then
+  fail "suite_stopped: exit $rc, says '$said' committed of $n, '$tuned' tuned of $full complete"; tail -6 "$out" | sed 's/^/  | /'
+else ok "suite_stopped (exit 143, $n trials said and committed, $tuned shapes tuned)"; fi
+
+# --- read-only commands stopped by SIGTERM at a range of moments ---
+good="$T/good.db"
+"$MGPU" matmul --arch sm_90a --m 2048 --n 2048 --k 2048 "${MODEL[@]}" --strategy exhaustive --trials 3000 --db "$good" > /dev/null 2>&1 ||
+  fail "readers: the fixture run failed"
+for cmd in "best" "trials" "export --format csv -o $T/x.csv" "export --format json -o $T/xj" "merge-into $T/m.db" \
+           "regress --baseline 1 --candidate 1 --max-noise 100"; do
+  leaks=0 bad_exit="" stopped=0
+  for delay in 0.01 0.02 0.04 0.06 0.08 0.1 0.15 0.2 0.3 0.5; do
+    rm -rf "$T/x.csv" "$T/xj" "$T/m.db"*
+    if [ "${cmd%% *}" = merge-into ]; then
+      "$MGPU" merge "$good" -o "${cmd#* }" > "$T/r.out" 2>&1 &
+    else
+      # shellcheck disable=SC2086
+      "$MGPU" ${cmd%% *} --db "$good" ${cmd#"${cmd%% *}"} > "$T/r.out" 2>&1 &
+    fi
+    pid=$!
+    sleep "$delay"; kill -TERM "$pid" 2>/dev/null; wait "$pid"; rc=$?
+    [ "$rc" = 143 ] && stopped=$((stopped + 1))
+    { [ "$rc" = 0 ] || [ "$rc" = 143 ]; } || bad_exit+="$rc@$delay "
+    crashed "$T/r.out" && bad_exit+="crash@$delay "
+    [ -e "$good-wal" ] || [ -e "$good-shm" ] && leaks=$((leaks + 1))
+    rm -f "$good-wal" "$good-shm"
+  done
+  if [ "$leaks" != 0 ] || [ -n "$bad_exit" ]; then fail "reader_stopped '${cmd%% *}': $leaks runs left -wal/-shm; exits: $bad_exit"
+  else ok "reader_stopped '${cmd%% *}' (10 moments, $stopped stopped mid-work, nothing left behind)"; fi
+done
+
+# --- report stopped by Ctrl-C ---
+if /usr/bin/python3 -c "import matplotlib" 2> /dev/null; then
+  "$MGPU" report --db "$good" -o "$T/rep" > "$T/rep.out" 2>&1 &
+  pid=$!
+  sleep 2; kill -INT "$pid"; wait "$pid"; rc=$?
+  if [ "$rc" != 130 ] || ! grep -q "stopped by SIGINT" "$T/rep.out" || crashed "$T/rep.out" || grep -q KeyboardInterrupt "$T/rep.out"; then
+    fail "report_stopped: exit $rc"; tail -5 "$T/rep.out" | sed 's/^/  | /'
+  else ok "report_stopped (exit 130, a plain line)"; fi
+fi
+
+# --- the second Ctrl-C ends a command blocked where no stop is checked (SQLite waiting out a
+# lock another process holds, for up to a minute here) ---
+db="$T/locked.db"
+"$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 "${MODEL[@]}" --trials 1 --db "$db" > /dev/null 2>&1
+sqlite3 "$db" "PRAGMA journal_mode=DELETE;" > /dev/null
+/usr/bin/python3 -c '
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+time.sleep(120)' "$db" &
+holder=$!
+sleep 0.5
+MGPU_DB_BUSY_TIMEOUT_MS=60000 "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 "${MODEL[@]}" --trials 3 --db "$db" > "$T/lock.out" 2>&1 &
+pid=$!
+sleep 1; kill -INT "$pid" 2>/dev/null; sleep 1
+if ! kill -0 "$pid" 2>/dev/null; then ok_first=1; else ok_first=0; kill -INT "$pid" 2>/dev/null; fi
+for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then fail "second_signal: still waiting 5 s after two Ctrl-C"; kill -KILL "$pid"; wait "$pid"
+else
+  wait "$pid"; rc=$?
+  [ "$rc" = 130 ] && ok "second_signal (exit 130, after $((2 - ok_first)) Ctrl-C)" || { fail "second_signal: exit $rc"; tail -3 "$T/lock.out"; }
+fi
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+
+# --- the disk fills mid-run (a file-size limit: EFBIG, as ENOSPC would) ---
+db="$T/full.db"
+"$MGPU" matmul --arch sm_90a --m 1024 --n 1024 --k 1024 "${MODEL[@]}" --trials 2 --db "$db" > /dev/null 2>&1
+size_kb=$(( $(stat -c %s "$db") / 1024 + 64 ))
+( trap '' XFSZ; ulimit -f "$size_kb"
+  exec "$MGPU" matmul --arch sm_90a --m 1024 --n 1024 --k 1024 "${MODEL[@]}" --strategy exhaustive --trials 100000 --db "$db" ) > "$T/full.out" 2>&1
+rc=$?
+n="$(trials "$db")"
+# With the disk full nothing more can be written, not even the release of the run's claim: the
+# next run takes a dead process's claim back and goes on.
+if [ "$rc" != 1 ] || crashed "$T/full.out" || ! grep -Eq "full|I/O error" "$T/full.out" || [ "$(q "$db" 'PRAGMA integrity_check')" != ok ]; then
+  fail "disk_full: exit $rc, $n trials, integrity $(q "$db" 'PRAGMA integrity_check')"; tail -4 "$T/full.out" | sed 's/^/  | /'
+elif ! "$MGPU" matmul --arch sm_90a --m 1024 --n 1024 --k 1024 "${MODEL[@]}" --strategy exhaustive --trials $((n + 3)) --db "$db" > "$T/full2.out" 2>&1 ||
+     [ "$(trials "$db")" != $((n + 3)) ] || [ "$(q "$db" 'SELECT count(*) FROM claims')" != 0 ]; then
+  fail "disk_full: the resumed run did not reach $((n + 3)) trials ($(trials "$db"), claims $(q "$db" 'SELECT count(*) FROM claims'))"
+  tail -4 "$T/full2.out" | sed 's/^/  | /'
+else ok "disk_full (exit 1: $(grep -Eo '(the disk holding|I/O error on)[^:]*' "$T/full.out" | head -1); $n trials intact, resumed)"; fi
+
+# --- no usable TMPDIR: env_error, not counted, retried ---
+db="$T/tmpdir.db"
+TMPDIR="$T/nowhere" "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --warm-start 0 --strategy random --seed 5 \
+  --trials 3 --db "$db" > "$T/tmp.out" 2>&1; rc=$?
+own="$(q "$db" "SELECT count(*) FROM trials WHERE status NOT IN ('env_error')")"
+envs="$(q "$db" "SELECT count(*) FROM trials WHERE status = 'env_error'")"
+if [ "$own" != 0 ] || [ "$envs" = 0 ] || crashed "$T/tmp.out"; then
+  fail "no_tmpdir: exit $rc, $own trials blamed on their configs, $envs env_error"; tail -4 "$T/tmp.out" | sed 's/^/  | /'
+  q "$db" "SELECT status, substr(message, 1, 160) FROM trials LIMIT 2" | sed 's/^/  | /'
+elif ! "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --warm-start 0 --strategy random --seed 5 --trials 3 \
+       --db "$db" > "$T/tmp2.out" 2>&1 || [ "$(q "$db" "SELECT count(*) FROM trials WHERE status = 'ok' AND source = 'model'")" != 3 ]; then
+  fail "no_tmpdir: the run with a good TMPDIR did not retry them"; tail -4 "$T/tmp2.out" | sed 's/^/  | /'
+else ok "no_tmpdir (exit $rc, $envs env_error trials, retried to 3 ok)"; fi
+
+echo "$FAILED failed"
+[ "$FAILED" = 0 ]
