@@ -10,6 +10,7 @@
 
 #include "harness/version.h"
 #include "results/database.h"
+#include "results/t4_format.h"
 #include "results/t4_store.h"
 
 namespace mgpu::harness {
@@ -40,8 +41,11 @@ void add_import_command(CLI::App& app) {
     as.problem = o->problem;
     as.arguments = fmt::format("import --t4 {}", o->t4);
     as.tool_version = version_string();
+    // The file and the names are checked before the database is opened: opening creates it.
+    results::T4File file = results::read_t4(o->t4);
+    results::check_t4_import(as);
     results::Store store = results::Store::open(o->db, results::OpenMode::ReadWrite);
-    int n = results::import_t4(store, o->t4, as);
+    int n = results::import_t4(store, file, as);
     if (o->json)
       std::cout << nlohmann::json{{"db", o->db}, {"t4", o->t4}, {"trials", n}, {"kernel", as.kernel},
                                   {"problem", as.problem}, {"device", as.device}, {"source", "imported"}}

@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <istream>
+#include <memory>
+#include <streambuf>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -18,20 +23,181 @@ using core::Error;
 using core::ErrorKind;
 using nlohmann::json;
 
-// gzread passes a file that is not gzip through unchanged: one reader for both.
-std::string read_maybe_gzip(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw Error(ErrorKind::InvalidInput, fmt::format("cannot read T4 file {}", path));
-  std::string text;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<size_t>(n));
-  int err = 0;
-  const char* why = n < 0 ? gzerror(f, &err) : nullptr;
-  std::string reason = why ? why : "";
-  gzclose(f);
-  if (n < 0) throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {} is not readable: {}", path, reason));
-  return text;
+// The most JSON text a T4 file may hold once decompressed. The largest published landscape
+// (benchmark_hub's dedispersion) is 19 MB of text; 1 GiB leaves room for files fifty times
+// larger while a gzip bomb (deflate expands up to ~1000x) stops here, not at the memory limit.
+constexpr std::uint64_t kMaxT4Text = std::uint64_t{1} << 30;
+// T4 nests five levels (document, results, result, times, runtimes); a limit keeps a file of
+// "[[[[..." from costing a stack frame per level where a value is printed in a message.
+constexpr int kMaxT4Depth = 64;
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The text of a T4 file, plain or gzip, as a stream nlohmann parses as it goes: a file of
+// blanks costs two buffers, not its size (squeeze_blanks()). zlib's inflate rather than gzread, which passes a file
+// that is not gzip through as text and ignores garbage after the compressed data. Reading stops
+// at the first problem (failure() says which) and nlohmann sees the end of its input.
+class T4Text : public std::streambuf {
+ public:
+  explicit T4Text(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+    if (std::filesystem::is_directory(path)) throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {} is a folder", path));
+    if (!in_) throw Error(ErrorKind::InvalidInput, fmt::format("cannot read T4 file {}", path));
+    int b0 = in_.get(), b1 = in_.get();
+    if (b0 == EOF) throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {} is empty", path));
+    in_.clear();
+    in_.seekg(0);
+    gzip_ = b0 == 0x1f && b1 == 0x8b;
+    if (!gzip_ && ends_with(path, ".gz"))
+      throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {} is not a gzip file (it does not start like one)", path));
+    if (gzip_ && inflateInit2(&z_, 15 + 16) != Z_OK)  // 16: gzip framing only
+      throw Error(ErrorKind::IO, "zlib could not start decompressing");
+  }
+  ~T4Text() override {
+    if (gzip_) inflateEnd(&z_);
+  }
+  T4Text(const T4Text&) = delete;
+  T4Text& operator=(const T4Text&) = delete;
+
+  // Why the text ended early ("" when the file was read to its end).
+  const std::string& failure() const { return failure_; }
+
+ protected:
+  int_type underflow() override {
+    while (failure_.empty()) {
+      size_t n = gzip_ ? inflate_some() : read_some();
+      if (n == 0) break;
+      total_ += n;
+      if (total_ > kMaxT4Text) {
+        fail(fmt::format("holds more than {} GiB of text{}: refused (a gzip bomb?)", kMaxT4Text >> 30,
+                         gzip_ ? " once decompressed" : ""));
+        break;
+      }
+      n = squeeze_blanks(n);
+      if (n > 0) {
+        setg(out_, out_, out_ + n);
+        return traits_type::to_int_type(out_[0]);
+      }
+    }
+    return traits_type::eof();
+  }
+
+ private:
+  void fail(const std::string& why) { failure_ = fmt::format("T4 file {} {}", path_, why); }
+
+  size_t read_some() {
+    in_.read(out_, sizeof out_);
+    return static_cast<size_t>(in_.gcount());
+  }
+
+  // Decompresses until some text comes out, the data ends, or it turns out damaged.
+  size_t inflate_some() {
+    while (true) {
+      if (z_.avail_in == 0) {
+        in_.read(in_buf_, sizeof in_buf_);
+        z_.next_in = reinterpret_cast<Bytef*>(in_buf_);
+        z_.avail_in = static_cast<uInt>(in_.gcount());
+        if (z_.avail_in == 0) {
+          if (member_open_) fail(after_a_member() ? "is a damaged gzip file: garbage follows its compressed data"
+                                                  : "is a truncated gzip file: it ends inside its compressed data");
+          return 0;
+        }
+      }
+      z_.next_out = reinterpret_cast<Bytef*>(out_);
+      z_.avail_out = sizeof out_;
+      member_open_ = true;
+      int rc = inflate(&z_, Z_NO_FLUSH);
+      size_t n = sizeof out_ - z_.avail_out;
+      member_out_ += n;
+      if (rc == Z_STREAM_END) {  // concatenated gzip members are one file, as for gunzip
+        ++members_;
+        member_open_ = false;
+        member_out_ = 0;
+        inflateReset(&z_);
+      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        fail(after_a_member() ? "is a damaged gzip file: garbage follows its compressed data"
+                              : fmt::format("is a damaged gzip file: {}", z_.msg ? z_.msg : "zlib error"));
+        return 0;
+      }
+      if (n > 0) return n;
+    }
+  }
+  bool after_a_member() const { return members_ > 0 && member_out_ == 0; }
+
+  // nlohmann's lexer keeps every character between two values (for its messages) until the
+  // next one: a run of blanks would cost its length. Outside strings blanks mean nothing in
+  // JSON, so each run becomes one.
+  size_t squeeze_blanks(size_t n) {
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+      char c = out_[i];
+      bool blank = !in_string_ && (c == ' ' || c == '\t' || c == '\n' || c == '\r');
+      if (blank && after_blank_) continue;
+      if (in_string_) {
+        if (escaped_) escaped_ = false;
+        else if (c == '\\') escaped_ = true;
+        else if (c == '"') in_string_ = false;
+      } else if (c == '"') {
+        in_string_ = true;
+      }
+      after_blank_ = blank;
+      out_[kept++] = c;
+    }
+    return kept;
+  }
+
+  std::string path_;
+  std::ifstream in_;
+  bool gzip_ = false;
+  z_stream z_{};
+  bool member_open_ = false;
+  bool in_string_ = false, escaped_ = false, after_blank_ = false;
+  std::uint64_t members_ = 0, member_out_ = 0, total_ = 0;
+  std::string failure_;
+  char in_buf_[1 << 16], out_[1 << 16];
+};
+
+// A value as a message shows it: short, however long the value.
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+}
+
+// The document, parsed as it is read; Error{InvalidInput} when the file is unreadable,
+// damaged, too large or too deep, or not JSON.
+json parse_t4(const std::string& path) {
+  auto t4 = std::make_unique<T4Text>(path);  // its buffers are too big for the stack
+  std::istream in(t4.get());
+  auto shallow = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxT4Depth)
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} is not a T4 file: nested more than {} levels deep", path, kMaxT4Depth));
+    return true;
+  };
+  json doc = json::parse(in, shallow, false);
+  // The stream's failure explains a parse error it caused (the text just stopped), and also
+  // refuses a document whose gzip data is damaged after the JSON's end.
+  if (!t4->failure().empty()) throw Error(ErrorKind::InvalidInput, t4->failure());
+  if (doc.is_discarded() || !doc.is_object())
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a T4 file: not a JSON object", path));
+  return doc;
+}
+
+// T4 1.x is what this reader knows; a new major version may mean anything.
+void check_schema_version(const json& doc, const std::string& path) {
+  if (!doc.contains("schema_version"))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is not a T4 file: no \"schema_version\" (T4 1.x files have one)", path));
+  const json& v = doc["schema_version"];
+  std::string text = v.is_string() ? v.get<std::string>() : "";
+  std::string major = text.substr(0, text.find('.'));
+  if (major.empty() || major.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("T4 file {}: schema_version {} is no version (a string like \"1.0.0\")", path, shown(v)));
+  if (major != "1")
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("T4 file {} has schema_version {}: this reader supports T4 schema 1.x only", path, text));
 }
 
 std::string gzip(const std::string& text) {
@@ -69,12 +235,16 @@ core::ParamValue param_value(const json& v, const std::string& where) {
     return v.dump();
   }
   if (v.is_string()) return v.get<std::string>();
-  throw Error(ErrorKind::InvalidInput, fmt::format("{}: a parameter value must be a number or a string, not {}", where, v.dump()));
+  throw Error(ErrorKind::InvalidInput, fmt::format("{}: a parameter value must be a number or a string, not {}", where, shown(v)));
 }
 
+// A time: a negative or overflowing one would rank first or last among real measurements.
 double number(const json& v, double scale, const std::string& where) {
-  if (!v.is_number()) throw Error(ErrorKind::InvalidInput, fmt::format("{}: {} is not a number", where, v.dump()));
-  return v.get<double>() * scale;
+  if (!v.is_number()) throw Error(ErrorKind::InvalidInput, fmt::format("{}: {} is not a number", where, shown(v)));
+  double ms = v.get<double>() * scale;
+  if (!(ms >= 0) || !std::isfinite(ms))
+    throw Error(ErrorKind::InvalidInput, fmt::format("{}: {} is not a time (a finite number, 0 or more)", where, shown(v)));
+  return ms;
 }
 
 }  // namespace
@@ -95,18 +265,19 @@ double T4Result::cost_ms() const {
 }
 
 T4File read_t4(const std::string& path) {
-  std::string text = read_maybe_gzip(path);
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a T4 file: not a JSON object", path));
+  json doc = parse_t4(path);
+  check_schema_version(doc, path);
   if (!doc.contains("results") || !doc["results"].is_array())
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a T4 file: no \"results\" list", path));
   T4File out;
-  if (doc.contains("schema_version") && doc["schema_version"].is_string()) out.schema_version = doc["schema_version"];
+  out.schema_version = doc["schema_version"];
   std::string unit;
-  if (doc.contains("metadata") && doc["metadata"].is_object() && doc["metadata"].contains("timeunit") &&
-      doc["metadata"]["timeunit"].is_string())
-    unit = doc["metadata"]["timeunit"];
+  if (doc.contains("metadata") && doc["metadata"].is_object() && doc["metadata"].contains("timeunit")) {
+    const json& u = doc["metadata"]["timeunit"];
+    if (!u.is_string() && !u.is_null())
+      throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {}: the time unit {} is not a name like \"milliseconds\"", path, shown(u)));
+    if (u.is_string()) unit = u;
+  }
   const double scale = ms_per_unit(unit, path);
   size_t i = 0;
   for (const json& r : doc["results"]) {
@@ -127,8 +298,8 @@ T4File read_t4(const std::string& path) {
     if (r.contains("timestamp") && r["timestamp"].is_string()) t.timestamp = r["timestamp"];
     if (r.contains("measurements") && r["measurements"].is_array())
       for (const json& m : r["measurements"])
-        if (m.is_object() && m.value("name", "") == "time" && m.contains("value") && m["value"].is_number())
-          t.time_ms = m["value"].get<double>() * scale;
+        if (m.is_object() && m.contains("name") && m["name"] == "time" && m.contains("value") && m["value"].is_number())
+          t.time_ms = number(m["value"], scale, where + " time measurement");
     if (t.valid() && !t.objective_ms())
       throw Error(ErrorKind::InvalidInput, fmt::format("{}: a valid result without runtimes or a time measurement", where));
     out.results.push_back(std::move(t));

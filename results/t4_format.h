@@ -2,11 +2,14 @@
 // { "schema_version", "metadata": {"timeunit"}, "results": [ { "configuration": {...},
 //   "times": {"compilation", "runtimes": [...], ...}, "invalidity", "correctness",
 //   "measurements": [{"name","value","unit"}], "objectives": [...] } ] }.
-// Contract: read_t4() reads a plain or gzip-compressed file (zlib tells them apart) and throws
-// Error{InvalidInput} naming the file and what is wrong (not JSON, no results, a result
-// without a configuration, a runtime that is not a number, an unknown time unit). Times are
-// converted to milliseconds. Parameter values: integers (and booleans, as 0/1) stay numbers;
-// other numbers and strings become strings (TuningConfig holds integers or strings). A result
+// Contract: read_t4() reads a plain or gzip-compressed file (told apart by gzip's magic bytes;
+// a .gz name must hold gzip), parsing as it decompresses, and throws Error{InvalidInput} naming
+// the file and what is wrong: not JSON, a truncated or damaged gzip file (garbage after its
+// data included), more than 1 GiB of text once decompressed, a schema_version that is not 1.x
+// (or none), no results, a result without a configuration, a time that is not a finite number
+// of 0 or more, an unknown time unit. Times are converted to milliseconds. Parameter values:
+// integers (and booleans, as 0/1) stay numbers; other numbers and strings become strings
+// (TuningConfig holds integers or strings). A result
 // is valid when its invalidity is "correct" (or absent) and its correctness is not 0; its
 // objective is the median of its runtimes (the "time" measurement when none are listed).
 // write_t4() writes schema 1.0.0 in milliseconds (gzip-compressed when the path ends in .gz),

@@ -30,10 +30,17 @@ std::string invalidity_of(const TrialRow& t) {
 
 }  // namespace
 
-int import_t4(Store& store, const std::string& path, const T4Import& as) {
-  T4File file = read_t4(path);  // all of it first: a bad file writes nothing
+void check_t4_import(const T4Import& as) {
   if (as.kernel.empty() || as.problem.empty() || as.device.empty())
     throw core::Error(core::ErrorKind::InvalidInput, "import --t4 needs a kernel, a problem and a device name");
+}
+
+int import_t4(Store& store, const std::string& path, const T4Import& as) {
+  return import_t4(store, read_t4(path), as);  // all of it first: a bad file writes nothing
+}
+
+int import_t4(Store& store, const T4File& file, const T4Import& as) {
+  check_t4_import(as);
   std::int64_t run = store.begin_run("tune", as.arguments, as.tool_version);
   for (const T4Result& r : file.results) {
     TrialRecord t;

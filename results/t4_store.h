@@ -15,6 +15,7 @@
 #include <string>
 
 #include "results/store.h"
+#include "results/t4_format.h"
 
 namespace mgpu::results {
 
@@ -23,6 +24,10 @@ struct T4Import {
 };
 
 int import_t4(Store& store, const std::string& path, const T4Import& as);
+int import_t4(Store& store, const T4File& file, const T4Import& as);
+// Error{InvalidInput} unless `as` names a kernel, a problem and a device: what import_t4()
+// checks first, for callers to check before they open (and so create) the database.
+void check_t4_import(const T4Import& as);
 int export_t4(Store& store, const std::string& path, bool include_model, const std::string& study = "");
 
 }  // namespace mgpu::results

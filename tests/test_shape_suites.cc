@@ -96,6 +96,67 @@ TEST(ShapeSuites, BadRowsAreNamed) {
   fs::remove_all(dir);
 }
 
+// What a spreadsheet saves ("CSV UTF-8" starts with a byte order mark; Windows ends lines
+// with CR LF) reads like the plain file.
+TEST(ShapeSuites, ACsvFileWithAByteOrderMarkOrCrLfLines) {
+  fs::path dir = fs::temp_directory_path() / ("mgpu-suites-bom-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto suite = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return load_shape_suite((dir / name).string(), {});
+  };
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::vector<std::string> texts = {bom + "m,n,k,layout\n64,128,256,nk\n512,64,64,kn\n",
+                                         bom + "m,n,k,layout\r\n64,128,256,nk\r\n512,64,64,kn\r\n",
+                                         "m,n,k,layout\r\n64,128,256,nk # a comment\r\n\r\n512,64,64,kn\r\n",
+                                         bom + "64,128,256,,,nk\r\n512,64,64,,,kn"};
+  for (const std::string& text : texts) {
+    ShapeSuite s = suite("s.csv", text);
+    ASSERT_EQ(s.shapes.size(), 2u) << text;
+    EXPECT_EQ(s.shapes[0].m, 64);
+    EXPECT_EQ(s.shapes[0].k, 256);
+    EXPECT_EQ(s.shapes[0].b_layout, BLayout::NK);
+    EXPECT_EQ(s.shapes[1].b_layout, BLayout::KN);
+  }
+  try {
+    suite("u.csv", std::string("\xFF\xFEm\0,\0n\0", 9));
+    ADD_FAILURE() << "UTF-16 was read";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("u.csv is UTF-16 text"), std::string::npos) << e.what();
+  }
+  try {
+    suite("b.csv", bom);
+    ADD_FAILURE() << "a file of a byte order mark alone was read";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is empty"), std::string::npos) << e.what();
+  }
+  try {  // only the file's first bytes are a byte order mark
+    suite("m.csv", "64,64,64\n" + bom + "128,64,64\n");
+    ADD_FAILURE() << "a byte order mark inside the file was read";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("m.csv line 2: m must be a positive integer"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+// A value of a shape that is a list or an object is named, not printed (printing a deeply
+// nested one would end the stack).
+TEST(ShapeSuites, AJsonShapeWithANestedValue) {
+  fs::path dir = fs::temp_directory_path() / ("mgpu-suites-nested-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  std::ofstream(dir / "d.json") << R"([{"m": 64, "n": )" << deep << R"(, "k": 64}])";
+  try {
+    load_shape_suite((dir / "d.json").string(), {});
+    ADD_FAILURE() << "a nested n was read";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("d.json shape #1: 'n' must be a number or a string"), std::string::npos) << e.what();
+  }
+  std::ofstream(dir / "note.json") << R"([{"m": 64, "n": 64, "k": 64, "note": {"why": ["decode"]}}])";
+  EXPECT_EQ(load_shape_suite((dir / "note.json").string(), {}).shapes.size(), 1u);
+  fs::remove_all(dir);
+}
+
 TEST(ShapeSuites, BucketsAreShapesWithTheSamePaddedTileGrids) {
   const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch("sm_90a"));
   std::vector<MatmulProblem> shapes = {{.m = 1000, .n = 1024, .k = 1024},

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <gtest/gtest.h>
 
@@ -96,6 +97,114 @@ TEST(T4Reader, RefusesWhatIsNotT4) {
     }
   }
   EXPECT_THROW(results::read_t4("/nonexistent/file.json.gz"), core::Error);
+}
+
+namespace {
+
+// The message read_t4() refuses `path` with ("" when it reads it).
+std::string refusal(const fs::path& path) {
+  try {
+    results::read_t4(path.string());
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// One gzip member of `text` (what `gzip -c` writes).
+std::string gzip_of(const std::string& text) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+}  // namespace
+
+TEST(T4Reader, KnowsSchemaOneOnly) {
+  auto with_version = [](const std::string& version) {
+    std::string text = kSmall;
+    text.replace(text.find(R"("1.0.0")"), 7, version);
+    return temp_file("v.json", text);
+  };
+  EXPECT_EQ(refusal(with_version(R"("1.2.3")")), "");
+  EXPECT_EQ(refusal(with_version(R"("1")")), "");
+  EXPECT_NE(refusal(with_version(R"("2.0.0")")).find("has schema_version 2.0.0: this reader supports T4 schema 1.x only"),
+            std::string::npos);
+  EXPECT_NE(refusal(with_version(R"("10.0")")).find("schema_version 10.0"), std::string::npos);
+  for (const char* odd : {"1", "1.0", "null", R"("")", R"(".1")", R"("v1.0.0")", "[1]"})
+    EXPECT_NE(refusal(with_version(odd)).find("is no version"), std::string::npos) << odd;
+  std::string none = kSmall;
+  none.erase(none.find(R"("schema_version")"), std::string(R"("schema_version": "1.0.0", )").size());
+  EXPECT_NE(refusal(temp_file("none.json", none)).find(R"(no "schema_version")"), std::string::npos);
+}
+
+TEST(T4Reader, NamesWhatIsWrongWithAGzipFile) {
+  fs::path good = temp_file("good.json.gz", "");
+  results::write_t4(results::read_t4(temp_file("small.json", kSmall).string()), good.string());
+  const std::string gz = file_bytes(good);
+  auto variant = [&](const std::string& bytes) { return temp_file("variant.json.gz", bytes); };
+  EXPECT_NE(refusal(variant(gz.substr(0, gz.size() / 2))).find("is a truncated gzip file"), std::string::npos);
+  EXPECT_NE(refusal(variant(gz.substr(0, gz.size() - 1))).find("is a truncated gzip file"), std::string::npos);
+  EXPECT_NE(refusal(variant(gz + "trailing")).find("is a damaged gzip file: garbage follows"), std::string::npos);
+  EXPECT_NE(refusal(variant(gz + "x")).find("garbage follows"), std::string::npos);
+  std::string crc = gz;
+  crc[crc.size() - 8] ^= 0x55;
+  EXPECT_NE(refusal(variant(crc)).find("is a damaged gzip file: incorrect data check"), std::string::npos);
+  EXPECT_NE(refusal(variant(kSmall)).find("is not a gzip file"), std::string::npos);
+  EXPECT_NE(refusal(variant("")).find("is empty"), std::string::npos);
+  // Two members, as `cat a.gz b.gz` makes, are one file (as for gunzip).
+  std::string text = file_bytes(temp_file("small.json", kSmall));
+  std::string two = gzip_of(text.substr(0, 100)) + gzip_of(text.substr(100));
+  EXPECT_EQ(results::read_t4(temp_file("two.json.gz", two).string()).results.size(), 3u);
+  // A non-.gz name is told apart by its bytes: gzip inside is read.
+  EXPECT_EQ(results::read_t4(temp_file("zipped.json", gz).string()).results.size(), 3u);
+}
+
+// Blanks between values are squeezed as the text streams by; blanks inside strings are data.
+TEST(T4Reader, BlanksInsideStringsAreKept) {
+  std::string text = std::string("\n\t  ") + R"({ "schema_version" :   "1.0.0",
+      "results"   :  [ { "configuration" :  { "mode" : "a   b",  "q" : "say \"  hi \\\"  ", "s" : "back\\\\   " ,
+                                              "t" : "tab\t  end" },
+      "times"  :  {  "runtimes" :  [ 1 ,   2 ,  3 ] } } ]   }    )" + std::string(1 << 20, ' ') + "\n";
+  results::T4File f = results::read_t4(temp_file("blanks.json", text).string());
+  ASSERT_EQ(f.results.size(), 1u);
+  EXPECT_EQ(f.results[0].config.get_str("mode"), "a   b");
+  EXPECT_EQ(f.results[0].config.get_str("q"), "say \"  hi \\\"  ");
+  EXPECT_EQ(f.results[0].config.get_str("s"), "back\\\\   ");
+  EXPECT_EQ(f.results[0].config.get_str("t"), "tab\t  end");
+  EXPECT_DOUBLE_EQ(*f.results[0].objective_ms(), 2.0);
+}
+
+TEST(T4Reader, RefusesTimesThatAreNotTimesAndKeepsMessagesShort) {
+  auto result_with = [](const std::string& times) {
+    return temp_file("t.json", R"({"schema_version": "1.0.0", "results": [{"configuration": {"x": 1}, )" + times + "}]}");
+  };
+  EXPECT_NE(refusal(result_with(R"("times": {"runtimes": [-1]})")).find("-1 is not a time"), std::string::npos);
+  EXPECT_NE(refusal(result_with(R"("times": {"compilation": -5, "runtimes": [1]})")).find("compilation time: -5 is not a time"),
+            std::string::npos);
+  EXPECT_NE(refusal(result_with(R"("measurements": [{"name": "time", "value": -3}])")).find("-3 is not a time"),
+            std::string::npos);
+  EXPECT_EQ(refusal(result_with(R"("times": {"runtimes": [1]}, "measurements": [{"name": ["time"], "value": 1}])")), "");
+  std::string long_value(100000, 'x');
+  std::string why = refusal(result_with(R"("times": {"runtimes": [")" + long_value + R"("]})"));
+  EXPECT_LT(why.size(), 200u) << why.substr(0, 300);
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_NE(refusal(result_with(R"("times": {"runtimes": )" + deep + "}")).find("nested more than 64 levels deep"),
+            std::string::npos);
 }
 
 TEST(T4Reader, LandscapeOfTheSmallFile) {

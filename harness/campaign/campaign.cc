@@ -31,14 +31,46 @@ void write_atomically(const std::string& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
-// An integer field within [lo, hi]: JSON's 1e30 or 2^70 are no task sizes.
-std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi) {
-  const nlohmann::json& v = j.at(key);
+// An integer within [lo, hi]: JSON's 1e30 or 2^70 are no task sizes.
+std::int64_t integer_value(const nlohmann::json& v, const char* key, std::int64_t lo, std::int64_t hi) {
   if (!v.is_number_integer()) throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" must be an integer, not {}", key, v.dump()));
   if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
                              : v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
     throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, v.dump(), lo, hi));
   return v.get<std::int64_t>();
+}
+std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi) {
+  return integer_value(j.at(key), key, lo, hi);
+}
+
+constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max();
+
+CampaignTask read_task(const nlohmann::json& t) {
+  CampaignTask task;
+  task.index = static_cast<int>(integer(t, "index", 0, kMaxInt));
+  task.arch = t.at("arch");
+  const auto& p = t.at("problem");
+  // The problem's own bounds are the tuning command's to check (negative sizes included).
+  task.problem.m = integer(p, "m", -kMaxInt, kMaxInt);
+  task.problem.n = integer(p, "n", -kMaxInt, kMaxInt);
+  task.problem.k = integer(p, "k", -kMaxInt, kMaxInt);
+  task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
+  task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
+  task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
+  task.strategy = t.at("strategy");
+  task.trials = static_cast<int>(integer(t, "trials", -kMaxInt, kMaxInt));
+  task.time_budget_s = t.value("time_budget_s", 0.0);
+  task.device = t.value("device", "auto");
+  if (t.contains("seed")) task.seed = static_cast<std::uint64_t>(integer(t, "seed", 0, static_cast<std::int64_t>(kMaxCampaignSeed)));
+  return task;
+}
+
+// The task indices of a submission: an int each, or the status would name other tasks.
+std::vector<int> indices(const nlohmann::json& list) {
+  if (!list.is_array()) throw Error(ErrorKind::InvalidInput, "a submission's \"tasks\" must be a list");
+  std::vector<int> out;
+  for (const nlohmann::json& i : list) out.push_back(static_cast<int>(integer_value(i, "tasks", 0, kMaxInt)));
+  return out;
 }
 
 }  // namespace
@@ -76,33 +108,22 @@ Campaign load_campaign(const std::string& path) {
   c.path = path;
   try {
     nlohmann::json j = nlohmann::json::parse(in);
-    if (j.at("format").get<int>() != 1)
-      throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").get<int>()));
+    if (j.at("format") != 1) throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").dump()));
     c.name = j.at("name").get<std::string>();
-    for (const auto& t : j.at("tasks")) {
+    const nlohmann::json& tasks = j.at("tasks");
+    if (!tasks.is_array()) throw Error(ErrorKind::InvalidInput, "\"tasks\" must be a list");
+    for (size_t i = 0; i < tasks.size(); ++i) {
       CampaignTask task;
-      constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
-      task.index = static_cast<int>(integer(t, "index", 0, kMax));
-      task.arch = t.at("arch");
-      const auto& p = t.at("problem");
-      // The problem's own bounds are the tuning command's to check (negative sizes included).
-      task.problem.m = integer(p, "m", -kMax, kMax);
-      task.problem.n = integer(p, "n", -kMax, kMax);
-      task.problem.k = integer(p, "k", -kMax, kMax);
-      task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
-      task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
-      task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
-      task.strategy = t.at("strategy");
-      task.trials = static_cast<int>(integer(t, "trials", -kMax, kMax));
-      task.time_budget_s = t.value("time_budget_s", 0.0);
-      task.device = t.value("device", "auto");
-      task.seed = t.value("seed", std::uint64_t{0});
-      if (task.index != static_cast<int>(c.tasks.size()))
-        throw Error(ErrorKind::InvalidInput, fmt::format("task {} is out of order", task.index));
+      try {
+        task = read_task(tasks[i]);
+      } catch (const Error& e) {
+        throw Error(ErrorKind::InvalidInput, fmt::format("task {}: {}", i, e.what()));
+      }
+      if (task.index != static_cast<int>(i)) throw Error(ErrorKind::InvalidInput, fmt::format("task {} is out of order", task.index));
       c.tasks.push_back(task);
     }
     for (const auto& s : j.value("submissions", nlohmann::json::array()))
-      c.submissions.push_back({s.at("job"), s.at("merge_job"), s.at("tasks").get<std::vector<int>>(), s.at("partition"),
+      c.submissions.push_back({s.at("job"), s.at("merge_job"), indices(s.at("tasks")), s.at("partition"),
                                s.at("submitted_at")});
     check_campaign_names(c);
   } catch (const nlohmann::json::exception& e) {

@@ -3,11 +3,14 @@
 // CAMPAIGN.json holds NAME-shards/task-I.db (each task's own SQLite shard: no two tasks ever
 // write one file), NAME-shards/task-I.status (written by the task when it ends: its exit
 // code), NAME-logs/, NAME-slurm/ (the generated sbatch scripts) and NAME.db (the merge of the
-// shards). load_campaign() throws Error{InvalidInput} naming the file and what is wrong (the
-// tasks themselves are checked by the tuning command's own checks: cmd_campaign.cc);
+// shards). load_campaign() throws Error{InvalidInput} naming the file and what is wrong: not a
+// campaign, a field of the wrong type, an integer out of its range (a seed beyond
+// 0..kMaxCampaignSeed included), tasks out of order (the tasks' tuning options are checked
+// by the tuning command's own checks: cmd_campaign.cc);
 // save_campaign() replaces the file atomically.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +18,9 @@
 #include "kernels/matmul_problem.h"
 
 namespace mgpu::harness {
+
+// The largest task seed: Optuna's samplers seed numpy, which takes only seeds below 2^32.
+inline constexpr std::uint64_t kMaxCampaignSeed = 4294967295;
 
 struct CampaignTask {
   int index = 0;

@@ -14,6 +14,7 @@
 #include "harness/campaign/slurm.h"
 #include "harness/cli.h"
 #include "harness/exit_codes.h"
+#include "harness/numeric_options.h"
 #include "harness/problem_options.h"
 #include "harness/tune/shape_suite.h"
 #include "harness/stop_signals.h"
@@ -111,6 +112,8 @@ void add_submit_options(CLI::App* cmd, SubmitOptions& o, bool& dry_run) {
 // Writes the scripts for `tasks`, submits (unless dry_run) and records the submission.
 void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, bool dry_run, bool json = false) {
   check_submit_options(o);
+  // An empty job array (#SBATCH --array= with no range) is no job Slurm runs.
+  if (tasks.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("{} has no tasks: nothing to submit", c.path));
   check_tasks(c, tasks);
   o.mgpu_tune = executable_path();
   fs::create_directories(c.scripts_dir());
@@ -166,7 +169,9 @@ void add_plan(CLI::App& parent) {
   cmd->add_option("--trials", o->trials, "Trials per task")->capture_default_str();
   cmd->add_option("--time-budget", o->time_budget_s, "Search seconds per task (0: no limit)")->capture_default_str();
   cmd->add_option("--device", o->device, "auto, cuda, emulate or model, for every task")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of every task's strategy")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of every task's strategy")
+      ->check(whole_number(0, static_cast<std::int64_t>(kMaxCampaignSeed)))
+      ->capture_default_str();
   cmd->add_option("--name", o->name, "Campaign name (default: the file's stem)");
   cmd->add_option("-o,--output", o->output, "The campaign file to write (CAMPAIGN.json)")->required();
   cmd->add_flag("--json", o->json, "Print JSON");
@@ -304,6 +309,7 @@ void add_run_task(CLI::App& parent) {
   cmd->add_option("index", o->index, "The task index ($SLURM_ARRAY_TASK_ID)")->required();
   cmd->callback([o] {
     Campaign c = load_campaign(o->campaign);
+    if (c.tasks.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("{} has no tasks: no task {} to run", c.path, o->index));
     if (o->index < 0 || o->index >= static_cast<int>(c.tasks.size()))
       throw Error(ErrorKind::InvalidInput, fmt::format("{} has no task {} (0..{})", c.path, o->index, c.tasks.size() - 1));
     const CampaignTask& task = c.tasks[o->index];

@@ -58,14 +58,19 @@ Output run(const std::string& command) {
 
 bool have(const char* exe) { return run(fmt::format("command -v {}", exe)).code == 0; }
 
+// Slurm's array indices stay below its MaxArraySize, which is at most 4000001.
+constexpr long long kMaxSlurmArrayIndex = 4000000;
+
 // Array indices as Slurm prints them ("5", "5-7", "1,4-6", optionally "%2") -> `state` each.
 void set_states(const std::string& indices, const std::string& state, std::map<int, std::string>& states) {
   std::istringstream parts(indices.substr(0, indices.find('%')));
   for (std::string part; std::getline(parts, part, ',');) {
     size_t dash = part.find('-');
     try {
-      int lo = std::stoi(part.substr(0, dash)), hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
-      for (int i = lo; i <= hi; ++i) states[i] = state;
+      long long lo = std::stoll(part.substr(0, dash)), hi = dash == std::string::npos ? lo : std::stoll(part.substr(dash + 1));
+      // A wider range is no answer of Slurm's, and looping over every int would not end.
+      if (lo < 0 || hi < lo || hi > kMaxSlurmArrayIndex) continue;
+      for (long long i = lo; i <= hi; ++i) states[static_cast<int>(i)] = state;
     } catch (const std::exception&) {
       // not an index list: nothing to record
     }

@@ -60,8 +60,21 @@ kernels::MatmulProblem shape_of(const std::map<std::string, std::string>& f, con
   return p;
 }
 
+// Spreadsheets (Excel's "CSV UTF-8") start the file with a byte order mark; its three bytes
+// would make the header's "m" unrecognisable. UTF-16 text cannot be read as ASCII at all.
+void skip_byte_order_mark(std::istream& in, const std::string& path) {
+  char head[3] = {};
+  in.read(head, 3);
+  std::string start(head, static_cast<size_t>(in.gcount()));
+  if (start.rfind("\xFF\xFE", 0) == 0 || start.rfind("\xFE\xFF", 0) == 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is UTF-16 text: save it as UTF-8 or ASCII", path));
+  in.clear();
+  in.seekg(start == "\xEF\xBB\xBF" ? 3 : 0);
+}
+
 std::vector<kernels::MatmulProblem> read_csv(const std::string& path, const kernels::MatmulProblem& defaults) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
+  skip_byte_order_mark(in, path);
   std::vector<std::string> columns = {"m", "n", "k", "dtype", "out_dtype", "layout"};
   std::vector<kernels::MatmulProblem> out;
   std::string line;
@@ -116,7 +129,12 @@ std::vector<kernels::MatmulProblem> read_json(const std::string& path, const ker
     try {
       if (!doc[i].is_object()) throw Error(ErrorKind::InvalidInput, "not an object like {\"m\": 128, ...}");
       std::map<std::string, std::string> named;
-      for (auto& [k, v] : doc[i].items()) named[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      for (auto& [k, v] : doc[i].items()) {
+        if (k == "name" || k == "note") continue;  // words for people, whatever their shape
+        // Printing a nested value recurses once per level: a file of "[[[[..." would end the stack.
+        if (v.is_structured()) throw Error(ErrorKind::InvalidInput, fmt::format("'{}' must be a number or a string", k));
+        named[k] = v.is_string() ? v.get<std::string>() : v.dump();
+      }
       out.push_back(shape_of(named, defaults));
     } catch (const Error& e) {
       throw Error(ErrorKind::InvalidInput, fmt::format("{} shape #{}: {}", path, i + 1, e.what()));

@@ -3,8 +3,9 @@
 // duplicates dropped; a row that cannot be read throws Error{InvalidInput} naming the file
 // and the row ("shapes.csv line 4: ..."). Rows may leave dtype, out_dtype and layout out:
 // `defaults` fills them (the command line's --dtype/--out-dtype/--layout).
-//   CSV:  m,n,k[,dtype[,out_dtype[,layout]]] per line, '#' comments; an optional header
-//         line naming the columns (any order) starting with "m".
+//   CSV:  m,n,k[,dtype[,out_dtype[,layout]]] per line (LF or CRLF), '#' comments; an optional
+//         header line naming the columns (any order) starting with "m"; a leading UTF-8 byte
+//         order mark is skipped (UTF-16 is refused).
 //   JSON: [{"m":..,"n":..,"k":..,"dtype":..,"out_dtype":..,"layout":..}, ...] or
 //         {"name": "...", "shapes": [...]}.
 // grid_buckets() groups shapes that run the same padded tile grids for every config of the

@@ -38,6 +38,27 @@ fixture_campaign_float_trials() { campaign_with 'c["tasks"][0]["trials"] = 1e30'
 fixture_campaign_device() { campaign_with 'c["tasks"][0]["device"] = "abacus"'; }
 fixture_campaign_name() { campaign_with 'c["name"] = "x; rm -rf ~"'; }
 fixture_campaign_budget() { campaign_with 'c["tasks"][0]["time_budget_s"] = -5'; }
+fixture_campaign_negative_seed() { campaign_with 'c["tasks"][0]["seed"] = -1'; }
+fixture_campaign_seed_2_32() { campaign_with 'c["tasks"][0]["seed"] = 2**32'; }
+fixture_campaign_seed_2_64() { campaign_with 'c["tasks"][0]["seed"] = 2**64 - 1'; }
+fixture_campaign_float_seed() { campaign_with 'c["tasks"][0]["seed"] = 1.5'; }
+fixture_campaign_max_seed() { campaign_with 'c["tasks"][0]["seed"] = 2**32 - 1'; }
+fixture_campaign_no_tasks() { campaign_with 'c["tasks"] = []'; }
+fixture_campaign_tasks_object() { campaign_with 'c["tasks"] = {"0": c["tasks"][0]}'; }
+fixture_campaign_format_float() { campaign_with 'c["format"] = 1.5'; }
+fixture_campaign_huge_trials() { campaign_with 'c["tasks"][0]["trials"] = 2**31'; }
+fixture_campaign_submitted_task_huge() {
+  campaign_with 'c["submissions"] = [{"job": "1", "merge_job": "2", "tasks": [2**32], "partition": "gpu", "submitted_at": "x"}]'
+}
+# A campaign submitted as job 1, and a fake sacct (first on PATH) answering for it.
+fixture_campaign_sacct() {  # fixture_campaign_sacct 'SACCT LINE'
+  campaign_with 'c["submissions"] = [{"job": "1", "merge_job": "2", "tasks": [0], "partition": "gpu", "submitted_at": "x"}]'
+  mkdir -p "$W/bin"
+  printf '#!/bin/sh\necho "%s"\n' "$1" > "$W/bin/sacct"
+  chmod +x "$W/bin/sacct"
+}
+fixture_campaign_sacct_all_ints() { fixture_campaign_sacct '1_[0-2147483647]|PENDING'; }
+fixture_campaign_sacct_pending() { fixture_campaign_sacct '1_[0-3]|PENDING'; }
 # lib.sh's model-run database (predictions only) in SQLite's rollback-journal mode: what is
 # checked here is that the scripts write nothing, not how read-only opens treat a WAL database
 # (the store's own cases test that).
@@ -48,6 +69,15 @@ fixture_predicted() {
 }
 fixture_text() { echo "not a database, not JSON" > "$W/t.db"; cp "$W/t.db" "$W/c.json"; }
 fixture_suite() { printf 'm,n,k\n256,256,256\n512,256,256\n' > "$W/suite.csv"; }
+# Shape suites as spreadsheets save them: a UTF-8 byte order mark, CR LF line ends; or UTF-16.
+fixture_suite_bom() { printf '\xef\xbb\xbfm,n,k\n256,256,256\n512,256,256\n' > "$W/suite.csv"; }
+fixture_suite_bom_no_header() { printf '\xef\xbb\xbf256,256,256\n512,256,256\n' > "$W/suite.csv"; }
+fixture_suite_crlf() { printf 'm,n,k\r\n256,256,256\r\n512,256,256 # wide\r\n\r\n' > "$W/suite.csv"; }
+fixture_suite_bom_crlf() { printf '\xef\xbb\xbfm,n,k\r\n256,256,256\r\n512,256,256\r\n' > "$W/suite.csv"; }
+fixture_suite_utf16() { printf '\xff\xfem\0,\0n\0,\0k\0\n\0' > "$W/suite.csv"; }
+fixture_suite_deep_json() {
+  "$PY" -c "import sys; open(sys.argv[1], 'w').write('[{\"m\": 256, \"n\": ' + '[' * 200000 + ']' * 200000 + ', \"k\": 256}]')" "$W/suite.json"
+}
 
 ## scripts/nightly.sh: bad input is exit 2, checked before anything is measured or written
 bad nightly_no_db 2 "give the results database" -- sh: bash '$NIGHTLY'
@@ -126,6 +156,14 @@ bad plan_file_exists 2 "exists: choose another file" --fixture campaign -- campa
 bad plan_shapes_and_m 2 "error: --shapes gives the shapes: drop --m" -- campaign plan --arch sm_90a --shapes llama3-8b --m 64 -o c.json
 bad plan_help_lists_exit_codes 0 "Exit codes: 0 success" -- campaign plan --help
 
+bad plan_negative_seed 2 "error: --seed: must be a whole number between 0 and 4294967295, got '-1'" -- \
+  campaign plan --arch sm_90a --seed=-1 -o c.json
+bad plan_seed_2_32 2 "error: --seed: must be a whole number between 0 and 4294967295, got '4294967296'" -- \
+  campaign plan --arch sm_90a --seed 4294967296 -o c.json
+bad plan_seed_2_64 2 "error: --seed: must be a whole number between 0 and 4294967295" -- \
+  campaign plan --arch sm_90a --seed 18446744073709551615 -o c.json
+bad plan_largest_seed 0 "wrote c.json: 1 tasks" --writes -- campaign plan --arch sm_90a --seed 4294967295 -o c.json
+
 ## campaign submit: a hand-edited plan is checked again, the Slurm options before they become #SBATCH lines
 bad submit_arch_sm80 2 "task 0 .*unknown arch 'sm_80'" --fixture campaign_sm80 -- \
   campaign submit c.json --partition gpu --dry-run
@@ -140,6 +178,24 @@ bad submit_float_trials 2 "\"trials\" must be an integer" --fixture campaign_flo
 bad submit_bad_device 2 "task 0 .*unknown device 'abacus'" --fixture campaign_device -- \
   campaign submit c.json --partition gpu --dry-run
 bad submit_negative_budget 2 "task 0 .*--time-budget" --fixture campaign_budget -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_negative_seed 2 "c.json: task 0: \"seed\" -1 is out of range \(0..4294967295\)" --fixture campaign_negative_seed -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_seed_2_32 2 "task 0: \"seed\" 4294967296 is out of range \(0..4294967295\)" --fixture campaign_seed_2_32 -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_seed_2_64 2 "\"seed\" 18446744073709551615 is out of range" --fixture campaign_seed_2_64 -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_float_seed 2 "\"seed\" must be an integer, not 1.5" --fixture campaign_float_seed -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_largest_seed 0 "#SBATCH --array=0$" --fixture campaign_max_seed --writes -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_no_tasks 2 "c.json has no tasks: nothing to submit" --fixture campaign_no_tasks -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_tasks_not_a_list 2 "\"tasks\" must be a list" --fixture campaign_tasks_object -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_format_not_1 2 "campaign format 1.5 is not 1" --fixture campaign_format_float -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_trials_beyond_int 2 "\"trials\" 2147483648 is out of range" --fixture campaign_huge_trials -- \
   campaign submit c.json --partition gpu --dry-run
 bad submit_bad_name 2 "'x; rm -rf ~' is no campaign name" --fixture campaign_name -- \
   campaign submit c.json --partition gpu --dry-run
@@ -182,6 +238,34 @@ bad resume_arch_sm80 2 "task 0 .*unknown arch 'sm_80'" --fixture campaign_sm80 -
 bad run_task_no_such_task 2 "has no task 5 \\(0..0\\)" --fixture campaign -- campaign run-task c.json 5
 bad run_task_negative_index 2 "has no task -1" --fixture campaign -- campaign run-task c.json -1
 bad run_task_arch_sm80 2 "unknown arch 'sm_80'" --fixture campaign_sm80 --writes -- campaign run-task c.json 0
+# A seed numpy refuses is refused before the task starts: no blank shard, no status file.
+bad run_task_seed_2_32 2 "\"seed\" 4294967296 is out of range" --fixture campaign_seed_2_32 -- campaign run-task c.json 0
+bad run_task_no_tasks 2 "c.json has no tasks: no task 0 to run" --fixture campaign_no_tasks -- campaign run-task c.json 0
+bad resume_no_tasks 0 "nothing to resume" --fixture campaign_no_tasks -- campaign resume c.json --partition gpu --dry-run
+bad status_no_tasks 0 "0 tasks" --fixture campaign_no_tasks -- campaign status c.json
+bad status_submitted_task_beyond_int 2 "\"tasks\" 4294967296 is out of range" --fixture campaign_submitted_task_huge -- \
+  campaign status c.json
+# sacct's array ranges: one as wide as an int is no answer of Slurm's (looping over it never ended).
+bad status_sacct_range_of_every_int 0 "task +0 +lost" --fixture campaign_sacct_all_ints -- \
+  sh: 'PATH="$W/bin:$PATH" timeout 60 $MGPU campaign status c.json'
+bad status_sacct_pending_range 0 "task +0 +pending" --fixture campaign_sacct_pending -- \
+  sh: 'PATH="$W/bin:$PATH" timeout 60 $MGPU campaign status c.json'
+
+## matmul --shapes FILE: suite files as other tools write them
+bad suite_csv_byte_order_mark 0 "suite suite: 2 shapes" --fixture suite_bom --writes -- \
+  matmul --arch sm_90a --shapes suite.csv --device model --no-compile --trials 2 --db t.db
+bad suite_csv_byte_order_mark_no_header 0 "suite suite: 2 shapes" --fixture suite_bom_no_header --writes -- \
+  matmul --arch sm_90a --shapes suite.csv --device model --no-compile --trials 2 --db t.db
+bad suite_csv_crlf 0 "suite suite: 2 shapes" --fixture suite_crlf --writes -- \
+  matmul --arch sm_90a --shapes suite.csv --device model --no-compile --trials 2 --db t.db
+bad suite_csv_byte_order_mark_crlf 0 "suite suite: 2 shapes" --fixture suite_bom_crlf --writes -- \
+  matmul --arch sm_90a --shapes suite.csv --device model --no-compile --trials 2 --db t.db
+bad plan_suite_byte_order_mark 0 "wrote c.json: 2 tasks" --fixture suite_bom --writes -- \
+  campaign plan --arch sm_90a --shapes suite.csv -o c.json
+bad suite_csv_utf16 2 "suite.csv is UTF-16 text: save it as UTF-8" --fixture suite_utf16 -- \
+  matmul --arch sm_90a --shapes suite.csv --device model --no-compile --trials 2 --db t.db
+bad suite_json_deeply_nested 2 "suite.json shape #1: 'n' must be a number or a string" --fixture suite_deep_json -- \
+  matmul --arch sm_90a --shapes suite.json --device model --no-compile --trials 2 --db t.db
 
 ## scripts/run.sh: relative paths are the caller's (it runs in the current directory)
 bad run_sh_relative_paths 0 "both here" --fixture suite --writes -- sh: 'mkdir elsewhere && cd elsewhere &&

@@ -31,6 +31,78 @@ fixture_t4_truncated_gz() {
   gzip -c "$W/full.json" | head -c 40 > "$W/r.json.gz"
   rm "$W/full.json"
 }
+t4v() {  # t4v FILE VERSION-JSON: a one-result T4 document of that schema_version ('' leaves it out)
+  printf '{%s"results": [%s]}\n' "${2:+\"schema_version\": $2, }" "$(ok_result 1)" > "$W/$1"
+}
+fixture_t4_v2() { fixture_good; t4v r.json '"2.0.0"'; }
+fixture_t4_v9() { fixture_good; t4v r.json '"9.1.0"'; }
+fixture_t4_v_number() { fixture_good; t4v r.json 1; }
+fixture_t4_v_words() { fixture_good; t4v r.json '"latest"'; }
+fixture_t4_v_missing() { fixture_good; t4v r.json ''; }
+fixture_t4_v12() { fixture_good; t4v r.json '"1.2.0"'; }
+# gzip framing: what gunzip would say of the file comes before anything about its JSON.
+fixture_t4_gz() { fixture_t4; gzip -nc "$W/r.json" > "$W/r.json.gz"; rm "$W/r.json"; }
+fixture_t4_gz_garbage() { fixture_t4_gz; printf 'garbage' >> "$W/r.json.gz"; }
+fixture_t4_gz_zeros() { fixture_t4_gz; head -c 512 /dev/zero >> "$W/r.json.gz"; }
+fixture_t4_gz_plain() { fixture_t4; mv "$W/r.json" "$W/r.json.gz"; }
+fixture_t4_gz_text() { fixture_good; echo "x,y,time" > "$W/r.json.gz"; }
+fixture_t4_gz_empty() { fixture_good; : > "$W/r.json.gz"; }
+fixture_t4_gz_bad_crc() {  # the CRC-32 in the trailer (8 bytes from the end) flipped
+  fixture_t4_gz
+  python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[-8] ^= 0xff; open(sys.argv[1], 'wb').write(b)" "$W/r.json.gz"
+}
+fixture_t4_gz_bad_block() {  # the first deflate block's header made a reserved block type
+  fixture_t4_gz
+  python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[10] |= 0x06; open(sys.argv[1], 'wb').write(b)" "$W/r.json.gz"
+}
+fixture_t4_gz_members() {  # two gzip members, as `cat a.gz b.gz` makes: one file to gunzip
+  fixture_t4
+  head -c 30 "$W/r.json" | gzip -c > "$W/r.json.gz"
+  tail -c +31 "$W/r.json" | gzip -c >> "$W/r.json.gz"
+  rm "$W/r.json"
+}
+# Gzip bombs: N MiB of blanks inside a valid document, then (optionally) the same blanks again
+# as extra gzip members, which cost nothing to make.
+bomb() {  # bomb FILE MIB MEMBERS
+  python3 - "$W/$1" "$2" "${3:-0}" <<'EOF'
+import sys, zlib
+path, mib, members = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def gz(chunks):
+    c = zlib.compressobj(1, zlib.DEFLATED, 31)
+    return b"".join([c.compress(x) for x in chunks] + [c.flush()])
+blanks = b" " * (1 << 20)
+doc = [b'{"schema_version": "1.0.0", "results": '] + [blanks] * mib + [b'[{"configuration": {"x": 1}, "times": {"runtimes": [1]}}]}']
+with open(path, "wb") as f:
+    f.write(gz(doc))
+    extra = gz([blanks] * 64)
+    for _ in range(members): f.write(extra)
+EOF
+}
+fixture_t4_bomb() { fixture_good; bomb r.json.gz 640; }
+fixture_t4_bomb_over() { fixture_good; bomb r.json.gz 1 17; }
+fixture_t4_deep() {
+  fixture_good
+  python3 -c "import sys; open(sys.argv[1], 'w').write('{\"schema_version\": \"1.0.0\", \"results\": [{\"configuration\": {\"x\": ' + '[' * 200000 + ']' * 200000 + '}}]}')" "$W/r.json"
+}
+fixture_t4_measurement_name() {
+  fixture_good
+  t4 r.json '[{"configuration": {"x": 1}, "times": {"runtimes": [1]}, "measurements": [{"name": 5, "value": 1}]}]'
+}
+fixture_t4_negative_runtime() { fixture_good; t4 r.json '[{"configuration": {"x": 1}, "times": {"runtimes": [1, -2]}}]'; }
+fixture_t4_huge_runtime() { fixture_good; t4 r.json '[{"configuration": {"x": 1}, "times": {"runtimes": [1e308]}}]' seconds; }
+fixture_t4_negative_time() {
+  fixture_good
+  t4 r.json '[{"configuration": {"x": 1}, "measurements": [{"name": "time", "value": -1}]}]'
+}
+fixture_t4_unit_number() { fixture_good; printf '{"schema_version": "1.0.0", "metadata": {"timeunit": 5}, "results": [%s]}' "$(ok_result 1)" > "$W/r.json"; }
+fixture_t4_long_value() {
+  fixture_good
+  t4 r.json "[{\"configuration\": {\"x\": 1}, \"times\": {\"runtimes\": [\"$(head -c 100000 /dev/zero | tr '\0' x)\"]}}]"
+}
+# No database yet: a refused import must not leave a new, empty one behind.
+fixture_t4_text_no_db() { echo "x,y,time" > "$W/r.json"; }
+fixture_t4_unnamed_no_db() { t4 _d.json "[$(ok_result 1)]"; }  # the kernel name is the file's, up to its '_'
+
 fixture_t4_imported_twice() {
   fixture_t4
   "$MGPU" import --t4 "$W/r.json" --db "$W/t.db" --kernel a --device d > /dev/null
@@ -44,7 +116,42 @@ bad import_no_configuration 2 "result 0: no \"configuration\" object" --fixture 
 bad import_runtime_not_number 2 "runtime: \"fast\" is not a number" --fixture t4_bad_runtime -- import --t4 r.json --db t.db
 bad import_unknown_time_unit 2 "unknown time unit 'fortnights'" --fixture t4_bad_unit -- import --t4 r.json --db t.db
 bad import_valid_without_time 2 "a valid result without runtimes or a time measurement" --fixture t4_no_time -- import --t4 r.json --db t.db
-bad import_truncated_gzip 2 "r.json.gz (is not readable|is not a T4 file)" --fixture t4_truncated_gz -- import --t4 r.json.gz --db t.db
+bad import_truncated_gzip 2 "T4 file r.json.gz is a truncated gzip file" --fixture t4_truncated_gz -- import --t4 r.json.gz --db t.db
+bad replay_truncated_gzip 2 "T4 file r.json.gz is a truncated gzip file" --fixture t4_truncated_gz -- $REPLAY --device replay:r.json.gz
+bad import_gzip_trailing_garbage 2 "r.json.gz is a damaged gzip file: garbage follows its compressed data" \
+  --fixture t4_gz_garbage -- import --t4 r.json.gz --db t.db
+bad import_gzip_trailing_zeros 2 "r.json.gz is a damaged gzip file: garbage follows" --fixture t4_gz_zeros -- import --t4 r.json.gz --db t.db
+bad import_gzip_bad_crc 2 "r.json.gz is a damaged gzip file: incorrect data check" --fixture t4_gz_bad_crc -- import --t4 r.json.gz --db t.db
+bad import_gzip_bad_block 2 "r.json.gz is a damaged gzip file: invalid block type" --fixture t4_gz_bad_block -- import --t4 r.json.gz --db t.db
+bad import_gz_not_gzip 2 "T4 file r.json.gz is not a gzip file" --fixture t4_gz_text -- import --t4 r.json.gz --db t.db
+bad import_gz_plain_json 2 "T4 file r.json.gz is not a gzip file" --fixture t4_gz_plain -- import --t4 r.json.gz --db t.db
+bad import_gz_empty 2 "T4 file r.json.gz is empty" --fixture t4_gz_empty -- import --t4 r.json.gz --db t.db
+bad import_folder 2 "T4 file sub is a folder" --fixture good -- sh: 'mkdir sub && $MGPU import --t4 sub --db t.db; rc=$?; rmdir sub; exit $rc'
+bad import_gzip_members 0 "imported 2 trials" --fixture t4_gz_members --writes -- import --t4 r.json.gz --db t.db --kernel k --device d
+# 640 MiB of blanks in a 3 MB file: read as it decompresses, it fits in 1 GB of address space
+# (reading it whole took 1.8 GB); past 1 GiB of text the file is refused.
+bad import_gzip_bomb_streams 0 "imported 1 trials" --fixture t4_bomb --writes -- \
+  sh: 'ulimit -v 1000000 && $MGPU import --t4 r.json.gz --db t.db --kernel k --device d'
+bad import_gzip_bomb_refused 2 "r.json.gz holds more than 1 GiB of text once decompressed" --fixture t4_bomb_over -- \
+  sh: 'ulimit -v 1000000 && $MGPU import --t4 r.json.gz --db t.db --kernel k --device d'
+bad import_schema_2 2 "r.json has schema_version 2.0.0: this reader supports T4 schema 1.x only" --fixture t4_v2 -- import --t4 r.json --db t.db
+bad import_schema_9 2 "has schema_version 9.1.0: this reader supports T4 schema 1.x" --fixture t4_v9 -- import --t4 r.json --db t.db
+bad import_schema_number 2 "schema_version 1 is no version \(a string like \"1.0.0\"\)" --fixture t4_v_number -- import --t4 r.json --db t.db
+bad import_schema_words 2 "schema_version \"latest\" is no version" --fixture t4_v_words -- import --t4 r.json --db t.db
+bad import_schema_missing 2 "r.json is not a T4 file: no \"schema_version\"" --fixture t4_v_missing -- import --t4 r.json --db t.db
+bad import_schema_1_2 0 "imported 1 trials" --fixture t4_v12 --writes -- import --t4 r.json --db t.db --kernel k --device d
+bad replay_schema_2 2 "has schema_version 2.0.0: this reader supports T4 schema 1.x only" --fixture t4_v2 -- $REPLAY --device replay:r.json
+bad import_deeply_nested 2 "r.json is not a T4 file: nested more than 64 levels deep" --fixture t4_deep -- import --t4 r.json --db t.db
+bad import_measurement_name_number 0 "imported 1 trials" --fixture t4_measurement_name --writes -- import --t4 r.json --db t.db --kernel k --device d
+bad import_negative_runtime 2 "result 0 runtime: -2 is not a time \(a finite number, 0 or more\)" --fixture t4_negative_runtime -- import --t4 r.json --db t.db
+bad import_overflowing_runtime 2 "runtime: 1e\+308 is not a time" --fixture t4_huge_runtime -- import --t4 r.json --db t.db
+bad import_negative_time_measurement 2 "time measurement: -1 is not a time" --fixture t4_negative_time -- import --t4 r.json --db t.db
+bad import_time_unit_number 2 "the time unit 5 is not a name" --fixture t4_unit_number -- import --t4 r.json --db t.db
+bad import_long_value_message_is_short 2 "^mgpu-tune: error: .{1,200}\.\.\. is not a number$" --fixture t4_long_value -- import --t4 r.json --db t.db
+bad import_refused_creates_no_database 2 "r.json is not a T4 file: not a JSON object" --fixture t4_text_no_db -- \
+  import --t4 r.json --db new.db
+bad import_unnamed_creates_no_database 2 "import --t4 needs a kernel, a problem and a device name" --fixture t4_unnamed_no_db -- \
+  import --t4 _d.json --db new.db
 bad replay_config_twice 2 "is recorded twice" --fixture t4_twice -- $REPLAY --device replay:r.json
 bad replay_mixed_parameters 2 "does not have the parameters of" --fixture t4_mixed -- $REPLAY --device replay:r.json
 bad replay_not_json 2 "not a JSON object" --fixture t4_text -- $REPLAY --device replay:r.json
