@@ -17,6 +17,7 @@
 # case the rest is run by bash -c (for scripts: nightly.sh, run.sh, ...).
 set -uo pipefail
 MGPU="${MGPU:?set MGPU to the mgpu-tune executable}"
+case "$MGPU" in /*) ;; *) MGPU="$PWD/$MGPU" ;; esac  # each case runs in a folder of its own
 SRC="${SRC:?set SRC to the source directory}"
 ROOT="$(mktemp -d /tmp/mgpu-robust.XXXXXX)"
 trap 'chmod -R u+w "$ROOT" 2>/dev/null; rm -rf "$ROOT"' EXIT

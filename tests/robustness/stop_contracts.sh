@@ -11,9 +11,10 @@
 #                   database, the committed trials intact, the next run resumes (claims freed)
 #   no TMPDIR       temporary files impossible: the trials are env_error (not the configs'
 #                   failure, not counted) and the next run with a good TMPDIR retries them
-# Run: MGPU=build/harness/mgpu-tune SRC=. bash tests/robustness/stop_contracts.sh
+# Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/stop_contracts.sh
 set -uo pipefail
 MGPU="${MGPU:?set MGPU to the mgpu-tune executable}"
+case "$MGPU" in /*) ;; *) MGPU="$PWD/$MGPU" ;; esac
 T="$(mktemp -d /tmp/mgpu-stop-contracts.XXXXXX)"
 trap 'rm -rf "$T"' EXIT
 export MGPU_CACHE_DIR="$T/cache"

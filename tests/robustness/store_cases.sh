@@ -4,7 +4,7 @@
 # the database; numeric options out of range; trials filters that cannot match. Every case
 # asserts the exit code, the message, no crash, and (unless --writes) the database and its
 # folder unchanged -- so a read-only command that leaves -wal/-shm behind fails here too.
-# Run: MGPU=build/harness/mgpu-tune SRC=. bash tests/robustness/store_cases.sh
+# Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/store_cases.sh
 . "$(dirname "$0")/lib.sh"
 export MGPU_DB_BUSY_TIMEOUT_MS=300  # locked cases give up after 0.3 s, not the default 10 s
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What users read speaks to users: no internal issue numbers ("(issue 19)") in any command's
 # --help, in the README's headings, or in the HTML report of a results database.
-# Run: MGPU=build/harness/mgpu-tune SRC=. bash tests/robustness/text_cases.sh
+# Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/text_cases.sh
 . "$(dirname "$0")/lib.sh"
 
 helps() {  # every command's --help, one after the other
