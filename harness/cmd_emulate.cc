@@ -1,12 +1,21 @@
 #include "harness/cmd_emulate.h"
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
-#include <sstream>
+#include <set>
+#include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,44 +33,316 @@
 namespace mgpu::harness {
 namespace {
 
+namespace fs = std::filesystem;
 using core::Error;
 using core::ErrorKind;
 using nlohmann::json;
+using Dim3 = std::array<std::uint32_t, 3>;
 
 struct Options {
   std::string ptx_file, mlir_file, launch;
   std::string arch = "sm_90a";
   std::int64_t seed = 1, schedules = 1;
+  std::int64_t step_limit = 0;  // 0: MGPU_EMU_STEP_LIMIT, or the virtual device's default
   bool json_out = false;
   bool races = false;
 };
 
-std::string read_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::InvalidInput, fmt::format("cannot read {} '{}'", what, path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// Source and description files are read whole; these bounds keep a wrong path (a disk image, a
+// log) from being read into memory before the parser could say it is no PTX.
+constexpr std::uintmax_t kMaxSourceBytes = std::uintmax_t{256} << 20;
+constexpr std::uintmax_t kMaxLaunchBytes = std::uintmax_t{16} << 20;
+// The launch limits of every compute capability 9.0 and 10.0 device (CUDA C++ Programming Guide,
+// "Features and Technical Specifications"); the virtual device itself only checks a block's
+// thread count, so a larger dimension would otherwise be run as given.
+constexpr Dim3 kMaxGrid = {0x7FFFFFFF, 65535, 65535};
+constexpr Dim3 kMaxBlock = {1024, 1024, 64};
+// CTAs per launch: the emulator draws its cluster order up front (12 bytes per cluster) and
+// builds every CTA's shared memory and registers in turn, so a legal 2^31-block grid would
+// exhaust memory or run for days. 2^20 empty CTAs take seconds; our matmul kernels launch at
+// most a few thousand, even at 4096^3.
+constexpr std::uint64_t kMaxCtas = std::uint64_t{1} << 20;
+// All buffers of one description together: each is allocated and filled on the virtual device.
+constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{8} << 30;
+constexpr std::int64_t kMaxPrintCount = std::int64_t{1} << 20;
+
+[[noreturn]] void refuse(const std::string& what) { throw Error(ErrorKind::InvalidInput, what); }
+[[noreturn]] void bad(const std::string& what) { refuse("launch description: " + what); }
+
+// ---- input files
+
+std::string_view file_kind(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::fifo: return "a FIFO (named pipe)";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
 }
 
-[[noreturn]] void bad(const std::string& what) { throw Error(ErrorKind::InvalidInput, "launch description: " + what); }
+// Checked before opening: a folder opens as a stream that reads nothing (so the error blamed
+// its contents), and a FIFO or a device would block or never end.
+void check_input_file(const std::string& path, const char* option, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (st.type() == fs::file_type::not_found) refuse(fmt::format("{} {}: no such file", option, path));
+  if (ec) refuse(fmt::format("{} {}: cannot read it ({})", option, path, ec.message()));
+  if (fs::is_directory(st)) refuse(fmt::format("{} {} is a folder, not a file", option, path));
+  if (!fs::is_regular_file(st)) refuse(fmt::format("{} {} is {}: give a regular file", option, path, file_kind(st.type())));
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > max_bytes) refuse(fmt::format("{} {} is {} bytes; at most {} are read", option, path, size, max_bytes));
+}
 
-std::array<std::uint32_t, 3> dims(const json& j, const char* key, std::uint32_t dflt) {
-  std::array<std::uint32_t, 3> d = {dflt, 1, 1};
-  if (!j.contains(key)) return d;
-  const json& v = j[key];
-  if (v.is_number_unsigned()) d[0] = v.get<std::uint32_t>();
-  else if (v.is_array() && !v.empty() && v.size() <= 3) {
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_number_unsigned() || v[i].get<std::uint64_t>() == 0 || v[i].get<std::uint64_t>() > 0x7FFFFFFF)
-        bad(fmt::format("'{}' must hold positive integers", key));
-      d[i] = v[i].get<std::uint32_t>();
-    }
-  } else {
-    bad(fmt::format("'{}' must be a positive integer or a list of 1 to 3", key));
+std::string read_file(const std::string& path, const char* option, std::uintmax_t max_bytes) {
+  check_input_file(path, option, max_bytes);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) refuse(fmt::format("{} {}: cannot read it ({})", option, path, std::strerror(errno)));
+  std::string text;
+  std::array<char, 1 << 16> chunk;
+  // Bounded while reading too: files under /proc state a size of 0.
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) refuse(fmt::format("{} {} holds more than {} bytes", option, path, max_bytes));
   }
+  if (in.bad()) refuse(fmt::format("{} {}: cannot read it (an I/O error)", option, path));
+  return text;
+}
+
+// ---- JSON fields, each read exactly
+
+// A value as a message quotes it: scalars as written (long strings cut short), containers by
+// kind only (dumping one would recurse as deep as a hostile description nests).
+std::string shown(const json& v) {
+  if (v.is_object()) return fmt::format("an object of {} keys", v.size());
+  if (v.is_array()) return fmt::format("a list of {}", v.size());
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+// nlohmann's get<std::uint32_t>() and value(key, 0u) turn 4294967296 into 0, -1 into 4294967295
+// and 1.5 into 1: a description saying those would run a launch other than the one it names.
+std::int64_t whole(const json& v, const std::string& field, std::int64_t lo, std::int64_t hi) {
+  if (!v.is_number_integer()) bad(fmt::format("'{}' must be a whole number in {}..{}, not {}", field, lo, hi, shown(v)));
+  // Compared unsigned first: 2^63 and above do not fit the signed read.
+  const bool above = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi);
+  if (!above && v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi) return v.get<std::int64_t>();
+  bad(fmt::format("'{}' = {} is out of range ({}..{})", field, shown(v), lo, hi));
+}
+
+std::uint64_t whole_u64(const json& v, const std::string& field) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) bad(fmt::format("'{}' = {} is out of range (0..{})", field, shown(v), UINT64_MAX));
+  bad(fmt::format("'{}' must be a whole number in 0..{}, not {}", field, UINT64_MAX, shown(v)));
+}
+
+std::string text(const json& v, const std::string& field, std::initializer_list<std::string_view> choices = {}) {
+  if (!v.is_string() || v.get_ref<const std::string&>().empty() || v.get_ref<const std::string&>().size() > 4096)
+    bad(fmt::format("'{}' must be a name (a string of 1 to 4096 characters), not {}", field, shown(v)));
+  const std::string& s = v.get_ref<const std::string&>();
+  if (choices.size() && std::find(choices.begin(), choices.end(), s) == choices.end()) {
+    std::string list;
+    for (std::string_view c : choices) list += fmt::format("{}{}", list.empty() ? "" : ", ", c);
+    const std::string what = field.substr(field.rfind('.') + 1);
+    bad(fmt::format("unknown {} '{}' in '{}': {}", what, s.size() > 40 ? s.substr(0, 37) + "..." : s, field, list));
+  }
+  return s;
+}
+
+// A misspelt key ("dynamic_smen") would otherwise run the launch without what it says.
+void known_keys(const json& obj, const std::string& where, std::initializer_list<std::string_view> keys) {
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (const std::string& k = it.key(); std::find(keys.begin(), keys.end(), k) == keys.end()) {
+      std::string list;
+      for (std::string_view c : keys) list += fmt::format("{}{}", list.empty() ? "" : ", ", c);
+      bad(fmt::format("unknown key {} in {} (it takes {})", shown(json(k)), where, list));
+    }
+}
+
+// ---- the launch description
+
+struct BufferSpec {
+  std::uint64_t bytes = 0, seed = 1;
+  std::string name, fill = "zero", print_as;
+  std::int64_t print_count = 16;
+};
+
+// One kernel argument: a scalar's bytes, or a buffer allocated on the device at each schedule.
+struct ArgSpec {
+  std::vector<std::uint8_t> value;
+  bool is_signed = false;
+  std::optional<BufferSpec> buffer;
+};
+
+struct LaunchSpec {
+  std::string kernel;  // empty: the module's only kernel
+  Dim3 grid = {1, 1, 1}, block = {32, 1, 1}, cluster = {1, 1, 1};
+  std::uint32_t dynamic_smem = 0;
+  std::vector<ArgSpec> args;
+};
+
+std::string dim_text(const Dim3& d) { return fmt::format("[{},{},{}]", d[0], d[1], d[2]); }
+
+Dim3 dims(const json& launch, const char* key, std::uint32_t dflt, const Dim3& max) {
+  Dim3 d = {dflt, 1, 1};
+  if (!launch.contains(key)) return d;
+  const json& v = launch[key];
+  if (!v.is_array()) {
+    d[0] = static_cast<std::uint32_t>(whole(v, key, 1, max[0]));
+    return d;
+  }
+  if (v.empty() || v.size() > 3) bad(fmt::format("'{}' must be a whole number or a list of 1 to 3, not {}", key, shown(v)));
+  for (std::size_t i = 0; i < v.size(); ++i) d[i] = static_cast<std::uint32_t>(whole(v[i], fmt::format("{}[{}]", key, i), 1, max[i]));
   return d;
 }
+
+template <typename T>
+std::vector<std::uint8_t> bytes_of(T v) {
+  std::vector<std::uint8_t> b(sizeof v);
+  std::memcpy(b.data(), &v, sizeof v);
+  return b;
+}
+
+float f32_value(const json& v, const std::string& field) {
+  if (!v.is_number()) bad(fmt::format("'{}' must be a number, not {}", field, shown(v)));
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::fabs(d) > FLT_MAX) bad(fmt::format("'{}' = {} is beyond the f32 range", field, shown(v)));
+  return static_cast<float>(d);
+}
+
+ArgSpec scalar_arg(const std::string& type, const json& v, const std::string& field) {
+  ArgSpec a;
+  a.is_signed = type[0] == 'i';
+  if (type == "i32") a.value = bytes_of(static_cast<std::int32_t>(whole(v, field, INT32_MIN, INT32_MAX)));
+  else if (type == "u32") a.value = bytes_of(static_cast<std::uint32_t>(whole(v, field, 0, UINT32_MAX)));
+  else if (type == "i64") a.value = bytes_of(whole(v, field, INT64_MIN, INT64_MAX));
+  else if (type == "u64") a.value = bytes_of(whole_u64(v, field));
+  else a.value = bytes_of(f32_value(v, field));
+  return a;
+}
+
+BufferSpec buffer_spec(const json& b, const std::string& field, std::size_t index) {
+  if (!b.is_object()) bad(fmt::format("'{}' must be an object such as {{\"bytes\": 1024}}, not {}", field, shown(b)));
+  known_keys(b, field, {"bytes", "name", "fill", "seed", "print", "print_count"});
+  if (!b.contains("bytes")) bad(fmt::format("'{}' needs \"bytes\", its size", field));
+  BufferSpec s;
+  s.bytes = static_cast<std::uint64_t>(whole(b["bytes"], field + ".bytes", 1, static_cast<std::int64_t>(kMaxBufferBytes)));
+  s.name = b.contains("name") ? text(b["name"], field + ".name") : fmt::format("arg{}", index);
+  if (b.contains("fill"))
+    s.fill = text(b["fill"], field + ".fill", {"zero", "poison", "iota-i32", "iota-f32", "random-f32", "random-bf16", "random-f16"});
+  if (b.contains("seed")) s.seed = whole_u64(b["seed"], field + ".seed");
+  if (b.contains("print")) s.print_as = text(b["print"], field + ".print", {"i32", "f32", "bf16", "f16"});
+  if (b.contains("print_count")) s.print_count = whole(b["print_count"], field + ".print_count", 1, kMaxPrintCount);
+  return s;
+}
+
+ArgSpec arg_spec(const json& a, std::size_t index) {
+  const std::string field = fmt::format("args[{}]", index);
+  if (!a.is_object() || a.size() != 1)
+    bad(fmt::format("'{}' must be an object of one key, i32, u32, i64, u64, f32 or buffer, such as {{\"u32\": 5}}, not {}", field, shown(a)));
+  const std::string type = a.begin().key();
+  const json& v = a.begin().value();
+  if (type == "buffer") {
+    ArgSpec s;
+    s.buffer = buffer_spec(v, field + ".buffer", index);
+    return s;
+  }
+  if (type != "i32" && type != "u32" && type != "i64" && type != "u64" && type != "f32")
+    bad(fmt::format("'{}' has an unknown type {}: i32, u32, i64, u64, f32 or buffer", field, shown(json(type))));
+  return scalar_arg(type, v, field + "." + type);
+}
+
+std::vector<ArgSpec> arg_specs(const json& launch) {
+  std::vector<ArgSpec> out;
+  if (!launch.contains("args")) return out;
+  const json& args = launch["args"];
+  if (!args.is_array()) bad(fmt::format("'args' must be a list, not {}", shown(args)));
+  std::uint64_t total = 0;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    out.push_back(arg_spec(args[i], i));
+    if (!out.back().buffer) continue;
+    const BufferSpec& b = *out.back().buffer;
+    if (!names.insert(b.name).second) bad(fmt::format("two buffers are named {}", shown(json(b.name))));
+    total += b.bytes;
+    if (total > kMaxBufferBytes) bad(fmt::format("the buffers hold {} bytes together; at most {} (8 GiB)", total, kMaxBufferBytes));
+  }
+  return out;
+}
+
+// Shape rules the dimensions do not show one by one.
+void check_shape(const LaunchSpec& s, const core::ArchSpec& arch) {
+  const std::uint64_t threads = std::uint64_t{s.block[0]} * s.block[1] * s.block[2];
+  if (threads > static_cast<std::uint64_t>(arch.max_threads_per_block))
+    bad(fmt::format("'block' {} is {} threads; a block holds at most {}", dim_text(s.block), threads, arch.max_threads_per_block));
+  const std::uint64_t cluster = std::uint64_t{s.cluster[0]} * s.cluster[1] * s.cluster[2];
+  if (cluster > static_cast<std::uint64_t>(arch.max_cluster_size))
+    bad(fmt::format("'cluster' {} is {} CTAs; a cluster holds at most {} ({} portable)", dim_text(s.cluster), cluster,
+                    arch.max_cluster_size, arch.max_cluster_size_portable));
+  for (int i = 0; i < 3; ++i)
+    if (s.grid[i] % s.cluster[i])
+      bad(fmt::format("'grid' {} is not a whole number of 'cluster' {} in dimension {}", dim_text(s.grid), dim_text(s.cluster), "xyz"[i]));
+  const std::uint64_t ctas = std::uint64_t{s.grid[0]} * s.grid[1] * s.grid[2];
+  if (ctas > kMaxCtas)
+    bad(fmt::format("'grid' {} is {} CTAs; the virtual device runs at most {} per launch", dim_text(s.grid), ctas, kMaxCtas));
+}
+
+LaunchSpec launch_spec(const json& launch, const core::ArchSpec& arch) {
+  if (!launch.is_object()) bad(fmt::format("must be a JSON object, not {}", shown(launch)));
+  known_keys(launch, "the launch description", {"kernel", "grid", "block", "cluster", "dynamic_smem", "args"});
+  LaunchSpec s;
+  if (launch.contains("kernel")) s.kernel = text(launch["kernel"], "kernel");
+  s.grid = dims(launch, "grid", 1, kMaxGrid);
+  s.block = dims(launch, "block", 32, kMaxBlock);
+  const std::uint32_t c = static_cast<std::uint32_t>(arch.max_cluster_size);
+  s.cluster = dims(launch, "cluster", 1, {c, c, c});
+  if (launch.contains("dynamic_smem"))
+    s.dynamic_smem = static_cast<std::uint32_t>(whole(launch["dynamic_smem"], "dynamic_smem", 0, arch.smem_per_block_optin));
+  s.args = arg_specs(launch);
+  check_shape(s, arch);
+  return s;
+}
+
+json parse_launch(const Options& o) {
+  std::string text = o.launch;
+  if (!text.empty() && text[0] != '{') text = read_file(o.launch, "--launch", kMaxLaunchBytes);
+  try {
+    return json::parse(text.empty() ? "{}" : text);
+  } catch (const json::exception& e) {
+    bad(std::string("not JSON: ") + e.what());
+  }
+}
+
+// A scalar wider than its parameter passes only when the parameter holds the same value: the
+// launch copies the parameter's bytes, so 4294967296 given for a .u32 would arrive as 0.
+bool fits(const ArgSpec& a, std::uint32_t size) {
+  if (a.value.size() <= size) return a.value.size() == size;
+  if (a.buffer || size == 0) return false;
+  const bool negative = a.is_signed && (a.value[size - 1] & 0x80);
+  for (std::size_t i = size; i < a.value.size(); ++i)
+    if (a.value[i] != (negative ? 0xFF : 0x00)) return false;
+  return true;
+}
+
+const emu::ptx::Kernel& pick_kernel(const emu::ptx::Module& m, LaunchSpec& s) {
+  if (m.kernels.empty()) bad("the module defines no kernel (.entry)");
+  if (s.kernel.empty() && m.kernels.size() > 1) bad("the module has several kernels: name one with \"kernel\"");
+  if (s.kernel.empty()) s.kernel = m.kernels[0].name;
+  const emu::ptx::Kernel* k = m.find(s.kernel);
+  if (!k) bad(fmt::format("no kernel named {}", shown(json(s.kernel))));
+  if (s.args.size() != k->params.size())
+    bad(fmt::format("kernel {} takes {} parameters, the description gives {}", k->name, k->params.size(), s.args.size()));
+  for (std::size_t i = 0; i < s.args.size(); ++i) {
+    const std::uint32_t size = k->params[i].size;
+    if (s.args[i].buffer && size != 8) bad(fmt::format("parameter {} of {} is {} bytes; a buffer is an 8-byte address", i, k->name, size));
+    if (!s.args[i].buffer && !fits(s.args[i], size))
+      bad(fmt::format("parameter {} of {} is {} bytes; the argument gives {}{}", i, k->name, size, s.args[i].value.size(),
+                      s.args[i].value.size() > size ? " holding a value that does not fit" : ""));
+  }
+  return *k;
+}
+
+// ---- running
 
 // One argument's bytes, and for buffers the device allocation they live in.
 struct Arg {
@@ -74,74 +355,44 @@ struct Arg {
 
 // Fills: zero, poison (NaN in every float format), iota-i32, iota-f32, random-f32, random-bf16,
 // random-f16 (uniform in [-1, 1), seeded by the buffer's "seed").
-void fill(std::vector<std::uint8_t>& b, const std::string& how, std::uint64_t seed) {
+void fill(std::uint8_t* b, std::uint64_t n, const std::string& how, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  if (how == "zero") std::fill(b.begin(), b.end(), 0);
-  else if (how == "poison") std::fill(b.begin(), b.end(), 0xFF);
+  if (how == "zero") std::fill(b, b + n, 0);
+  else if (how == "poison") std::fill(b, b + n, 0xFF);
   else if (how == "iota-i32" || how == "iota-f32" || how == "random-f32") {
-    for (std::size_t i = 0; i + 4 <= b.size(); i += 4) {
+    for (std::uint64_t i = 0; i + 4 <= n; i += 4) {
       std::uint32_t v;
       if (how == "iota-i32") v = static_cast<std::uint32_t>(i / 4);
       else {
         float f = how == "iota-f32" ? static_cast<float>(i / 4) : u(rng);
         std::memcpy(&v, &f, 4);
       }
-      std::memcpy(&b[i], &v, 4);
-    }
-  } else if (how == "random-bf16" || how == "random-f16") {
-    for (std::size_t i = 0; i + 2 <= b.size(); i += 2) {
-      std::uint16_t h = how == "random-bf16" ? core::to_bf16(u(rng)) : core::to_f16(u(rng));
-      std::memcpy(&b[i], &h, 2);
+      std::memcpy(b + i, &v, 4);
     }
   } else {
-    bad(fmt::format("unknown fill '{}': zero, poison, iota-i32, iota-f32, random-f32, random-bf16, random-f16", how));
+    for (std::uint64_t i = 0; i + 2 <= n; i += 2) {
+      std::uint16_t h = how == "random-bf16" ? core::to_bf16(u(rng)) : core::to_f16(u(rng));
+      std::memcpy(b + i, &h, 2);
+    }
   }
 }
 
-std::vector<Arg> make_args(const json& launch, emu::Device& dev) {
+std::vector<Arg> make_args(const LaunchSpec& spec, emu::Device& dev) {
   std::vector<Arg> out;
-  if (!launch.contains("args")) return out;
-  if (!launch["args"].is_array()) bad("'args' must be a list");
-  for (const json& a : launch["args"]) {
+  for (const ArgSpec& s : spec.args) {
     Arg arg;
-    if (!a.is_object() || a.size() < 1) bad("each argument is an object such as {\"u32\": 5} or {\"buffer\": {...}}");
-    auto scalar = [&](const char* key, int bytes, bool is_float) {
-      if (!a.contains(key)) return false;
-      const json& v = a[key];
-      if (!v.is_number()) bad(fmt::format("'{}' takes a number", key));
-      arg.value.resize(bytes);
-      if (is_float) {
-        float f = v.get<float>();
-        std::memcpy(arg.value.data(), &f, 4);
-      } else {
-        std::int64_t i = v.get<std::int64_t>();
-        std::memcpy(arg.value.data(), &i, bytes);
-      }
-      return true;
-    };
-    if (scalar("i32", 4, false) || scalar("u32", 4, false) || scalar("i64", 8, false) || scalar("u64", 8, false) ||
-        scalar("f32", 4, true)) {
-      out.push_back(std::move(arg));
-      continue;
+    arg.value = s.value;
+    if (s.buffer) {
+      const BufferSpec& b = *s.buffer;
+      arg.bytes = b.bytes;
+      arg.name = b.name;
+      arg.print_as = b.print_as;
+      arg.print_count = b.print_count;
+      arg.device = dev.memory().alloc(arg.bytes);
+      fill(dev.memory().find(arg.device, arg.bytes), arg.bytes, b.fill, b.seed);
+      arg.value = bytes_of(arg.device);
     }
-    if (!a.contains("buffer") || !a["buffer"].is_object()) bad("unknown argument " + a.dump());
-    const json& b = a["buffer"];
-    if (!b.contains("bytes") || !b["bytes"].is_number_unsigned() || b["bytes"].get<std::uint64_t>() == 0 ||
-        b["bytes"].get<std::uint64_t>() > (std::uint64_t{8} << 30))
-      bad("a buffer needs \"bytes\": a positive size up to 8 GiB");
-    arg.bytes = b["bytes"].get<std::uint64_t>();
-    arg.name = b.value("name", fmt::format("arg{}", out.size()));
-    std::vector<std::uint8_t> host(arg.bytes);
-    fill(host, b.value("fill", "zero"), b.value("seed", std::uint64_t{1}));
-    arg.device = dev.memory().alloc(arg.bytes);
-    std::memcpy(dev.memory().find(arg.device, arg.bytes), host.data(), arg.bytes);
-    arg.value.resize(8);
-    std::memcpy(arg.value.data(), &arg.device, 8);
-    arg.print_as = b.value("print", "");
-    arg.print_count = b.value("print_count", std::int64_t{16});
-    if (!arg.print_as.empty() && arg.print_as != "i32" && arg.print_as != "f32" && arg.print_as != "bf16" && arg.print_as != "f16")
-      bad(fmt::format("buffer '{}': print as i32, f32, bf16 or f16", arg.name));
     out.push_back(std::move(arg));
   }
   return out;
@@ -194,66 +445,90 @@ json print_buffer(emu::Device& dev, const Arg& a) {
   return values;
 }
 
-void run(const Options& o) {
-  if (o.ptx_file.empty() == o.mlir_file.empty()) throw Error(ErrorKind::InvalidInput, "give one of --ptx FILE or --mlir FILE");
-  std::string ptx;
-  if (!o.ptx_file.empty()) {
-    ptx = read_file(o.ptx_file, "PTX file");
-  } else {
-    const core::ArchSpec& arch = core::parse_arch(o.arch);
-    if (arch.name != std::string_view("sm_90a") && arch.name != std::string_view("sm_100a"))
-      throw Error(ErrorKind::InvalidInput, fmt::format("the virtual device presents sm_90a or sm_100a, not {}", arch.name));
-    core::CompileResult r = core::compile_module(read_file(o.mlir_file, "MLIR file"), arch, core::CompileOptions::from_environment());
-    if (r.units.size() != 1)
-      throw Error(ErrorKind::InvalidInput, fmt::format("{} has {} gpu.modules; emulate takes one", o.mlir_file, r.units.size()));
-    ptx = r.units[0].ptx;
-  }
-  json launch;
-  try {
-    std::string text = o.launch;
-    if (!text.empty() && text[0] != '{') text = read_file(o.launch, "launch description");
-    launch = json::parse(text.empty() ? "{}" : text);
-  } catch (const json::exception& e) {
-    bad(std::string("not JSON: ") + e.what());
-  }
-  if (!launch.is_object()) bad("must be a JSON object");
+std::string kernel_ptx(const Options& o) {
+  if (o.ptx_file.empty() == o.mlir_file.empty()) refuse("give one of --ptx FILE or --mlir FILE");
+  if (!o.ptx_file.empty()) return read_file(o.ptx_file, "--ptx", kMaxSourceBytes);
+  const core::ArchSpec& arch = core::parse_arch(o.arch);
+  if (arch.name != std::string_view("sm_90a") && arch.name != std::string_view("sm_100a"))
+    refuse(fmt::format("the virtual device presents sm_90a or sm_100a, not {}", arch.name));
+  core::CompileResult r =
+      core::compile_module(read_file(o.mlir_file, "--mlir", kMaxSourceBytes), arch, core::CompileOptions::from_environment());
+  if (r.units.size() != 1) refuse(fmt::format("{} has {} gpu.modules; emulate takes one", o.mlir_file, r.units.size()));
+  return r.units[0].ptx;
+}
 
+emu::LoadedModule& load(emu::Device& dev, const std::string& ptx) {
+  try {
+    return dev.load(ptx);
+  } catch (const emu::ptx::ParseError& e) {
+    refuse(fmt::format("the PTX does not parse: {}", e.what()));
+  } catch (const emu::Fault& f) {
+    refuse(fmt::format("the virtual device cannot run this PTX: {}", f.report.format()));
+  }
+}
+
+// The limits of the arch the kernel runs as: --arch for --mlir, the PTX's .target otherwise.
+const core::ArchSpec& limits_arch(const Options& o, const std::string& target) {
+  if (!o.mlir_file.empty()) return core::parse_arch(o.arch);
+  for (const core::ArchSpec& a : core::all_archs())
+    if (a.name == target) return a;
+  return core::parse_arch("sm_90a");
+}
+
+std::uint64_t step_limit(const Options& o) {
+  if (o.step_limit) return static_cast<std::uint64_t>(o.step_limit);
+  try {
+    return emu::step_limit_from_environment();
+  } catch (const std::invalid_argument& e) {
+    refuse(e.what());
+  }
+}
+
+emu::LaunchConfig launch_config(const Options& o, const LaunchSpec& spec, std::int64_t schedule) {
+  emu::LaunchConfig c;
+  for (int i = 0; i < 3; ++i) {
+    c.grid[i] = spec.grid[i];
+    c.block[i] = spec.block[i];
+    c.cluster[i] = spec.cluster[i];
+  }
+  c.dynamic_smem = spec.dynamic_smem;
+  c.seed = static_cast<std::uint64_t>(o.seed + schedule);
+  c.detect_races = o.races;
+  c.step_limit = step_limit(o);
+  return c;
+}
+
+// A launch the device refuses before running a thread (a report with no PTX line: .reqntid,
+// shared memory past the block's maximum, a .reqnctapercluster the grid does not divide) is the
+// description's fault, as the driver answers CUDA_ERROR_INVALID_VALUE for it.
+void check_refused(const emu::LaunchResult& r) {
+  if (!r.ok && !r.reports.empty() && r.reports.front().kind == emu::ReportKind::Unsupported && r.reports.front().where.line < 0)
+    bad("the virtual device refuses this launch: " + r.reports.front().message);
+}
+
+void run(const Options& o) {
+  const std::string ptx = kernel_ptx(o);
+  const json launch = parse_launch(o);
+  LaunchSpec spec;
+  {
+    emu::Device probe;
+    const emu::LoadedModule& m = load(probe, ptx);
+    spec = launch_spec(launch, limits_arch(o, m.ptx.target));
+    pick_kernel(m.ptx, spec);
+  }
   json results = json::array();
   int with_findings = 0;
   for (std::int64_t s = 0; s < o.schedules; ++s) {
     // A fresh device per schedule, the module loaded again: every schedule starts from the same
     // inputs, .global variables from their initializers included.
     emu::Device dev;
-    emu::LoadedModule* mod = nullptr;
-    try {
-      mod = &dev.load(ptx);
-    } catch (const emu::ptx::ParseError& e) {
-      throw Error(ErrorKind::InvalidInput, fmt::format("the PTX does not parse: {}", e.what()));
-    } catch (const emu::Fault& f) {
-      throw Error(ErrorKind::InvalidInput, fmt::format("the virtual device cannot run this PTX: {}", f.report.format()));
-    }
-    std::string kernel = launch.value("kernel", mod->ptx.kernels.size() == 1 ? mod->ptx.kernels[0].name : "");
-    const emu::ptx::Kernel* k = mod->ptx.find(kernel);
-    if (!k) bad(kernel.empty() ? "the module has several kernels: name one with \"kernel\"" : "no kernel named '" + kernel + "'");
-    std::vector<Arg> args = make_args(launch, dev);
-    if (args.size() != k->params.size())
-      bad(fmt::format("kernel {} takes {} parameters, the description gives {}", kernel, k->params.size(), args.size()));
-    for (std::size_t i = 0; i < args.size(); ++i)
-      if (args[i].value.size() < k->params[i].size)
-        bad(fmt::format("parameter {} of {} is {} bytes; the argument gives {}", i, kernel, k->params[i].size, args[i].value.size()));
+    emu::LoadedModule& mod = load(dev, ptx);
+    std::vector<Arg> args = make_args(spec, dev);
     std::vector<void*> ptrs;
     for (Arg& a : args) ptrs.push_back(a.value.data());
-    emu::LaunchConfig c;
-    auto g = dims(launch, "grid", 1), b = dims(launch, "block", 32), cl = dims(launch, "cluster", 1);
-    for (int i = 0; i < 3; ++i) {
-      c.grid[i] = g[i];
-      c.block[i] = b[i];
-      c.cluster[i] = cl[i];
-    }
-    c.dynamic_smem = launch.value("dynamic_smem", 0u);
-    c.seed = static_cast<std::uint64_t>(o.seed + s);
-    c.detect_races = o.races;
-    emu::LaunchResult r = dev.launch(*mod, kernel, c, ptrs.data());
+    const emu::LaunchConfig c = launch_config(o, spec, s);
+    emu::LaunchResult r = dev.launch(mod, spec.kernel, c, ptrs.data());
+    check_refused(r);
     json one = json::parse(emu::launch_json(r));
     one["seed"] = c.seed;
     json buffers = json::object();
@@ -298,11 +573,17 @@ void add_emulate_command(CLI::App& app) {
                   "Launch description, a file or inline JSON: {\"kernel\": NAME, \"grid\": [x,y,z], \"block\": [x,y,z], "
                   "\"cluster\": [x,y,z], \"dynamic_smem\": BYTES, \"args\": [{\"u32\": 5}, {\"f32\": 1.5}, {\"buffer\": "
                   "{\"bytes\": N, \"fill\": \"zero|poison|iota-i32|iota-f32|random-f32|random-bf16|random-f16\", \"seed\": S, "
-                  "\"name\": \"c\", \"print\": \"i32|f32|bf16|f16\", \"print_count\": 16}}]}");
+                  "\"name\": \"c\", \"print\": \"i32|f32|bf16|f16\", \"print_count\": 16}}]} (scalars also i32, u64, i64; "
+                  "CUDA's launch limits apply, and at most 2^20 CTAs)");
   cmd->add_option("--seed", o->seed, "First scheduler seed (seeds divisible by 4 land async operations at the latest moment, "
                                      "odd seeds hand over to woken waiters at once)")
       ->check(whole_number(0));
   cmd->add_option("--schedules", o->schedules, "Schedules to run, seeds --seed, --seed+1, ...")->check(whole_number(1, 10000));
+  cmd->add_option("--step-limit", o->step_limit,
+                  fmt::format("Warp-instructions a launch may run before it is a step-limit finding (an endless loop); "
+                              "default MGPU_EMU_STEP_LIMIT, else {}",
+                              emu::kDefaultStepLimit))
+      ->check(whole_number(1));
   cmd->add_flag("--races", o->races, "Also detect shared-memory data races between threads (vector clocks; slower)");
   cmd->add_flag("--json", o->json_out, "Print JSON");
   cmd->callback([o] { run(*o); });

@@ -3,4 +3,202 @@
 # beyond CUDA's limits), folders given as --ptx/--launch, and an endless kernel ended by the step
 # limit. Run: MGPU=build/harness/mgpu-tune SRC=. bash tests/robustness/emulate_cases.sh
 . "$(dirname "$0")/lib.sh"
+
+# k.ptx: store(out, v) writes v to out[0] from thread 0 of CTA 0; the other modules each have the
+# one property a case needs.
+ptx_head() { printf '.version 8.0\n.target sm_90a\n.address_size 64\n'; }
+fixture_ptx() {
+  { ptx_head; cat <<'EOF'
+.visible .entry store(.param .u64 out, .param .u32 v)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd0, [out];
+  ld.param.u32 %r0, [v];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  or.b32 %r3, %r1, %r2;
+  setp.ne.u32 %p0, %r3, 0;
+  @%p0 bra DONE;
+  cvta.to.global.u64 %rd1, %rd0;
+  st.global.u32 [%rd1], %r0;
+DONE:
+  ret;
+}
+EOF
+  } > "$W/k.ptx"
+  { ptx_head; cat <<'EOF'
+.visible .entry spin()
+{
+  .reg .b32 %r<2>;
+  mov.u32 %r0, 0;
+LOOP:
+  add.u32 %r0, %r0, 1;
+  bra LOOP;
+}
+EOF
+  } > "$W/endless.ptx"
+  { ptx_head; printf '.visible .entry a()\n{\n  ret;\n}\n.visible .entry b()\n{\n  ret;\n}\n'; } > "$W/two.ptx"
+  { ptx_head; printf '.shared .align 4 .b8 tile[4096];\n.visible .entry s()\n{\n  ret;\n}\n'; } > "$W/smem.ptx"
+  { ptx_head; printf '.visible .entry r() .reqntid 64\n{\n  ret;\n}\n'; } > "$W/reqntid.ptx"
+  { ptx_head; printf '.visible .entry h(.param .u16 x)\n{\n  ret;\n}\n'; } > "$W/u16.ptx"
+  ptx_head > "$W/none.ptx"
+  echo "this is not PTX" > "$W/text.ptx"
+  mkdir "$W/folder"
+}
+fixture_fifo() { fixture_ptx; mkfifo "$W/pipe"; }
+# The launch description of store(): its two arguments, plus the fields given.
+lj() { echo "{${1:-}${1:+, }\"args\": [{\"buffer\": {\"bytes\": 4, \"name\": \"out\", \"print\": \"i32\", \"print_count\": 1}}, {\"u32\": 7}]}"; }
+# store() launched with the arguments given.
+la() { echo "{\"args\": [$1]}"; }
+E=(emulate --ptx k.ptx --launch)
+BUF='{"buffer": {"bytes": 4}}'
+
+# --- what runs: the store kernel, and every limit at its largest legal value ---
+bad store_runs 0 "out = \[7\]" --fixture ptx -- "${E[@]}" "$(lj)"
+bad limits_largest_legal 0 "1 of 1 schedules clean" --fixture ptx -- "${E[@]}" "$(lj '"grid": [16, 2, 2], "block": [1024], "dynamic_smem": 232448, "cluster": [16]')"
+bad block_z_64 0 "1 of 1 schedules clean" --fixture ptx -- "${E[@]}" "$(lj '"block": [1, 16, 64]')"
+bad u32_largest 0 "1 of 1 schedules clean" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"u32\": 4294967295}")"
+bad i64_that_fits_u32 0 "out = \[5\]" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "name": "out", "print": "i32"}}, {"i64": 5}]}'
+bad i32_minus_one_fits 0 "out = \[-1\]" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "name": "out", "print": "i32"}}, {"i32": -1}]}'
+
+# --- wrong JSON types: each names the field (kernel null was `terminate called`) ---
+bad kernel_null 2 "launch description: 'kernel' must be a name .*not null" --fixture ptx -- "${E[@]}" "$(lj '"kernel": null')"
+bad kernel_number 2 "'kernel' must be a name .*not 5" --fixture ptx -- "${E[@]}" "$(lj '"kernel": 5')"
+bad kernel_empty 2 "'kernel' must be a name .*not \"\"" --fixture ptx -- "${E[@]}" "$(lj '"kernel": ""')"
+bad kernel_list 2 "'kernel' must be a name .*not a list of 1" --fixture ptx -- "${E[@]}" "$(lj '"kernel": ["store"]')"
+bad kernel_unknown 2 "no kernel named \"stor\"" --fixture ptx -- "${E[@]}" "$(lj '"kernel": "stor"')"
+bad grid_string 2 "'grid' must be a whole number in 1..2147483647, not \"4\"" --fixture ptx -- "${E[@]}" "$(lj '"grid": "4"')"
+bad grid_four_entries 2 "'grid' must be a whole number or a list of 1 to 3, not a list of 4" --fixture ptx -- "${E[@]}" "$(lj '"grid": [1, 1, 1, 1]')"
+bad grid_empty_list 2 "'grid' must be a whole number or a list of 1 to 3, not a list of 0" --fixture ptx -- "${E[@]}" "$(lj '"grid": []')"
+bad grid_negative 2 "'grid\[0\]' = -1 is out of range \(1..2147483647\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": [-1]')"
+bad grid_zero 2 "'grid' = 0 is out of range" --fixture ptx -- "${E[@]}" "$(lj '"grid": 0')"
+bad grid_float 2 "'grid' must be a whole number in 1..2147483647, not 1.5" --fixture ptx -- "${E[@]}" "$(lj '"grid": 1.5')"
+bad grid_float_whole 2 "'grid\[1\]' must be a whole number in 1..65535, not 2.0" --fixture ptx -- "${E[@]}" "$(lj '"grid": [1, 2.0]')"
+bad grid_nested 2 "'grid\[0\]' must be a whole number in 1..2147483647, not a list of 1" --fixture ptx -- "${E[@]}" "$(lj '"grid": [[1]]')"
+bad grid_null 2 "'grid' must be a whole number .*not null" --fixture ptx -- "${E[@]}" "$(lj '"grid": null')"
+bad block_bool 2 "'block' must be a whole number in 1..1024, not true" --fixture ptx -- "${E[@]}" "$(lj '"block": true')"
+bad block_object 2 "'block' must be a whole number .*not an object of 1 keys" --fixture ptx -- "${E[@]}" "$(lj '"block": {"x": 1}')"
+bad cluster_string_entry 2 "'cluster\[2\]' must be a whole number in 1..16, not \"1\"" --fixture ptx -- "${E[@]}" "$(lj '"cluster": [1, 1, "1"]')"
+bad dynamic_smem_string 2 "'dynamic_smem' must be a whole number in 0..232448, not \"1024\"" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": "1024"')"
+bad dynamic_smem_fraction 2 "'dynamic_smem' must be a whole number in 0..232448, not 0.5" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": 0.5')"
+bad dynamic_smem_bool 2 "'dynamic_smem' must be a whole number .*not false" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": false')"
+bad unknown_key 2 "unknown key \"dynamic_smen\" in the launch description \(it takes kernel, grid, block, cluster, dynamic_smem, args\)" \
+  --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smen": 1024')"
+bad description_list 2 "launch description: must be a JSON object, not a list of 2" --fixture ptx --writes -- sh: 'echo "[1, 2]" > l.json && "$MGPU" emulate --ptx k.ptx --launch l.json'
+bad description_null 2 "launch description: must be a JSON object, not null" --fixture ptx --writes -- sh: 'echo null > l.json && "$MGPU" emulate --ptx k.ptx --launch l.json'
+bad args_object 2 "'args' must be a list, not an object of 0 keys" --fixture ptx -- "${E[@]}" '{"args": {}}'
+bad args_entry_string 2 "'args\[0\]' must be an object of one key, i32, u32, i64, u64, f32 or buffer.*not \"u32\"" --fixture ptx -- "${E[@]}" '{"args": ["u32", 1]}'
+bad args_entry_two_keys 2 "'args\[1\]' must be an object of one key.*not an object of 2 keys" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"u32\": 1, \"i32\": 2}")"
+bad args_entry_empty 2 "'args\[1\]' must be an object of one key.*not an object of 0 keys" --fixture ptx -- "${E[@]}" "$(la "$BUF, {}")"
+bad args_unknown_type 2 "'args\[1\]' has an unknown type \"u16\"" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"u16\": 1}")"
+bad args_u32_string 2 "'args\[1\].u32' must be a whole number in 0..4294967295, not \"7\"" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"u32\": \"7\"}")"
+bad args_u32_float 2 "'args\[1\].u32' must be a whole number in 0..4294967295, not 7.5" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"u32\": 7.5}")"
+bad args_f32_string 2 "'args\[1\].f32' must be a number, not \"1\"" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"f32\": \"1\"}")"
+bad args_buffer_number 2 "'args\[0\].buffer' must be an object such as \{\"bytes\": 1024\}, not 4" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": 4}, {"u32": 1}]}'
+bad args_buffer_no_bytes 2 "'args\[0\].buffer' needs \"bytes\"" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"name": "x"}}, {"u32": 1}]}'
+bad args_buffer_bytes_float 2 "'args\[0\].buffer.bytes' must be a whole number in 1..8589934592, not 1.5" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 1.5}}, {"u32": 1}]}'
+bad args_buffer_name_number 2 "'args\[0\].buffer.name' must be a name .*not 3" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "name": 3}}, {"u32": 1}]}'
+bad args_buffer_fill_null 2 "'args\[0\].buffer.fill' must be a name .*not null" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "fill": null}}, {"u32": 1}]}'
+bad args_buffer_fill_unknown 2 "unknown fill 'lots' in 'args\[0\].buffer.fill': zero, poison, iota-i32" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "fill": "lots"}}, {"u32": 1}]}'
+bad args_buffer_print_unknown 2 "unknown print 'f64' in 'args\[0\].buffer.print': i32, f32, bf16, f16" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "print": "f64"}}, {"u32": 1}]}'
+bad args_buffer_print_count_string 2 "'args\[0\].buffer.print_count' must be a whole number in 1..1048576, not \"4\"" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "print": "i32", "print_count": "4"}}, {"u32": 1}]}'
+bad args_buffer_print_count_negative 2 "'args\[0\].buffer.print_count' = -4 is out of range" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "print": "i32", "print_count": -4}}, {"u32": 1}]}'
+bad args_buffer_seed_negative 2 "'args\[0\].buffer.seed' = -1 is out of range \(0..18446744073709551615\)" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "seed": -1}}, {"u32": 1}]}'
+bad args_buffer_unknown_key 2 "unknown key \"byte\" in args\[0\].buffer" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "byte": 4}}, {"u32": 1}]}'
+bad args_buffer_names_twice 2 "two buffers are named \"x\"" --fixture ptx -- "${E[@]}" '{"kernel": "store", "args": [{"buffer": {"bytes": 4, "name": "x"}}, {"buffer": {"bytes": 4, "name": "x"}}]}'
+bad buffer_for_u32_parameter 2 "parameter 1 of store is 4 bytes; a buffer is an 8-byte address" --fixture ptx -- "${E[@]}" "$(la "$BUF, $BUF")"
+bad scalar_for_u64_parameter 2 "parameter 0 of store is 8 bytes; the argument gives 4" --fixture ptx -- "${E[@]}" '{"args": [{"u32": 1}, {"u32": 1}]}'
+# A description nested a million deep: parsed and refused without recursion.
+bad args_nested_deep 2 "'args\[0\]' must be an object of one key.*not a list of 1" --fixture ptx --writes -- \
+  sh: 'python3 -c "print(\"{\\\"args\\\": [\" + \"[\" * 1000000 + \"]\" * 1000000 + \"]}\")" > l.json && "$MGPU" emulate --ptx k.ptx --launch l.json'
+
+# --- CUDA's launch limits, checked before anything is allocated (a 2^31 grid was bad_alloc) ---
+bad grid_2pow31 2 "'grid' = 2147483648 is out of range \(1..2147483647\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": 2147483648')"
+bad grid_y_65536 2 "'grid\[1\]' = 65536 is out of range \(1..65535\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": [1, 65536]')"
+bad grid_z_65536 2 "'grid\[2\]' = 65536 is out of range \(1..65535\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": [1, 1, 65536]')"
+bad grid_largest_legal 2 "'grid' \[2147483647,65535,65535\] is 9223090559730712575 CTAs; the virtual device runs at most 1048576 per launch" \
+  --fixture ptx -- "${E[@]}" "$(lj '"grid": [2147483647, 65535, 65535]')"
+bad grid_2pow31_minus_1 2 "is 2147483647 CTAs; the virtual device runs at most 1048576" --fixture ptx -- "${E[@]}" "$(lj '"grid": 2147483647')"
+bad grid_2pow20_runs 0 "1 of 1 schedules clean" --fixture ptx -- "${E[@]}" "$(lj '"grid": [1024, 32, 32]')"
+bad grid_2pow20_plus_1 2 "is 1048577 CTAs; the virtual device runs at most 1048576" --fixture ptx -- "${E[@]}" "$(lj '"grid": [1048577]')"
+bad block_1025 2 "'block' = 1025 is out of range \(1..1024\)" --fixture ptx -- "${E[@]}" "$(lj '"block": 1025')"
+bad block_z_65 2 "'block\[2\]' = 65 is out of range \(1..64\)" --fixture ptx -- "${E[@]}" "$(lj '"block": [1, 1, 65]')"
+bad block_2048_threads 2 "'block' \[32,32,2\] is 2048 threads; a block holds at most 1024" --fixture ptx -- "${E[@]}" "$(lj '"block": [32, 32, 2]')"
+bad block_2pow20_threads 2 "'block' \[1024,1024,1\] is 1048576 threads" --fixture ptx -- "${E[@]}" "$(lj '"block": [1024, 1024]')"
+bad block_zero 2 "'block\[1\]' = 0 is out of range \(1..1024\)" --fixture ptx -- "${E[@]}" "$(lj '"block": [32, 0]')"
+bad cluster_17 2 "'cluster' = 17 is out of range \(1..16\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": 34, "cluster": 17')"
+bad cluster_32_ctas 2 "'cluster' \[4,4,2\] is 32 CTAs; a cluster holds at most 16 \(8 portable\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": [4, 4, 2], "cluster": [4, 4, 2]')"
+bad cluster_not_dividing 2 "'grid' \[4,1,1\] is not a whole number of 'cluster' \[3,1,1\] in dimension x" --fixture ptx -- "${E[@]}" "$(lj '"grid": 4, "cluster": 3')"
+bad dynamic_smem_over_optin 2 "'dynamic_smem' = 232449 is out of range \(0..232448\)" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": 232449')"
+# What the device refuses for the kernel it is (static shared memory, .reqntid) is bad input too.
+bad smem_static_plus_dynamic 2 "the virtual device refuses this launch: 236544 bytes of shared memory per block" \
+  --fixture ptx -- emulate --ptx smem.ptx --launch '{"dynamic_smem": 232448}'
+bad reqntid_mismatch 2 "the virtual device refuses this launch: the kernel requires 64 threads in dimension 0" \
+  --fixture ptx -- emulate --ptx reqntid.ptx --launch '{"block": 32}'
+bad buffers_over_8gib 2 "the buffers hold 10737418240 bytes together; at most 8589934592" --fixture ptx -- \
+  "${E[@]}" '{"kernel": "store", "args": [{"buffer": {"bytes": 5368709120}}, {"buffer": {"bytes": 5368709120, "name": "b"}}]}'
+bad buffer_zero_bytes 2 "'args\[0\].buffer.bytes' = 0 is out of range \(1..8589934592\)" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 0}}, {"u32": 1}]}'
+
+# --- values that wrapped modulo 2^32 (and ran "clean") ---
+bad dynamic_smem_2pow32 2 "launch description: 'dynamic_smem' = 4294967296 is out of range \(0..232448\)" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": 4294967296')"
+bad dynamic_smem_minus_1 2 "'dynamic_smem' = -1 is out of range \(0..232448\)" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": -1')"
+bad dynamic_smem_2pow64 2 "'dynamic_smem' must be a whole number in 0..232448, not 1.8446744073709552e\+19" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": 18446744073709551616')"
+bad block_2pow32_plus_1 2 "'block' = 4294967297 is out of range \(1..1024\)" --fixture ptx -- "${E[@]}" "$(lj '"block": 4294967297')"
+bad grid_2pow32_plus_1 2 "'grid\[0\]' = 4294967297 is out of range \(1..2147483647\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": [4294967297]')"
+bad cluster_2pow32_plus_1 2 "'cluster' = 4294967297 is out of range \(1..16\)" --fixture ptx -- "${E[@]}" "$(lj '"cluster": 4294967297')"
+bad grid_2pow63 2 "'grid' = 9223372036854775808 is out of range" --fixture ptx -- "${E[@]}" "$(lj '"grid": 9223372036854775808')"
+bad u32_2pow32 2 "'args\[1\].u32' = 4294967296 is out of range \(0..4294967295\)" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"u32\": 4294967296}")"
+bad u32_minus_1 2 "'args\[1\].u32' = -1 is out of range \(0..4294967295\)" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"u32\": -1}")"
+bad i32_2pow31 2 "'args\[1\].i32' = 2147483648 is out of range \(-2147483648..2147483647\)" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"i32\": 2147483648}")"
+bad i32_below_min 2 "'args\[1\].i32' = -2147483649 is out of range" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"i32\": -2147483649}")"
+bad i64_2pow63 2 "'args\[1\].i64' = 9223372036854775808 is out of range" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"i64\": 9223372036854775808}")"
+bad u64_minus_1 2 "'args\[0\].u64' = -1 is out of range \(0..18446744073709551615\)" --fixture ptx -- "${E[@]}" '{"args": [{"u64": -1}, {"u32": 1}]}'
+bad u64_2pow64 2 "'args\[0\].u64' must be a whole number in 0..18446744073709551615" --fixture ptx -- "${E[@]}" '{"args": [{"u64": 18446744073709551616}, {"u32": 1}]}'
+bad f32_beyond_range 2 "'args\[1\].f32' = 1e\+39 is beyond the f32 range" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"f32\": 1e39}")"
+# A scalar wider than its parameter: the launch copies the parameter's bytes only.
+bad i64_2pow32_for_u32 2 "parameter 1 of store is 4 bytes; the argument gives 8 holding a value that does not fit" --fixture ptx -- "${E[@]}" "$(la "$BUF, {\"i64\": 4294967296}")"
+bad u64_for_u16 2 "parameter 0 of h is 2 bytes; the argument gives 8 holding a value that does not fit" --fixture ptx -- emulate --ptx u16.ptx --launch '{"args": [{"u64": 65536}]}'
+bad u32_that_fits_u16 0 "1 of 1 schedules clean" --fixture ptx -- emulate --ptx u16.ptx --launch '{"args": [{"u32": 65535}]}'
+
+# --- files: folders, missing files, FIFOs and devices named by the option ---
+bad ptx_folder 2 "error: --ptx folder is a folder, not a file" --fixture ptx -- emulate --ptx folder --launch "$(lj)"
+bad launch_folder 2 "error: --launch folder is a folder, not a file" --fixture ptx -- emulate --ptx k.ptx --launch folder
+bad mlir_folder 2 "error: --mlir folder is a folder, not a file" --fixture ptx -- emulate --mlir folder
+bad ptx_missing 2 "error: --ptx nowhere.ptx: no such file" --fixture ptx -- emulate --ptx nowhere.ptx
+bad launch_missing 2 "error: --launch nowhere.json: no such file" --fixture ptx -- emulate --ptx k.ptx --launch nowhere.json
+bad mlir_missing 2 "error: --mlir nowhere.mlir: no such file" --fixture ptx -- emulate --mlir nowhere.mlir
+bad ptx_under_a_file 2 "error: --ptx k.ptx/x.ptx: no such file" --fixture ptx -- emulate --ptx k.ptx/x.ptx
+bad ptx_fifo 2 "error: --ptx pipe is a FIFO \(named pipe\): give a regular file" --fixture fifo -- emulate --ptx pipe
+bad launch_fifo 2 "error: --launch pipe is a FIFO \(named pipe\): give a regular file" --fixture fifo -- emulate --ptx k.ptx --launch pipe
+bad ptx_dev_zero 2 "error: --ptx /dev/zero is a character device: give a regular file" -- emulate --ptx /dev/zero
+bad launch_dev_zero 2 "error: --launch /dev/zero is a character device" --fixture ptx -- emulate --ptx k.ptx --launch /dev/zero
+if [ "$(id -u)" != 0 ]; then  # root reads any file
+  bad ptx_unreadable 2 "error: --ptx k.ptx: cannot read it \(Permission denied\)" --fixture ptx --writes -- sh: 'chmod 000 k.ptx && "$MGPU" emulate --ptx k.ptx'
+fi
+bad ptx_not_ptx 2 "the PTX does not parse" --fixture ptx -- emulate --ptx text.ptx
+bad ptx_no_kernel 2 "launch description: the module defines no kernel \(.entry\)" --fixture ptx -- emulate --ptx none.ptx
+bad ptx_two_kernels_unnamed 2 "the module has several kernels: name one with \"kernel\"" --fixture ptx -- emulate --ptx two.ptx
+bad ptx_two_kernels_named 0 "1 of 1 schedules clean" --fixture ptx -- emulate --ptx two.ptx --launch '{"kernel": "b"}'
+
+# --- the step limit: an endless loop ends in seconds, with the limit and how to raise it ---
+STEP="step-limit: no end after 100000 warp-instructions of this cluster \(the step limit; raise it with --step-limit or MGPU_EMU_STEP_LIMIT\): an endless loop.*PTX line (9|10)\]"
+bad endless_step_limit_option 1 "$STEP" --fixture ptx -- emulate --ptx endless.ptx --step-limit 100000
+bad endless_step_limit_env 1 "$STEP" --fixture ptx -- sh: 'MGPU_EMU_STEP_LIMIT=100000 "$MGPU" emulate --ptx endless.ptx'
+bad endless_option_over_env 1 "$STEP" --fixture ptx -- sh: 'MGPU_EMU_STEP_LIMIT=5 "$MGPU" emulate --ptx endless.ptx --step-limit 100000'
+bad endless_json 1 "\"kind\": \"step-limit\"" --fixture ptx -- emulate --ptx endless.ptx --step-limit 1000 --json
+# The default: a hang is a finding in seconds (it was 2,000,000,000 steps, minutes per schedule).
+bad endless_default_in_seconds 1 "no end after [0-9]+ warp-instructions of this cluster \(the step limit" --fixture ptx -- \
+  sh: 'timeout 60 "$MGPU" emulate --ptx endless.ptx'
+# The driver library reads the variable too: verification reports the limit as a hang.
+bad driver_step_limit_env 1 "CUDA_ERROR_LAUNCH_TIMEOUT .*step-limit: no end after 1000 warp-instructions of this cluster" --writes -- \
+  sh: 'MGPU_EMU_STEP_LIMIT=1000 "$MGPU" verify matmul --arch sm_90a --m 256 --n 256 --k 256 --config "{}" --seeds 1 -j 1 --db t.db'
+for v in 0 -1 abc 1.5 "" 18446744073709551616; do
+  bad "step_limit_option_${v:-empty}" 2 "error: --step-limit.*must be a whole number at least 1, got '$v'" --fixture ptx -- emulate --ptx endless.ptx --step-limit "$v"
+done
+for v in 0 -5 abc 1.5 " 7" 99999999999999999999999; do
+  bad "step_limit_env_${v// /_}" 2 "error: MGPU_EMU_STEP_LIMIT='$v': must be a whole number of warp-instructions, at least 1" --fixture ptx -- \
+    sh: "MGPU_EMU_STEP_LIMIT='$v' \"\$MGPU\" emulate --ptx endless.ptx"
+done
 finish

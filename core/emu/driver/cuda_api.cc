@@ -6,12 +6,14 @@
 // Extensions (through cuGetProcAddress): mgpuEmuLastLaunch (JSON of the last launch: ok,
 // reports, printf output), mgpuEmuLastError. Environment: MGPU_EMU_SEED (scheduler seed,
 // default 1), MGPU_EMU_REPORTS=stderr|off (where findings are printed; default stderr),
-// MGPU_EMU_RACES=1 (shared-memory race detection, check/race_detector.h).
+// MGPU_EMU_RACES=1 (shared-memory race detection, check/race_detector.h), MGPU_EMU_STEP_LIMIT
+// (warp-instructions a launch may run before it is a step-limit finding; exec/state.h).
 #include <cuda.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -74,6 +76,11 @@ CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const
   }
   c.dynamic_smem = smem;
   c.seed = seed();
+  try {
+    c.step_limit = mgpu::emu::step_limit_from_environment();
+  } catch (const std::invalid_argument& e) {
+    return S.fail(CUDA_ERROR_INVALID_VALUE, e.what());
+  }
   const char* races = std::getenv("MGPU_EMU_RACES");
   c.detect_races = races && std::strcmp(races, "1") == 0;
   mgpu::emu::LaunchResult r = S.device->launch(*fn.module, fn.name, c, params);

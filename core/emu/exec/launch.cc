@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
+#include <stdexcept>
+#include <string_view>
 
 #include "core/emu/engines/async_engine.h"
 #include "core/emu/exec/interpreter.h"
@@ -158,10 +162,26 @@ std::string cta_name(const Cta& c) { return triple(c.id); }
   L.fault(ReportKind::Deadlock, first, msg);
 }
 
+// Reported where the warp that ran last stands: for an endless loop, inside the loop.
+[[noreturn]] void step_limit_reached(Launch& L, const Warp& w) {
+  Where at;
+  if (w.alive) {
+    const int lane = __builtin_ctz(w.alive);
+    at = w.cta->where(&w, lane, static_cast<int>(w.pc[lane]));
+  }
+  L.fault(ReportKind::StepLimit, at,
+          "no end after " + std::to_string(L.config.step_limit) +
+              " warp-instructions of this cluster (the step limit; raise it with --step-limit or MGPU_EMU_STEP_LIMIT): an endless "
+              "loop, or a spin on a wait that never completes");
+}
+
 // Runs the clusters of `batch` together (they are resident at the same time), all their warps
 // interleaved by the seeded scheduler.
 void run_batch(Launch& L, const std::vector<Cluster*>& batch) {
   L.current = batch.front();
+  // Counted per batch: a cluster's work grows with K and its tiles, a launch's with the grid too,
+  // so a per-launch count would need a limit too high to end a hang quickly.
+  const std::uint64_t first_step = L.steps;
   std::vector<Warp*> warps;
   for (Cluster* cl : batch)
     for (auto& cta : cl->ctas)
@@ -215,8 +235,7 @@ void run_batch(Launch& L, const std::vector<Cluster*>& batch) {
       }
       cluster_barrier_on_exit(*cta.cluster);
     }
-    if (L.steps > L.config.step_limit)
-      L.fault(ReportKind::StepLimit, Where{}, "no end after " + std::to_string(L.steps) + " instructions (an endless loop, or a spin on a wait that never completes)");
+    if (L.steps - first_step > L.config.step_limit) step_limit_reached(L, *w);
   }
   // Bulk stores nobody waited for still complete when the grid ends.
   for (Cluster* cl : batch)
@@ -235,6 +254,18 @@ bool uses_tcgen05(const Launch& L) {
 }
 
 }  // namespace
+
+std::uint64_t step_limit_from_environment() {
+  const char* s = std::getenv("MGPU_EMU_STEP_LIMIT");
+  if (!s || !*s) return kDefaultStepLimit;
+  const std::string_view text(s);
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v == 0)
+    throw std::invalid_argument("MGPU_EMU_STEP_LIMIT='" + std::string(text.substr(0, 40)) + (text.size() > 40 ? "...'" : "'") +
+                                ": must be a whole number of warp-instructions, at least 1");
+  return v;
+}
 
 // How many CTAs of this launch one SM holds at once (the CUDA occupancy rules): 228 KiB of
 // shared memory with 1 KiB reserved per CTA, 2048 threads, 32 CTAs, and 64 K registers when

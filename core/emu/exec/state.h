@@ -276,15 +276,25 @@ struct Cluster {
   std::uint32_t cluster_threads = 0;
 };
 
+// Warp-instructions a cluster (with those co-resident with it) may run before it is a StepLimit
+// finding (an endless loop, a spin on a wait that never completes). The emulator runs about 3.3M
+// a second of a plain loop, so a hang ends in some 6 s; our matmul kernels need at most ~38K per
+// cluster in `verify` and 1.3M at 4096^3 under `matmul --device emulate`, 15x below.
+inline constexpr std::uint64_t kDefaultStepLimit = 20'000'000;
+
+// MGPU_EMU_STEP_LIMIT when set (a whole number of at least 1), else kDefaultStepLimit. Any other
+// value throws std::invalid_argument naming it: falling back to the default would hide a typo.
+std::uint64_t step_limit_from_environment();
+
 struct LaunchConfig {
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};
   std::uint32_t cluster[3] = {1, 1, 1};
   std::uint32_t dynamic_smem = 0;
   std::uint64_t seed = 1;
-  std::uint64_t step_limit = 2'000'000'000;  // instructions per cluster before StepLimit
-  bool detect_races = false;                  // check/race_detector.h (costs memory and time)
-  std::uint32_t resident_ctas = 0;            // CTAs per SM running together (0: from the launch's resources)
+  std::uint64_t step_limit = kDefaultStepLimit;  // warp-instructions per cluster before StepLimit
+  bool detect_races = false;                     // check/race_detector.h (costs memory and time)
+  std::uint32_t resident_ctas = 0;               // CTAs per SM running together (0: from the launch's resources)
 };
 
 // Everything one launch needs; lives while the launch runs.
