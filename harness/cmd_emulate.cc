@@ -25,6 +25,7 @@
 #include "core/emu/device.h"
 #include "core/emu/ptx/parser.h"
 #include "core/emu/check/launch_json.h"
+#include "core/emu/environment.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "harness/cli.h"

@@ -1,9 +1,11 @@
 #include "harness/verify/virtual_device.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "core/emu/environment.h"
 #include "core/error.h"
 #include "harness/measure/emulator_verifier.h"
 
@@ -16,12 +18,23 @@ std::optional<std::string> why_not_verifiable(const core::ArchSpec& arch) {
   return fmt::format("the virtual device presents sm_90a or sm_100a, not {}", arch.name);
 }
 
+void check_virtual_device_knobs(const std::string& what) {
+  // A knob set to what it does not take would fail every launch in the workers, each recorded
+  // as its config's launch error: refused before any work, as the bad input it is.
+  try {
+    emu::check_environment();
+  } catch (const std::invalid_argument& e) {
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{}: {}", what, e.what()));
+  }
+}
+
 std::vector<std::string> virtual_device_environment(const core::ArchSpec& arch, const std::string& what) {
   std::string lib = find_virtual_device_library();
   if (lib.empty())
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{}: libmgpu_vcuda.so (the virtual device) is neither beside this executable nor "
                                   "named by MGPU_CUDA_DRIVER", what));
+  check_virtual_device_knobs(what);
   const char* races = std::getenv("MGPU_EMU_RACES");  // verified means race-checked too, unless turned off
   return {"MGPU_CUDA_DRIVER=" + lib, "MGPU_EMU_REPORTS=off",
           std::string("MGPU_EMU_RACES=") + (races && *races ? races : "1"), "MGPU_EMU_ARCH=" + std::string(arch.name)};

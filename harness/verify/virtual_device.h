@@ -16,6 +16,9 @@ namespace mgpu::harness {
 
 std::optional<std::string> why_not_verifiable(const core::ArchSpec& arch);
 
+// Error{InvalidInput} naming `what` when an MGPU_EMU_* knob is set to a value it does not take
+// (core/emu/environment.h): for commands to call before they write anything.
+void check_virtual_device_knobs(const std::string& what);
 // The environment a virtual-device worker runs with ("NAME=value": the driver library, reports
 // off -- findings come back in each trial's message --, races checked unless MGPU_EMU_RACES=0).
 // `what` names the option that needs it, for the message when the library is missing.

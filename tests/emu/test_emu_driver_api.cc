@@ -8,6 +8,9 @@
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <string>
+
 namespace {
 
 struct DriverApi : ::testing::Test {
@@ -96,6 +99,58 @@ TEST_F(DriverApi, UnloadFreesTheModuleAndItsHandlesAreRefusedAfter) {
     ASSERT_EQ(load(&mod, ptx), CUDA_SUCCESS) << i;
     ASSERT_EQ(unload(mod), CUDA_SUCCESS) << i;
   }
+}
+
+// The virtual device's memory is this process's: a request past the 16 GiB it reports is CUDA's
+// out-of-memory (it was a bad_alloc through the C ABI), and the device goes on working after it.
+TEST_F(DriverApi, AllocationPastTheDevicesMemoryIsOutOfMemoryNotACrash) {
+  primary();
+  auto total = reinterpret_cast<PFN_cuDeviceTotalMem_v3020>(resolve("cuDeviceTotalMem", 3020));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto free_ = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
+  ASSERT_TRUE(total && alloc && free_);
+  size_t have = 0;
+  ASSERT_EQ(total(&have, 0), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(alloc(&p, have + 1), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(alloc(&p, size_t{1} << 62), CUDA_ERROR_OUT_OF_MEMORY);
+  ASSERT_EQ(alloc(&p, 1 << 20), CUDA_SUCCESS);  // not sticky: the context is intact
+  EXPECT_EQ(free_(p), CUDA_SUCCESS);
+}
+
+// CUDA's launch limits hold at the driver too (the virtual device built a grid of 2^31 CTAs up
+// front before), and a knob of the environment set to what it does not take fails the launch
+// instead of falling back to its default (MGPU_EMU_RACES=yes was race detection off).
+TEST_F(DriverApi, LaunchesBeyondCudasLimitsOrWithABadKnobAreInvalidValues) {
+  primary();
+  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+  auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
+  auto launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(resolve("cuLaunchKernel", 4000));
+  ASSERT_TRUE(load && get_function && launch);
+  CUmodule mod = nullptr;
+  ASSERT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
+  auto run = [&](unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
+    return launch(f, gx, gy, gz, bx, by, bz, 0, nullptr, nullptr, nullptr);
+  };
+  EXPECT_EQ(run(1u << 31, 1, 1, 32, 1, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(run(1, 65536, 1, 32, 1, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(run(1, 1, 0, 32, 1, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(run(2048, 1024, 1, 32, 1, 1), CUDA_ERROR_INVALID_VALUE);  // 2^21 CTAs: more than the device runs
+  EXPECT_EQ(run(1, 1, 1, 1025, 1, 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(run(1, 1, 1, 32, 32, 2), CUDA_ERROR_INVALID_VALUE);       // 2048 threads
+  EXPECT_EQ(run(1, 1, 1, 1, 1, 65), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(run(4, 2, 1, 32, 2, 1), CUDA_SUCCESS);
+  for (const char* bad : {"MGPU_EMU_RACES=yes", "MGPU_EMU_SEED=-1", "MGPU_EMU_SEED=4x", "MGPU_EMU_REPORTS=loud",
+                          "MGPU_EMU_STEP_LIMIT=0"}) {
+    std::string kv = bad;
+    const std::string name = kv.substr(0, kv.find('='));
+    setenv(name.c_str(), kv.c_str() + name.size() + 1, 1);
+    EXPECT_EQ(run(1, 1, 1, 32, 1, 1), CUDA_ERROR_INVALID_VALUE) << bad;
+    unsetenv(name.c_str());
+  }
+  EXPECT_EQ(run(1, 1, 1, 32, 1, 1), CUDA_SUCCESS);
 }
 
 }  // namespace

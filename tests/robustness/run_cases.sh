@@ -55,6 +55,17 @@ for mnk in "2147483647 256 256" "256 2147483640 256" "65536 65536 65536"; do
 done
 bad matmul_emulate_too_big_keeps_db 2 "needs [0-9.]+ GiB" --fixture good -- matmul --arch sm_90a --m 2147483647 --n 256 --k 256 --device emulate --trials 1 --db '$DB'
 
+# --- the virtual device's knobs set to what they do not take: refused before any work (every
+# config was recorded as its launch error before, and MGPU_EMU_RACES=yes verified without races) ---
+V=(verify matmul --arch sm_90a --m 256 --n 256 --k 256 --config '{}')
+for kv in MGPU_EMU_STEP_LIMIT=abc MGPU_EMU_STEP_LIMIT=0 MGPU_EMU_STEP_LIMIT=-5 MGPU_EMU_RACES=yes MGPU_EMU_RACES=2 \
+          MGPU_EMU_SEED=x MGPU_EMU_SEED=-1 MGPU_EMU_SEED=99999999999999999999 MGPU_EMU_REPORTS=loud; do
+  bad "verify_env_${kv//=/_}" 2 "error: verify: ${kv%%=*}='.*': must be" -- sh: env "$kv" '"$MGPU"' "${V[@]}" --db '$DB'
+done
+bad matmul_emulate_env_races 2 "error: --device emulate.*MGPU_EMU_RACES='on': must be 1" -- sh: env MGPU_EMU_RACES=on '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device emulate --trials 1 --db '$DB'
+bad matmul_model_env_step_limit 2 "MGPU_EMU_STEP_LIMIT='1e9': must be" --fixture good -- sh: env MGPU_EMU_STEP_LIMIT=1e9 '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --trials 6 --db '$DB'
+bad verify_env_races_off_still_verifies 0 "1 verified" --writes -- sh: env MGPU_EMU_RACES=0 '"$MGPU"' "${V[@]}" --db '$DB'
+
 # --- space: numeric problem options ---
 bad space_m_negative 2 "error: --m must be between 1" -- space matmul --arch sm_90a --m -5
 bad space_k_text 2 "convert: --k = big" -- space matmul --arch sm_90a --k big

@@ -10,15 +10,18 @@
 // (warp-instructions a launch may run before it is a step-limit finding; exec/state.h).
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "core/emu/driver/driver_state.h"
+#include "core/emu/environment.h"
 #include "core/emu/engines/tensor_map.h"
 #include "core/emu/ptx/parser.h"
 
@@ -50,15 +53,6 @@ bool presents_sm100(const DriverState& S) {
   EMU_LOCK;             \
   if (S.sticky != CUDA_SUCCESS) return S.sticky
 
-std::uint64_t seed() {
-  const char* s = std::getenv("MGPU_EMU_SEED");
-  return s && *s ? std::strtoull(s, nullptr, 10) : 1;
-}
-
-bool print_reports() {
-  const char* s = std::getenv("MGPU_EMU_REPORTS");
-  return !(s && std::strcmp(s, "off") == 0);
-}
 
 CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const std::uint32_t block[3], const std::uint32_t cluster[3],
                 unsigned smem, void** params) {
@@ -75,21 +69,23 @@ CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const
     c.cluster[i] = cluster[i];
   }
   c.dynamic_smem = smem;
-  c.seed = seed();
-  try {
+  if (std::string why = mgpu::emu::launch_shape_error(c); !why.empty()) return S.fail(CUDA_ERROR_INVALID_VALUE, why);
+  bool print_reports = true;
+  try {  // a knob set to what it does not take fails the launch, never falls back to its default
+    c.seed = mgpu::emu::seed_from_environment();
     c.step_limit = mgpu::emu::step_limit_from_environment();
+    c.detect_races = mgpu::emu::races_from_environment();
+    print_reports = mgpu::emu::print_reports_from_environment();
   } catch (const std::invalid_argument& e) {
     return S.fail(CUDA_ERROR_INVALID_VALUE, e.what());
   }
-  const char* races = std::getenv("MGPU_EMU_RACES");
-  c.detect_races = races && std::strcmp(races, "1") == 0;
   mgpu::emu::LaunchResult r = S.device->launch(*fn.module, fn.name, c, params);
   S.last_launch_json = mgpu::emu::launch_json(r);
   if (!r.printf_output.empty()) {
     std::fwrite(r.printf_output.data(), 1, r.printf_output.size(), stdout);
     std::fflush(stdout);
   }
-  if (print_reports())
+  if (print_reports)
     for (const auto& rep : r.reports) std::fprintf(stderr, "mgpu-emu: %s: %s\n", fn.name.c_str(), rep.format().c_str());
   if (!r.ok) {
     const auto& first = r.reports.front();
@@ -168,9 +164,13 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
   return CUDA_SUCCESS;
 }
 
+// What cuDeviceTotalMem reports and cuMemAlloc holds to: the virtual device's memory is this
+// process's, so a request past it is CUDA's out-of-memory, not an allocation that kills us.
+constexpr std::uint64_t kDeviceMemory = std::uint64_t{16} << 30;
+
 CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice) {
   EMU_LOCK;
-  *bytes = std::size_t{16} << 30;
+  *bytes = kDeviceMemory;
   return CUDA_SUCCESS;
 }
 
@@ -355,7 +355,15 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   EMU_LOCK_STICKY;
   if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
-  *p = S.device->memory().alloc(bytes);
+  mgpu::emu::GlobalMemory& m = S.device->memory();
+  if (bytes > kDeviceMemory - std::min(kDeviceMemory, m.allocated_bytes()))
+    return S.fail(CUDA_ERROR_OUT_OF_MEMORY, std::to_string(bytes) + " bytes asked with " + std::to_string(m.allocated_bytes()) +
+                                                " of the virtual device's " + std::to_string(kDeviceMemory) + " in use");
+  try {
+    *p = m.alloc(bytes);
+  } catch (const std::bad_alloc&) {
+    return S.fail(CUDA_ERROR_OUT_OF_MEMORY, "this machine cannot hold " + std::to_string(bytes) + " more bytes");
+  }
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemFree(CUdeviceptr p) {

@@ -2,12 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <sstream>
-#include <stdexcept>
-#include <string_view>
 
 #include "core/emu/engines/async_engine.h"
 #include "core/emu/exec/interpreter.h"
@@ -255,16 +251,24 @@ bool uses_tcgen05(const Launch& L) {
 
 }  // namespace
 
-std::uint64_t step_limit_from_environment() {
-  const char* s = std::getenv("MGPU_EMU_STEP_LIMIT");
-  if (!s || !*s) return kDefaultStepLimit;
-  const std::string_view text(s);
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v == 0)
-    throw std::invalid_argument("MGPU_EMU_STEP_LIMIT='" + std::string(text.substr(0, 40)) + (text.size() > 40 ? "...'" : "'") +
-                                ": must be a whole number of warp-instructions, at least 1");
-  return v;
+
+std::string launch_shape_error(const LaunchConfig& c) {
+  static constexpr std::uint32_t kMaxGrid[3] = {0x7FFFFFFFu, 65535, 65535}, kMaxBlock[3] = {1024, 1024, 64};
+  static constexpr const char* kAxis[3] = {"x", "y", "z"};
+  std::uint64_t ctas = 1, threads = 1;
+  for (int i = 0; i < 3; ++i) {
+    if (c.grid[i] < 1 || c.grid[i] > kMaxGrid[i])
+      return "grid " + std::string(kAxis[i]) + " = " + std::to_string(c.grid[i]) + " is outside 1.." + std::to_string(kMaxGrid[i]);
+    if (c.block[i] < 1 || c.block[i] > kMaxBlock[i])
+      return "block " + std::string(kAxis[i]) + " = " + std::to_string(c.block[i]) + " is outside 1.." + std::to_string(kMaxBlock[i]);
+    ctas *= c.grid[i];
+    threads *= c.block[i];
+  }
+  if (threads > 1024) return "a block of " + std::to_string(threads) + " threads is more than CUDA's 1024";
+  if (ctas > kMaxLaunchCtas)
+    return "a grid of " + std::to_string(ctas) + " CTAs is more than the virtual device runs in one launch (" +
+           std::to_string(kMaxLaunchCtas) + ")";
+  return "";
 }
 
 // How many CTAs of this launch one SM holds at once (the CUDA occupancy rules): 228 KiB of

@@ -282,9 +282,7 @@ struct Cluster {
 // cluster in `verify` and 1.3M at 4096^3 under `matmul --device emulate`, 15x below.
 inline constexpr std::uint64_t kDefaultStepLimit = 20'000'000;
 
-// MGPU_EMU_STEP_LIMIT when set (a whole number of at least 1), else kDefaultStepLimit. Any other
-// value throws std::invalid_argument naming it: falling back to the default would hide a typo.
-std::uint64_t step_limit_from_environment();
+// MGPU_EMU_STEP_LIMIT overrides it (environment.h).
 
 struct LaunchConfig {
   std::uint32_t grid[3] = {1, 1, 1};
@@ -296,6 +294,13 @@ struct LaunchConfig {
   bool detect_races = false;                     // check/race_detector.h (costs memory and time)
   std::uint32_t resident_ctas = 0;               // CTAs per SM running together (0: from the launch's resources)
 };
+
+// Why a launch of these dimensions cannot run, or "" when it can: CUDA's limits (grid x up to
+// 2^31-1, y and z up to 65535; blocks up to 1024 x 1024 x 64 and 1024 threads; every
+// dimension at least 1), and the most CTAs the virtual device takes in one launch
+// (kMaxLaunchCtas: 2^20 empty CTAs run in seconds; more would take its memory and days).
+inline constexpr std::uint64_t kMaxLaunchCtas = std::uint64_t{1} << 20;
+std::string launch_shape_error(const LaunchConfig& c);
 
 // Everything one launch needs; lives while the launch runs.
 struct Launch {
