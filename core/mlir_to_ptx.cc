@@ -130,7 +130,7 @@ LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
     found.push_back(std::move(m));
   });
   if (found.empty())
-    throw Error(ErrorKind::Compile, "MLIR lower failed: the module holds no gpu.module to compile");
+    throw Error(ErrorKind::InvalidInput, "the module holds no gpu.module to compile");
 
   // The anchored form ("builtin.module(...)") is what mlir-opt takes too, so a dumped pipeline
   // can be replayed by hand; parse it as such and copy it into the context's pass manager.

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -95,6 +96,13 @@ int run_cli(int argc, char** argv) {
     return core::exit_code_for(e.kind());
   } catch (const ExitWith& e) {
     return with_output_written(e.code);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the system refuses (too long, a loop of symlinks, a file where a folder must be):
+    // the user's to fix, unless the disk itself failed.
+    const int err = e.code().value();
+    std::cerr << "mgpu-tune: error: cannot use " << (e.path1().empty() ? std::string("a path") : e.path1().string()) << ": "
+              << e.code().message() << "\n";
+    return err == ENOSPC || err == EIO || err == EDQUOT ? core::kExitFailure : core::kExitBadInput;
   } catch (const std::bad_alloc&) {
     // What a command commits, it commits as it goes: leaving here keeps those rows whole.
     std::cerr << "mgpu-tune: error: out of memory\n";

@@ -11,6 +11,7 @@
 #include "core/cublaslt.h"
 #include "core/cuda_context.h"
 #include "core/device_query.h"
+#include "core/cuda_driver.h"
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/exit_codes.h"
@@ -63,9 +64,11 @@ void run(const Options& o) {
   t.require_valid(p, cfg);
   core::DeviceReport devices = core::query_devices();
   auto gpu = std::find_if(devices.gpus.begin(), devices.gpus.end(), [&](const core::GpuInfo& g) { return g.arch == &arch; });
-  if (gpu == devices.gpus.end()) {  // not a failure of the work, nor bad input: nothing could be measured
+  const bool virtual_device = gpu != devices.gpus.end() && core::CudaDriver::get().emulated();  // no clock
+  if (gpu == devices.gpus.end() || virtual_device) {  // not a failure of the work, nor bad input: nothing could be measured
     fmt::print(stderr, "mgpu-tune: error: bench needs a {} GPU: {}: nothing was measured\n", arch.name,
-               devices.unavailable.value_or("none of this arch"));
+               virtual_device ? "the CUDA driver loaded is the virtual device (MGPU_CUDA_DRIVER), which has no clock"
+                              : devices.unavailable.value_or("none of this arch"));
     throw ExitWith{kExitNothingMeasured};
   }
 

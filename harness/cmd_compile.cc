@@ -10,8 +10,10 @@
 
 #include "core/compiler.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "harness/cmd_compile_matmul.h"
 #include "harness/problem_options.h"
+#include "results/output_file.h"
 
 namespace mgpu::harness {
 namespace {
@@ -29,18 +31,11 @@ struct Options {
   std::string dump_dir;
 };
 
-std::string read_input(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot read MLIR file '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_output(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  if (!out) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot write '{}'", path));
+// Replaced whole or not at all, and never over the module it came from (by name, symlink or
+// hard link): `-o k.mlir` once turned the source into PTX.
+void write_output(const Options& o, const std::string& bytes) {
+  results::refuse_database_path(o.output, {o.mlir_file}, "the input MLIR file");
+  results::write_file_atomically(o.output, bytes);
 }
 
 nlohmann::json to_json(const Options& o, const core::ArchSpec& arch, const core::CompileResult& r) {
@@ -96,7 +91,8 @@ void run(const Options& o) {
   if (!o.output.empty() && o.emit.empty())
     throw core::Error(core::ErrorKind::InvalidInput, "-o needs --emit ptx or --emit cubin");
 
-  core::CompileResult r = core::compile_module(read_input(o.mlir_file), arch, copts);
+  if (!o.output.empty()) results::refuse_database_path(o.output, {o.mlir_file}, "the input MLIR file");
+  core::CompileResult r = core::compile_module(core::read_input_file(o.mlir_file, "MLIR file"), arch, copts);
 
   bool ptx_to_stdout = o.emit == "ptx" && o.output.empty();
   if (!o.emit.empty()) {
@@ -106,7 +102,7 @@ void run(const Options& o) {
     const core::CompiledUnit& u = r.units[0];
     const std::string& bytes = o.emit == "ptx" ? u.ptx : u.cubin.image;
     if (ptx_to_stdout) std::cout << bytes;
-    else write_output(o.output, bytes);
+    else write_output(o, bytes);
   }
   // The report goes to stderr when stdout carries the PTX itself.
   if (o.json) (ptx_to_stdout ? std::cerr : std::cout) << to_json(o, arch, r).dump(2) << "\n";

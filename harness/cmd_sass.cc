@@ -11,6 +11,7 @@
 
 #include "core/cubin.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/sass/cubin_elf.h"
 #include "core/sass/nvdisasm.h"
 #include "core/sass/sass_profile.h"
@@ -25,13 +26,7 @@ struct Options {
   bool json = false;
 };
 
-std::string read_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot read {} '{}'", what, path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_file(const std::string& path, const char* what) { return core::read_input_file(path, what); }
 
 std::string names_of(const std::vector<core::CubinFunction>& fs) {
   std::string out;

@@ -148,7 +148,10 @@ void add_space_command(CLI::App& app) {
                  "With --lints: only this many configs, reaching every value of every parameter")
       ->check(whole_number(1, 1000000))
       ->needs(lints);
-  mm->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part")->capture_default_str()->needs(lints);
+  mm->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part")
+      ->check(whole_number(0))  // an unsigned option would take "-1" as 2^64-1
+      ->capture_default_str()
+      ->needs(lints);
   mm->add_option("-j,--jobs", o->jobs, "With --lints: compile threads (default: one per hardware thread)")
       ->check(whole_number(1, 4096))
       ->needs(lints);

@@ -1,6 +1,8 @@
 // Shape suites without a GPU: named suites, suite files (and their bad rows), padded-grid
 // buckets, shape distance, and the warm start that hands a new shape its neighbours' winners.
 #include <gtest/gtest.h>
+
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -86,8 +88,14 @@ TEST(ShapeSuites, BadRowsAreNamed) {
   EXPECT_NE(message([&] { load_shape_suite(column, {}); }).find("unknown column 'batch'"), std::string::npos);
   std::string empty = write("e.csv", "# nothing\n");
   EXPECT_NE(message([&] { load_shape_suite(empty, {}); }).find("is empty"), std::string::npos);
-  EXPECT_NE(message([&] { load_shape_suite((dir / "absent.csv").string(), {}); }).find("no shape suite file"),
+  EXPECT_NE(message([&] { load_shape_suite((dir / "absent.csv").string(), {}); }).find("absent.csv does not exist"),
             std::string::npos);
+  // A FIFO would block the read until some writer came; a folder is no file.
+  const std::string fifo = (dir / "p.csv").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(message([&] { load_shape_suite(fifo, {}); }).find("is a FIFO"), std::string::npos);
+  std::filesystem::create_directory(dir / "d.json");
+  EXPECT_NE(message([&] { load_shape_suite((dir / "d.json").string(), {}); }).find("is a folder"), std::string::npos);
   std::string named = write("n.json", R"({"name": "mine", "shapes": [{"m": 64, "n": 64, "k": 64}, {"m": 64, "n": 64, "k": 64}]})");
   ShapeSuite ok = load_shape_suite(named, {});
   EXPECT_EQ(ok.name, "mine");

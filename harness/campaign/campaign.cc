@@ -6,12 +6,14 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <limits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 namespace mgpu::harness {
 namespace {
@@ -102,8 +104,9 @@ std::optional<int> Campaign::exit_code(int i) const {
 }
 
 Campaign load_campaign(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ErrorKind::InvalidInput, fmt::format("no campaign file {} (write one with 'campaign plan')", path));
+  if (!std::filesystem::exists(path))
+    throw Error(ErrorKind::InvalidInput, fmt::format("no campaign file {} (write one with 'campaign plan')", path));
+  std::istringstream in(core::read_input_file(path, "campaign file", std::uint64_t{64} << 20));
   Campaign c;
   c.path = path;
   try {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "kernels/matmul_suites.h"
 
 namespace mgpu::harness {
@@ -151,7 +152,7 @@ ShapeSuite load_shape_suite(const std::string& spec, const kernels::MatmulProble
   std::vector<kernels::MatmulProblem> shapes;
   std::string ext = fs::path(spec).extension().string();
   if (ext == ".csv" || ext == ".json") {
-    if (!fs::is_regular_file(spec)) throw Error(ErrorKind::InvalidInput, fmt::format("no shape suite file {}", spec));
+    core::check_input_file(spec, "shape suite file");  // a FIFO would block, /dev/zero never end
     suite.name = fs::path(spec).stem().string();
     shapes = ext == ".csv" ? read_csv(spec, defaults) : read_json(spec, defaults, &suite.name);
   } else {

@@ -109,6 +109,17 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   }
   if (o.device == "emulate") return emulator(arch, o.problem);
   core::DeviceReport report = core::query_devices();
+  // The virtual device runs PTX and has no clock: taken for a GPU, every trial became a
+  // 'cuda' launch error counted against the budget.
+  if (!report.gpus.empty() && core::CudaDriver::get().emulated()) {
+    if (o.device == "cuda")
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        "--device cuda: the CUDA driver loaded is the virtual device (MGPU_CUDA_DRIVER), which has no "
+                        "clock: use --device emulate to verify on it, or unset MGPU_CUDA_DRIVER to measure on a GPU");
+    return model("nothing will be measured: the CUDA driver loaded is the virtual device (MGPU_CUDA_DRIVER), which has "
+                 "no clock. Predicting with the cost model instead (--device emulate verifies on it); every result is "
+                 "labelled 'model'");
+  }
   const core::GpuInfo* gpu = nullptr;
   for (const core::GpuInfo& g : report.gpus)
     if (g.arch == &arch) gpu = &g;
@@ -174,6 +185,7 @@ void check_tune_options(const TuneOptions& o) {
   const core::ArchSpec& arch = core::parse_arch(o.arch);
   kernels::matmul_template(arch).check_problem(o.problem);
   if (o.trials < 1) throw core::Error(core::ErrorKind::InvalidInput, "--trials must be at least 1");
+  if (o.trials > 1000000000) throw core::Error(core::ErrorKind::InvalidInput, "--trials must be at most 1000000000");
   if (!(o.time_budget_s >= 0) || !std::isfinite(o.time_budget_s))
     throw core::Error(core::ErrorKind::InvalidInput, "--time-budget must be a finite number of seconds, 0 or more");
   auto names = search::strategy_names();

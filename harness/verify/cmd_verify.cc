@@ -251,7 +251,9 @@ void add_verify_command(CLI::App& app) {
                   "With --all: only this many configs, chosen so that every value of every parameter appears at "
                   "least once (CI's time-bounded check), the rest at random")
       ->check(whole_number(1, 1000000));
-  cmd->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part")->capture_default_str();
+  cmd->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part")
+      ->check(whole_number(0))  // an unsigned option would take "-1" as 2^64-1
+      ->capture_default_str();
   cmd->add_option("-j,--jobs", o->jobs, "Compiles and virtual-device workers at once (default: one per hardware thread)")
       ->check(whole_number(1, 256));
   cmd->add_option("--db", o->db, "Results database (created if absent)")->capture_default_str();

@@ -19,10 +19,11 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
     return reject("shape", fmt::format("tile_n {} is not a multiple of 8 in [8, 256] (wgmma N)", c.tile_n));
   if (auto r = operand_shape_rule(p, {c.tile_n, c.tile_k, c.max_concurrent_steps, c.grid_tile_width})) return r;
 
-  if (c.epi_tile_m % 64 != 0 || c.tile_m % c.epi_tile_m != 0)
+  // Sizes below the smallest legal one first: 0 would divide by zero below, a negative one pass.
+  if (c.epi_tile_m < 64 || c.epi_tile_m % 64 != 0 || c.tile_m % c.epi_tile_m != 0)
     return reject("epilogue", fmt::format("epi_tile_m {} must be a multiple of 64 dividing tile_m {}", c.epi_tile_m,
                                           c.tile_m));
-  if (c.epi_tile_n % 8 != 0 || c.tile_n % c.epi_tile_n != 0)
+  if (c.epi_tile_n < 8 || c.epi_tile_n % 8 != 0 || c.tile_n % c.epi_tile_n != 0)
     return reject("epilogue", fmt::format("epi_tile_n {} must be a multiple of 8 dividing tile_n {}", c.epi_tile_n,
                                           c.tile_n));
   if (c.epi_tile_n * out % 16 != 0 || c.epi_tile_n > 256 || c.epi_tile_m > 256)

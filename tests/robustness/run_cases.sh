@@ -115,4 +115,38 @@ bad compile_cache_dir_is_a_file 0 "warning: the compile cache .*cachefile cannot
   --fixture cache_file -- compile matmul --arch sm_90a --m 256 --n 256 --k 256 --cache-dir '$W/cachefile' --config "$(cfg tile_m 128)"
 bad compile_partial_config_is_filled 0 "defaults are used: .*epi_tile_n=" -- "${C[@]}" --config '{"tile_m":128,"tile_n":128}'
 
+
+# --- a second battery: configs that divided by zero, inputs that blocked or were overwritten,
+# paths the system refuses, the virtual device taken for a GPU ---
+for v in 0 -64 -8; do
+  bad "compile_epi_tile_m_$v" 2 "invalid config \\(epilogue\\): epi_tile_m $v" -- "${C[@]}" --config "$(cfg epi_tile_m $v)"
+  bad "compile_epi_tile_n_$v" 2 "invalid config \\(epilogue\\): epi_tile_n $v" -- "${C[@]}" --config "$(cfg epi_tile_n $v)"
+done
+bad verify_epi_tile_n_0 2 "invalid config" -- verify matmul --arch sm_90a --m 256 --n 256 --k 256 --config '{"epi_tile_n":0}' --db '$DB'
+bad bench_epi_tile_m_0 2 "invalid config" -- bench matmul --arch sm_90a --config '{"epi_tile_m":0}'
+fixture_mlir() {
+  printf 'module {\n gpu.module @k {\n gpu.func @f() kernel { gpu.return } } }\n' > "$W/k.mlir"
+  ln -s k.mlir "$W/link.mlir"; echo "module {}" > "$W/empty.mlir"; mkdir "$W/folder.mlir"; mkfifo "$W/pipe.mlir"
+}
+bad compile_output_is_the_input 2 "refusing to write .*k.mlir: it is the input MLIR file" --fixture mlir -- compile --mlir '$W/k.mlir' --arch sm_90a --emit ptx -o '$W/k.mlir'
+bad compile_output_is_the_input_by_link 2 "refusing to write .*k.mlir: it is the input MLIR file" --fixture mlir -- compile --mlir '$W/link.mlir' --arch sm_90a --emit cubin -o '$W/k.mlir'
+bad compile_output_to_full_disk 1 "cannot write /dev/full: .*No space left on device" --fixture mlir -- compile --mlir '$W/k.mlir' --arch sm_90a --emit ptx -o /dev/full
+bad compile_mlir_fifo 2 "MLIR file .*pipe.mlir is a FIFO" --fixture mlir -- sh: timeout -s KILL 30 '"$MGPU"' compile --mlir '$W/pipe.mlir' --arch sm_90a
+bad compile_mlir_folder 2 "MLIR file .*folder.mlir is a folder" --fixture mlir -- compile --mlir '$W/folder.mlir' --arch sm_90a
+bad compile_mlir_dev_zero 2 "MLIR file /dev/zero is a character device" -- sh: timeout -s KILL 30 '"$MGPU"' compile --mlir /dev/zero --arch sm_90a
+bad compile_mlir_without_kernels 2 "the module holds no gpu.module to compile" --fixture mlir -- compile --mlir '$W/empty.mlir' --arch sm_90a --no-cache
+bad sass_fifo 2 "cubin .*pipe.mlir is a FIFO" --fixture mlir -- sh: timeout -s KILL 30 '"$MGPU"' sass '$W/pipe.mlir'
+bad sass_folder 2 "cubin .*folder.mlir is a folder" --fixture mlir -- sass '$W/folder.mlir'
+bad suite_fifo 2 "shape suite file .*p.csv is a FIFO" -- sh: mkfifo p.csv '&&' timeout -s KILL 30 '"$MGPU"' matmul --arch sm_90a --shapes p.csv --device model --no-compile --db t.db
+LONG="$ROOT/$(printf 'd%.0s' $(seq 250))/$(printf 'e%.0s' $(seq 250))"; LONG="$LONG/$LONG/$LONG/$LONG/$LONG/$LONG/$LONG/$LONG/x.db"
+bad matmul_db_path_too_long 2 "cannot use .*: File name too long" -- matmul "${M[@]}" --trials 1 --db "$LONG"
+bad merge_into_symlink_loop 2 "Too many levels of symbolic links" --fixture good -- sh: ln -s l1 l2 '&&' ln -s l2 l1 '&&' '"$MGPU"' merge '$DB' -o l1/x.db
+bad verify_db_symlink_loop 2 "Too many levels of symbolic links" -- sh: ln -s l1 l2 '&&' ln -s l2 l1 '&&' '"$MGPU"' verify matmul --arch sm_90a --config "'{}'" --db l1/x.db
+bad sample_seed_negative 2 "error: --sample-seed.*must be a whole number at least 0, got '-1'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed -1 --db '$DB'
+bad sample_seed_2pow64 2 "error: --sample-seed.*got '18446744073709551616'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed 18446744073709551616 --db '$DB'
+bad space_sample_seed_negative 2 "error: --sample-seed" -- space matmul --arch sm_90a --lints --sample 1 --sample-seed -1
+VCUDA="${MGPU_CUDA_DRIVER:-$(dirname "$MGPU")/core/emu/libmgpu_vcuda.so}"
+bad matmul_cuda_on_the_virtual_device 2 "--device cuda: the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device cuda --trials 1 --db '$DB'
+bad matmul_auto_on_the_virtual_device_predicts 0 "the CUDA driver loaded is the virtual device.*labelled 'model'" --writes -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device auto --no-compile --trials 1 --db '$DB'
+bad bench_on_the_virtual_device_measures_nothing 3 "the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' bench matmul --arch sm_90a
 finish

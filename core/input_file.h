@@ -1,0 +1,20 @@
+// Reading a file the user named as an input (an MLIR module, a cubin, a shape suite, a
+// campaign). Contract: read_input_file() returns its bytes, or throws Error{InvalidInput} naming
+// `what` and the path when it does not exist, is a folder, a FIFO, a device or a socket (a FIFO
+// would block until some writer came, /dev/zero would never end), cannot be read, or holds more
+// than `max_bytes` (checked while reading too: a file may grow).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mgpu::core {
+
+inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{256} << 20;
+
+// Throws as read_input_file() would for anything but a regular file, without reading it.
+void check_input_file(const std::string& path, const std::string& what);
+std::string read_input_file(const std::string& path, const std::string& what,
+                            std::uint64_t max_bytes = kMaxInputFileBytes);
+
+}  // namespace mgpu::core
