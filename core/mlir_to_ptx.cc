@@ -1,6 +1,7 @@
 // The only translation unit of the compile pipeline that includes MLIR's heavy headers.
 #include "core/mlir_to_ptx.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -102,6 +103,33 @@ std::string nvvm_pipeline(const ArchSpec& arch, const LoweringOptions& options) 
       arch.name, arch.ptx_feature(), options.opt_level);
 }
 
+// MLIR's parser recurses once per nesting level: a module nested thousands deep overflowed the
+// stack (SIGSEGV). Our templates nest a few dozen levels; brackets inside strings and comments
+// do not count.
+constexpr int kMaxMlirNesting = 256;
+
+static void check_nesting(std::string_view text) {
+  int depth = 0, deepest = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {  // a string literal, with its escapes
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = text.find('\n', i);
+      if (i == std::string_view::npos) break;
+    } else if (c == '{' || c == '(' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ')' || c == ']') {
+      --depth;
+    }
+  }
+  if (deepest > kMaxMlirNesting)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("the MLIR module nests {} levels deep; at most {} are read", deepest, kMaxMlirNesting));
+}
+
+
 LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
                              const LoweringOptions& options) {
   register_passes_once();
@@ -111,6 +139,7 @@ LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
   LoweredPtx out;
 
   auto t0 = Clock::now();
+  check_nesting(mlir_text);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(llvm::StringRef(mlir_text.data(), mlir_text.size()),
                                               mlir::ParserConfig(&ctx));

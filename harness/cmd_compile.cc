@@ -1,5 +1,6 @@
 #include "harness/cmd_compile.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -92,7 +93,8 @@ void run(const Options& o) {
     throw core::Error(core::ErrorKind::InvalidInput, "-o needs --emit ptx or --emit cubin");
 
   if (!o.output.empty()) results::refuse_database_path(o.output, {o.mlir_file}, "the input MLIR file");
-  core::CompileResult r = core::compile_module(core::read_input_file(o.mlir_file, "MLIR file"), arch, copts);
+  const std::string mlir = core::read_input_file(o.mlir_file, "MLIR file");
+  core::CompileResult r = core::compile_module(mlir, arch, copts);
 
   bool ptx_to_stdout = o.emit == "ptx" && o.output.empty();
   if (!o.emit.empty()) {

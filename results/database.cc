@@ -160,6 +160,8 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     if (can_write && !had_wal && !had_shm) closer.cleanup_path = abs.string();
     flags |= SQLite::OPEN_READONLY;
   } else {
+    if (fs::exists(dir) && !fs::is_directory(dir))
+      throw Error(ErrorKind::InvalidInput, fmt::format("cannot create {}: {} is a file, not a folder", path, dir.string()));
     if (!fs::is_directory(dir))
       throw Error(ErrorKind::InvalidInput, fmt::format("cannot create {}: the folder {} does not exist", path, dir.string()));
     if (exists && !writable(abs)) throw read_only_error(path, "the file cannot be written");
