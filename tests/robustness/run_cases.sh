@@ -145,7 +145,10 @@ bad verify_db_symlink_loop 2 "Too many levels of symbolic links" -- sh: ln -s l1
 bad sample_seed_negative 2 "error: --sample-seed.*must be a whole number at least 0, got '-1'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed -1 --db '$DB'
 bad sample_seed_2pow64 2 "error: --sample-seed.*got '18446744073709551616'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed 18446744073709551616 --db '$DB'
 bad space_sample_seed_negative 2 "error: --sample-seed" -- space matmul --arch sm_90a --lints --sample 1 --sample-seed -1
-VCUDA="${MGPU_CUDA_DRIVER:-$(dirname "$MGPU")/core/emu/libmgpu_vcuda.so}"
+VCUDA="${MGPU_CUDA_DRIVER:-}"  # else where mgpu-tune itself looks: beside it, or the build's core/emu
+for c in "$(dirname "$MGPU")/libmgpu_vcuda.so" "$(dirname "$MGPU")/core/emu/libmgpu_vcuda.so"; do
+  [ -z "$VCUDA" ] && [ -f "$c" ] && VCUDA="$c"
+done
 bad matmul_cuda_on_the_virtual_device 2 "--device cuda: the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device cuda --trials 1 --db '$DB'
 bad matmul_auto_on_the_virtual_device_predicts 0 "the CUDA driver loaded is the virtual device.*labelled 'model'" --writes -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device auto --no-compile --trials 1 --db '$DB'
 bad bench_on_the_virtual_device_measures_nothing 3 "the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' bench matmul --arch sm_90a
