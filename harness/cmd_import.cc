@@ -4,16 +4,92 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/arch.h"
+#include "core/error.h"
+#include "harness/measure/trial_record.h"
+#include "harness/stop_signals.h"
 #include "harness/version.h"
+#include "kernels/matmul_problem.h"
+#include "kernels/matmul_template.h"
 #include "results/database.h"
 #include "results/t4_format.h"
 #include "results/t4_store.h"
 
 namespace mgpu::harness {
+namespace {
+
+// The template of that name this binary builds, or nullptr: any other kernel name is a
+// landscape of another tool, whose parameters are its own.
+const kernels::MatmulTemplate* our_template(const std::string& name) {
+  for (const core::ArchSpec& arch : core::all_archs()) {
+    try {
+      const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+      if (t.name() == name) return &t;
+    } catch (const core::Error&) {
+      // no template for this arch yet
+    }
+  }
+  return nullptr;
+}
+
+// Results filed under one of our templates are read as its configs (best, export, warm
+// starts): each must be one, with exactly its parameters.
+void check_configs(const kernels::MatmulTemplate& t, const results::T4File& file, const std::string& path) {
+  const core::ParamSpace space = t.space();
+  for (size_t i = 0; i < file.results.size(); ++i) {
+    const core::TuningConfig& c = file.results[i].config;
+    std::string where = fmt::format("T4 file {}, result {}", path, i);
+    for (const auto& [name, value] : c.values()) {
+      bool known = false;
+      for (const core::Param& p : space.params()) known = known || p.name == name;
+      if (!known)
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("{}: parameter '{}' is not one of {}'s: the file is not a landscape of that "
+                                      "template (leave --kernel out to import it as its own kernel)",
+                                      where, name, t.name()));
+    }
+    try {
+      t.check_config(c);
+    } catch (const core::Error& e) {
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{}: not a config of {}: {}", where, t.name(), e.what()));
+    }
+  }
+}
+
+// A problem key as MatmulProblem::key() writes it ("m4096_n4096_k4096_bf16_bf16_kn"), which
+// the template must be able to run.
+results::ProblemRecord problem_for(const kernels::MatmulTemplate& t, const std::string& key) {
+  auto refuse = [&](const std::string& why) {
+    return core::Error(core::ErrorKind::InvalidInput,
+                       fmt::format("--problem {} is not a problem of {}: {}", key, t.name(), why));
+  };
+  std::smatch m;
+  static const std::regex kKey(R"(m(\d{1,10})_n(\d{1,10})_k(\d{1,10})_([a-z0-9]+)_([a-z0-9]+)_([a-z]+))");
+  if (!std::regex_match(key, m, kKey))
+    throw refuse("a problem key reads like m4096_n4096_k4096_bf16_bf16_kn");
+  kernels::MatmulProblem p;
+  try {
+    p.m = std::stoll(m[1]);
+    p.n = std::stoll(m[2]);
+    p.k = std::stoll(m[3]);
+    p.in_dtype = kernels::parse_dtype(m[4].str());
+    p.out_dtype = kernels::parse_dtype(m[5].str());
+    p.b_layout = kernels::parse_b_layout(m[6].str());
+    kernels::validate(p);
+    t.check_problem(p);
+  } catch (const core::Error& e) {
+    throw refuse(e.what());
+  }
+  if (p.key() != key) throw refuse(fmt::format("its canonical key is {}", p.key()));
+  return problem_record(p);
+}
+
+}  // namespace
 
 void add_import_command(CLI::App& app) {
   struct O {
@@ -28,7 +104,9 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("--problem", o->problem, "Problem key the results belong to (default: t4)");
   cmd->add_option("--device", o->device, "Device the results were measured on (default: from the file name)");
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was stored");
-  cmd->callback([o] {
+  // One transaction: a stop waits for the commit (a second signal still ends it at once, and
+  // then nothing of the import is kept).
+  cmd->callback(deferring_stops("the import had finished and was committed first", [o] {
     std::string stem = std::filesystem::path(o->t4).filename().string();
     for (const char* ext : {".gz", ".json"})
       if (stem.size() > std::strlen(ext) && stem.compare(stem.size() - std::strlen(ext), std::strlen(ext), ext) == 0)
@@ -44,16 +122,24 @@ void add_import_command(CLI::App& app) {
     // The file and the names are checked before the database is opened: opening creates it.
     results::T4File file = results::read_t4(o->t4);
     results::check_t4_import(as);
+    results::check_t4_results(file, o->t4);
+    if (const kernels::MatmulTemplate* t = our_template(as.kernel)) {
+      as.shape = problem_for(*t, as.problem);
+      as.arch = std::string(t->arch().name);
+      check_configs(*t, file, o->t4);
+    }
     results::Store store = results::Store::open(o->db, results::OpenMode::ReadWrite);
-    int n = results::import_t4(store, file, as);
+    results::T4Imported n = results::import_t4(store, file, as);
     if (o->json)
-      std::cout << nlohmann::json{{"db", o->db}, {"t4", o->t4}, {"trials", n}, {"kernel", as.kernel},
+      std::cout << nlohmann::json{{"db", o->db}, {"t4", o->t4}, {"trials", n.written},
+                                  {"already_there", n.already_there}, {"kernel", as.kernel},
                                   {"problem", as.problem}, {"device", as.device}, {"source", "imported"}}
                        .dump(2)
                 << "\n";
     else
-      fmt::print("imported {} trials of {} on {} into {}\n", n, as.kernel, as.device, o->db);
-  });
+      fmt::print("imported {} trials of {} on {} into {}{}\n", n.written, as.kernel, as.device, o->db,
+                 n.already_there ? fmt::format(" ({} already there, skipped)", n.already_there) : "");
+  }));
 }
 
 }  // namespace mgpu::harness

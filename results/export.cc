@@ -1,5 +1,6 @@
 #include "results/export.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -31,6 +32,90 @@ std::string csv_field(const std::string& s) {
 template <class T>
 std::string opt_str(const std::optional<T>& v) {
   return v ? fmt::format("{}", *v) : "";
+}
+
+// Database text as a C++ string literal: whatever it holds (a quote, a backslash, a newline, a
+// byte that is not ASCII), the header reads back the same bytes and nothing else.
+std::string cpp_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\' || c == '?') out += '\\', out += static_cast<char>(c);  // '?': no trigraphs
+    else if (c < 0x20 || c >= 0x7f) out += fmt::format("\\{:03o}", c);  // octal: 3 digits at most, never runs on
+    else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+// Text in a // comment: a line break would end it and make the rest code.
+std::string comment_text(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) out += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+  return out;
+}
+
+// A config parameter's name becomes a member of the config struct: it must be an identifier,
+// not a keyword, and not one of the members the header adds.
+bool member_name(const std::string& s) {
+  static const std::set<std::string> kTaken = {
+      "median_ms", "verification", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
+      "break", "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const",
+      "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield",
+      "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace",
+      "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public",
+      "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true",
+      "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+      "wchar_t", "while", "xor", "xor_eq"};
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || kTaken.count(s)) return false;
+  if (s.size() >= 2 && s[0] == '_' && (s[1] == '_' || std::isupper(static_cast<unsigned char>(s[1])))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// A namespace name for an arch: its slug, made an identifier when it is not one.
+std::string arch_namespace(const std::string& arch) {
+  std::string s = slug(arch);
+  return member_name(s) ? s : "arch_" + s;
+}
+
+// The type of a config value in the header's struct: "int" (std::int64_t), "string"
+// (std::string_view), or "" for what the header cannot hold (null, a float, a bool, an object, an
+// array, an integer past int64).
+std::string cpp_type(const nlohmann::json& v) {
+  if (v.is_string()) return "string";
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= std::uint64_t(INT64_MAX) ? "int" : "";
+  if (v.is_number_integer()) return "int";
+  return "";
+}
+
+nlohmann::json config_of(const TrialRow& r, const std::string& db) {
+  nlohmann::json c = nlohmann::json::parse(r.config_json, nullptr, /*allow_exceptions=*/false);
+  if (!c.is_object())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} has an unreadable config ({})", db, r.id,
+                                  comment_text(r.config_json.substr(0, 80))));
+  return c;
+}
+
+// Parameter name -> type, of the config every row of a template must match.
+using Schema = std::map<std::string, std::string>;
+
+Schema schema_of(const nlohmann::json& config, const std::string& what) {
+  Schema out;
+  for (auto& [k, v] : config.items()) {
+    if (!member_name(k))
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{}: parameter {} cannot be a C++ member name", what, cpp_string(k)));
+    std::string type = cpp_type(v);
+    if (type.empty())
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{}: parameter {} is {}, which the C++ header cannot hold (an integer of "
+                                    "int64's range or a string)", what, k, comment_text(v.dump().substr(0, 40))));
+    out[k] = type;
+  }
+  return out;
 }
 
 }  // namespace
@@ -147,16 +232,73 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
                const SuiteShapes& suite, const std::vector<DeclaredTemplate>& declared, bool require_verified_rows) {
   refuse_database_path(header_path, {store.path()});
   VerifiedBest best = verified_best(store, include_model, current);
+  // Only templates the header can declare: with `declared` given, a row of any other template
+  // (an imported landscape: its parameters are another tool's) is left out, with a note.
+  std::map<std::string, int> left_out;  // template -> rows
+  if (!declared.empty()) {
+    std::set<std::string> ours;
+    for (const DeclaredTemplate& d : declared) ours.insert(d.name);
+    std::vector<LabelledRow> kept;
+    for (LabelledRow& t : best.rows) {
+      if (ours.count(t.row.tmpl.name)) kept.push_back(std::move(t));
+      else ++left_out[t.row.tmpl.name];
+    }
+    if (kept.empty() && !left_out.empty()) {
+      std::string names;
+      for (const auto& [name, rows] : left_out) names += fmt::format("{}{} ({} rows)", names.empty() ? "" : ", ", name, rows);
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{} holds no results of a template the C++ header declares, only of {}: those "
+                                    "are landscapes of other kernels (export them with --format json, csv or t4); "
+                                    "nothing was written", store.path(), names));
+    }
+    best.rows = std::move(kept);
+  }
   if (require_verified_rows) require_verified(best);
   // Group winners by (template, arch); a struct per template from its config's keys.
   std::map<std::string, std::map<std::string, std::vector<LabelledRow>>> by_template;  // template -> arch -> rows
   for (LabelledRow& t : best.rows)
     by_template[t.row.tmpl.name][t.row.env.arch].push_back(std::move(t));
   // Every declared template gets its struct and lookup even with nothing tuned, so code that
-  // calls the lookup compiles whatever the database holds.
-  std::map<std::string, std::string> sample_config;  // template -> a config (field names and types)
-  for (const DeclaredTemplate& d : declared) sample_config[d.name] = d.sample_config_json;
-  for (auto& [tmpl, by_arch] : by_template) sample_config[tmpl] = by_arch.begin()->second.front().row.config_json;
+  // calls the lookup compiles whatever the database holds. The struct's members are those of
+  // the template's first row (the declared sample's when it has none), and every row must have
+  // exactly them.
+  std::map<std::string, Schema> schema;  // template -> parameter -> type
+  for (const DeclaredTemplate& d : declared)
+    schema[d.name] = schema_of(nlohmann::json::parse(d.sample_config_json), d.name);
+  for (auto& [tmpl, by_arch] : by_template) {
+    const TrialRow& r = by_arch.begin()->second.front().row;
+    schema[tmpl] = schema_of(config_of(r, store.path()), fmt::format("{} is damaged: trial {}", store.path(), r.id));
+  }
+  // Every row must fit its template's struct, or the header would not compile: a row that does
+  // not was written behind the tool's back.
+  std::map<std::string, std::string> slugs;  // slug -> what it names: two names, one identifier
+  auto claim = [&](const std::string& id, const std::string& name) {
+    auto [it, fresh] = slugs.emplace(id, name);
+    if (!fresh && it->second != name)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{}: {} and {} would both be named {} in the C++ header", store.path(),
+                                    cpp_string(it->second), cpp_string(name), id));
+  };
+  for (auto& [tmpl, types] : schema) claim("t:" + slug(tmpl), tmpl);
+  for (auto& [tmpl, by_arch] : by_template)
+    for (auto& [arch, rows] : by_arch) {
+      claim(fmt::format("a:{}:{}", slug(tmpl), arch_namespace(arch)), arch);
+      for (const LabelledRow& lr : rows) {
+        const TrialRow& r = lr.row;
+        std::string what = fmt::format("{} is damaged: trial {}", store.path(), r.id);
+        nlohmann::json c = config_of(r, store.path());
+        Schema got = schema_of(c, what);
+        if (got != schema[tmpl]) {
+          std::string want, have;
+          for (auto& [k, t] : schema[tmpl]) want += fmt::format("{}{} ({})", want.empty() ? "" : ", ", k, t);
+          for (auto& [k, t] : got) have += fmt::format("{}{} ({})", have.empty() ? "" : ", ", k, t);
+          throw core::Error(core::ErrorKind::InvalidInput,
+                            fmt::format("{}: trial {} cannot be exported to C++: its config has {} where {}'s other "
+                                        "rows have {} (a damaged row, or one of another version of the template)",
+                                        store.path(), r.id, have.empty() ? "nothing" : have, tmpl, want));
+        }
+      }
+    }
   std::ostringstream out;
   out << "// Generated by mgpu-tune export --format cpp: tuned configs per arch, keyed by shape.\n"
          "// lookup_<template>(arch, m, n, k, dtype, out_dtype, layout): the exact shape's config if tuned, else\n"
@@ -169,47 +311,54 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
          "  return a > b ? double(a) / double(b) : double(b) / double(a);\n}\n";
   int n = 0;
   static const std::map<std::string, std::vector<LabelledRow>> kNoRows;
-  for (auto& [tmpl, sample] : sample_config) {
+  if (!left_out.empty()) {
+    out << "\n// Left out: rows of templates this header cannot declare (imported landscapes of other kernels;\n"
+           "// export them with --format json, csv or t4):\n";
+    for (const auto& [name, rows] : left_out) out << "//   " << comment_text(name) << ": " << rows << " rows\n";
+  }
+  for (auto& [tmpl, fields] : schema) {
     auto found = by_template.find(tmpl);
     const auto& by_arch = found == by_template.end() ? kNoRows : found->second;
-    // Field names and types from a config (all configs of a template share them).
-    nlohmann::json first = nlohmann::json::parse(sample);
     std::string type = "Config_" + slug(tmpl);
     out << "\nstruct " << type << " {\n";
-    for (auto& [k, v] : first.items()) out << "  " << (v.is_string() ? "std::string_view " : "std::int64_t ") << k << ";\n";
+    for (auto& [k, t] : fields) out << "  " << (t == "string" ? "std::string_view " : "std::int64_t ") << k << ";\n";
     out << "  double median_ms;  // as measured (" << (include_model ? "or predicted" : "cuda, verified") << ")\n"
         << "  std::string_view verification;  // hardware (GPU vs cuBLAS), virtual (virtual device) or none\n};\n";
     out << "struct Entry_" << slug(tmpl) << " {\n  Shape shape;\n  " << type << " config;\n};\n";
     for (auto& [arch, rows] : by_arch) {
-      out << "\nnamespace " << slug(arch) << " {\ninline constexpr std::array<Entry_" << slug(tmpl) << ", " << rows.size()
+      out << "\nnamespace " << arch_namespace(arch) << " {\ninline constexpr std::array<Entry_" << slug(tmpl) << ", " << rows.size()
           << "> k_" << slug(tmpl) << " = {{\n";
       std::vector<TrialRow> plain;
       for (const LabelledRow& lr : rows) {
         const TrialRow& r = lr.row;
         plain.push_back(r);
-        nlohmann::json c = nlohmann::json::parse(r.config_json);
+        nlohmann::json c = config_of(r, store.path());
         std::string fields;
-        for (auto& [k, v] : c.items()) fields += fmt::format("{}, ", v.is_string() ? fmt::format("\"{}\"", v.get<std::string>()) : v.dump());
-        out << fmt::format("    {{{{{}, {}, {}, \"{}\", \"{}\", \"{}\"}}, {{{}{}, \"{}\"}}}},\n", r.problem.m, r.problem.n,
-                           r.problem.k, r.problem.dtype, r.problem.out_dtype, r.problem.layout, fields, *r.median_ms,
-                           lr.verification);
+        for (auto& [k, v] : c.items())  // checked above: a string, or an integer of int64's range
+          fields += fmt::format("{}, ", v.is_string() ? cpp_string(v.get<std::string>())
+                                        : v.is_number_unsigned() ? fmt::format("{}", v.get<std::uint64_t>())
+                                                                 : fmt::format("{}", v.get<std::int64_t>()));
+        out << fmt::format("    {{{{{}, {}, {}, {}, {}, {}}}, {{{}{}, {}}}}},\n", r.problem.m, r.problem.n,
+                           r.problem.k, cpp_string(r.problem.dtype), cpp_string(r.problem.out_dtype),
+                           cpp_string(r.problem.layout), fields, *r.median_ms, cpp_string(lr.verification));
         ++n;
       }
       out << "}};\n}  // namespace " << slug(arch) << "\n";
       if (!suite.shapes.empty()) {
-        out << "// Coverage of suite " << suite.name << " (" << suite.shapes.size() << " shapes) on " << arch << ":\n";
+        out << "// Coverage of suite " << comment_text(suite.name) << " (" << suite.shapes.size() << " shapes) on "
+            << comment_text(arch) << ":\n";
         for (const Coverage& c : coverage(suite, plain))
-          out << fmt::format("//   {:<36} {}\n", c.shape,
-                             c.how == "exact"     ? std::string("exact")
-                             : c.how == "nearest" ? fmt::format("nearest: {} (size ratio {:.2f})", c.entry, c.size_ratio)
-                                                  : fmt::format("default: {} (no tuned shape of its dtypes and layout)", c.entry));
+          out << fmt::format("//   {:<36} {}\n", comment_text(c.shape),
+                             comment_text(c.how == "exact"     ? std::string("exact")
+                                          : c.how == "nearest" ? fmt::format("nearest: {} (size ratio {:.2f})", c.entry, c.size_ratio)
+                                                               : fmt::format("default: {} (no tuned shape of its dtypes and layout)", c.entry)));
       }
     }
     out << "\n// nullptr when nothing was tuned for this arch" << (by_arch.empty() ? " (nothing was tuned at all)" : "")
         << ".\nconstexpr const " << type << "* lookup_" << slug(tmpl)
         << "([[maybe_unused]] std::string_view arch, [[maybe_unused]] Shape s) {\n";
     for (auto& [arch, rows] : by_arch) {
-      out << "  if (arch == \"" << arch << "\") {\n    const auto& table = " << slug(arch) << "::k_" << slug(tmpl)
+      out << "  if (arch == " << cpp_string(arch) << ") {\n    const auto& table = " << arch_namespace(arch) << "::k_" << slug(tmpl)
           << ";\n    const " << type << "* best = &table[0].config;\n    double best_d = 1e300;\n"
           << "    for (const auto& e : table) {\n"
           << "      if (e.shape.dtype != s.dtype || e.shape.out_dtype != s.out_dtype || e.shape.layout != s.layout) "

@@ -5,7 +5,14 @@
 //         keyed by problem, each entry the config with its time and provenance;
 //   cpp:  one self-contained header: per arch a constexpr table keyed by shape, a lookup with
 //         exact match, nearest-shape fallback and a default config; every `declared` template
-//         gets its struct and lookup (returning nullptr, "not found") even with nothing tuned;
+//         gets its struct and lookup (returning nullptr, "not found") even with nothing tuned.
+//         With `declared` given, only those templates are emitted: rows of any other (imported
+//         landscapes of other kernels) are left out, listed in a comment at the header's top,
+//         and when they are all there is the export is refused (Error{InvalidInput}, nothing
+//         written). Every string from the database is written as an escaped C++ literal;
+//         parameter names must be identifiers (not keywords), values integers of int64's range
+//         or strings, and every row of a template must have its first row's parameters and
+//         types -- else Error{InvalidInput} naming the row (a damaged database), nothing written;
 //   csv:  one row per trial, whatever its status, measured only unless include_model.
 // Verification (results/verified_best.h): json and cpp export verified_best()'s rows -- a row
 // the virtual device failed is never exported -- each with its label (json: "verification";

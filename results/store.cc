@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -265,7 +267,9 @@ bool Store::import_trial(const TrialRow& t, std::int64_t run_id) {
 std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, const std::string& created_at) {
   return guard_database(path_, [&] {
     // One transaction per trial: committed as soon as it is measured, nothing half-written.
-    SQLite::Transaction tx(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+    // Inside a caller's transaction (a bulk import: all or nothing) the trial is part of that.
+    std::optional<SQLite::Transaction> tx;
+    if (sqlite3_get_autocommit(db_->getHandle())) tx.emplace(*db_, SQLite::TransactionBehavior::IMMEDIATE);
     std::int64_t env = environment_id(t.env), tmpl = template_id(t.tmpl), prob = problem_id(t.problem),
                  cfg = config_id(t.config_json);
     SQLite::Statement q(*db_,
@@ -301,7 +305,7 @@ std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, 
     q.bind(i++, t.problem_class);
     q.exec();
     std::int64_t id = db_->getLastInsertRowid();
-    tx.commit();
+    if (tx) tx->commit();
     return id;
   });
 }
@@ -311,6 +315,37 @@ static std::optional<T> opt(const SQLite::Column& c) {
   if (c.isNull()) return std::nullopt;
   if constexpr (std::is_same_v<T, double>) return c.getDouble();
   else return static_cast<T>(c.getInt64());
+}
+
+// A stored time as a row reader may trust it: NULL, or a positive finite number. Anything else
+// (text SQLite could not read as a number -- 'abc', 'nan' --, 0, a negative or infinite value)
+// was written behind the tool's back and would rank first in best() and be exported. A min or
+// mean of 0 is let through: a replay of a row that had none records 0 (ranking reads medians).
+static std::optional<double> stored_time(const SQLite::Column& c, const std::string& path, std::int64_t trial,
+                                         const char* column, bool zero_ok = false) {
+  if (c.isNull()) return std::nullopt;
+  bool number = c.isInteger() || c.isFloat();
+  double v = number ? c.getDouble() : 0;
+  if (!number || !std::isfinite(v) || v < 0 || (v == 0 && !zero_ok))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is damaged: trial {} has {} {} (a time must be a positive finite number)", path, trial,
+                            column, number ? fmt::format("{}", v) : fmt::format("'{}'", c.getString().substr(0, 40))));
+  return v;
+}
+
+// A problem's sizes as a row reader may trust them: each 1 to 2^31-1 (kernels/matmul_problem.h's
+// validate()), or all 0 for an imported landscape's problem, which records none.
+static std::int64_t stored_size(const SQLite::Column& c, const std::string& path, std::int64_t trial,
+                                const char* column, std::int64_t& zeros) {
+  constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
+  std::int64_t v = c.getInt64();
+  if (!c.isInteger() || v < 0 || v > kMaxDim)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is damaged: trial {} has a problem with {} = {} (a size is 1 to {})", path, trial,
+                            column, c.isInteger() ? fmt::format("{}", v) : fmt::format("'{}'", c.getString().substr(0, 40)),
+                            kMaxDim));
+  zeros += v == 0;
+  return v;
 }
 
 std::vector<TrialRow> Store::query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind) {
@@ -330,9 +365,14 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.tmpl.backend_hash = q.getColumn(i++).getString();
       r.problem.kernel = q.getColumn(i++).getString();
       r.problem.key = q.getColumn(i++).getString();
-      r.problem.m = q.getColumn(i++).getInt64();
-      r.problem.n = q.getColumn(i++).getInt64();
-      r.problem.k = q.getColumn(i++).getInt64();
+      std::int64_t zeros = 0;
+      r.problem.m = stored_size(q.getColumn(i++), path_, r.id, "m", zeros);
+      r.problem.n = stored_size(q.getColumn(i++), path_, r.id, "n", zeros);
+      r.problem.k = stored_size(q.getColumn(i++), path_, r.id, "k", zeros);
+      if (zeros != 0 && zeros != 3)
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is damaged: trial {} has a problem of {}x{}x{} (sizes are all positive, or all 0 "
+                                "for an imported landscape)", path_, r.id, r.problem.m, r.problem.n, r.problem.k));
       r.problem.dtype = q.getColumn(i++).getString();
       r.problem.out_dtype = q.getColumn(i++).getString();
       r.problem.layout = q.getColumn(i++).getString();
@@ -345,9 +385,9 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.env.cuda_version = q.getColumn(i++).getString();
       r.status = q.getColumn(i++).getString();
       r.source = q.getColumn(i++).getString();
-      r.median_ms = opt<double>(q.getColumn(i++));
-      r.min_ms = opt<double>(q.getColumn(i++));
-      r.mean_ms = opt<double>(q.getColumn(i++));
+      r.median_ms = stored_time(q.getColumn(i++), path_, r.id, "median_ms");
+      r.min_ms = stored_time(q.getColumn(i++), path_, r.id, "min_ms", /*zero_ok=*/true);
+      r.mean_ms = stored_time(q.getColumn(i++), path_, r.id, "mean_ms", /*zero_ok=*/true);
       r.noise = opt<double>(q.getColumn(i++));
       try {
         r.samples_ms = nlohmann::json::parse(q.getColumn(i++).getString()).get<std::vector<double>>();

@@ -6,7 +6,12 @@
 // several processes may write at once. Every method turns an SQLite failure into the same
 // one-line Error naming the file (database_error).
 // record_trial() commits the trial in its own transaction before returning: a process killed
-// at any moment leaves every recorded trial intact. Rows whose template hash differs from the
+// at any moment leaves every recorded trial intact -- unless the caller holds a transaction
+// open on db() (a bulk import, all or nothing), which the trial then joins.
+// Every row read is checked first: a median that is not a positive finite number (a min or
+// mean that is negative, not finite or text), or a problem whose sizes are not each 1 to
+// 2^31-1 (or all 0: an imported landscape's) is Error{InvalidInput} "DB is damaged: trial N
+// has ...", so no command ranks or exports a row written behind the tool's back. Rows whose template hash differs from the
 // current one are stale: they stay, and queries given the current template skip them.
 #pragma once
 

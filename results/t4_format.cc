@@ -238,12 +238,14 @@ core::ParamValue param_value(const json& v, const std::string& where) {
   throw Error(ErrorKind::InvalidInput, fmt::format("{}: a parameter value must be a number or a string, not {}", where, shown(v)));
 }
 
-// A time: a negative or overflowing one would rank first or last among real measurements.
-double number(const json& v, double scale, const std::string& where) {
+// A time: a negative or overflowing one would rank first or last among real measurements, and a
+// kernel's runtime of 0 (`positive`) is no measurement: the store refuses such a row as damaged.
+double number(const json& v, double scale, const std::string& where, bool positive = false) {
   if (!v.is_number()) throw Error(ErrorKind::InvalidInput, fmt::format("{}: {} is not a number", where, shown(v)));
   double ms = v.get<double>() * scale;
-  if (!(ms >= 0) || !std::isfinite(ms))
-    throw Error(ErrorKind::InvalidInput, fmt::format("{}: {} is not a time (a finite number, 0 or more)", where, shown(v)));
+  if (!(positive ? ms > 0 : ms >= 0) || !std::isfinite(ms))
+    throw Error(ErrorKind::InvalidInput, fmt::format("{}: {} is not a time (a finite number, {})", where, shown(v),
+                                                     positive ? "above 0" : "0 or more"));
   return ms;
 }
 
@@ -291,7 +293,7 @@ T4File read_t4(const std::string& path) {
       if (times.contains("compilation") && !times["compilation"].is_null())
         t.compile_ms = number(times["compilation"], scale, where + " compilation time");
       if (times.contains("runtimes") && times["runtimes"].is_array())
-        for (const json& x : times["runtimes"]) t.runtimes_ms.push_back(number(x, scale, where + " runtime"));
+        for (const json& x : times["runtimes"]) t.runtimes_ms.push_back(number(x, scale, where + " runtime", true));
     }
     if (r.contains("invalidity") && r["invalidity"].is_string()) t.invalidity = r["invalidity"];
     if (r.contains("correctness") && r["correctness"].is_number()) t.correct = r["correctness"].get<double>() != 0;
@@ -299,7 +301,7 @@ T4File read_t4(const std::string& path) {
     if (r.contains("measurements") && r["measurements"].is_array())
       for (const json& m : r["measurements"])
         if (m.is_object() && m.contains("name") && m["name"] == "time" && m.contains("value") && m["value"].is_number())
-          t.time_ms = number(m["value"], scale, where + " time measurement");
+          t.time_ms = number(m["value"], scale, where + " time measurement", true);
     if (t.valid() && !t.objective_ms())
       throw Error(ErrorKind::InvalidInput, fmt::format("{}: a valid result without runtimes or a time measurement", where));
     out.results.push_back(std::move(t));

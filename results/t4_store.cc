@@ -1,9 +1,15 @@
 #include "results/t4_store.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <variant>
 #include <filesystem>
 #include <map>
 
+#include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -35,40 +41,89 @@ void check_t4_import(const T4Import& as) {
     throw core::Error(core::ErrorKind::InvalidInput, "import --t4 needs a kernel, a problem and a device name");
 }
 
-int import_t4(Store& store, const std::string& path, const T4Import& as) {
-  return import_t4(store, read_t4(path), as);  // all of it first: a bad file writes nothing
+void check_t4_results(const T4File& file, const std::string& path) {
+  for (size_t i = 0; i < file.results.size(); ++i) {
+    const T4Result& r = file.results[i];
+    std::string where = path.empty() ? fmt::format("T4 result {}", i) : fmt::format("T4 file {}, result {}", path, i);
+    // The reader keeps a number it cannot hold as int64 as the text of a double: a value past
+    // int64 would change type (2^70 -> "1.1805916207174113e+21") and no longer be the config.
+    for (const auto& [name, value] : r.config.values()) {
+      const auto* text = std::get_if<std::string>(&value);
+      if (!text || text->empty()) continue;
+      char* end = nullptr;
+      double d = std::strtod(text->c_str(), &end);
+      if (*end == '\0' && std::isfinite(d) && d == std::floor(d) && std::abs(d) >= 0x1p63)
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("{}: parameter {} is {}, an integer beyond the 64-bit range (a config "
+                                      "value must fit an int64)", where, name, *text));
+    }
+    if (!r.valid()) continue;
+    // A stored time is positive (the store refuses to read any other): a 0 is no measurement.
+    bool zero = r.objective_ms() && *r.objective_ms() <= 0;
+    for (double x : r.runtimes_ms) zero = zero || x <= 0;
+    if (zero)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{}: a valid result with a time of 0 (a measured time is positive)", where));
+  }
 }
 
-int import_t4(Store& store, const T4File& file, const T4Import& as) {
+T4Imported import_t4(Store& store, const std::string& path, const T4Import& as) {
+  T4File file = read_t4(path);  // all of it first: a bad file writes nothing
+  check_t4_results(file, path);
+  return import_t4(store, file, as);
+}
+
+T4Imported import_t4(Store& store, const T4File& file, const T4Import& as) {
   check_t4_import(as);
-  std::int64_t run = store.begin_run("tune", as.arguments, as.tool_version);
-  for (const T4Result& r : file.results) {
-    TrialRecord t;
-    t.run_id = run;
-    t.tmpl = {as.kernel, "t4", "t4"};
-    t.problem.kernel = as.kernel;
-    t.problem.key = as.problem;
-    t.config_json = r.config.to_json();
-    t.env.device_name = as.device;
-    t.status = status_of(r);
-    t.source = "imported";
-    t.compile_ms = r.compile_ms;
-    if (r.valid()) {
-      t.median_ms = r.objective_ms();
-      t.samples_ms = r.runtimes_ms;
-      if (!r.runtimes_ms.empty()) {
-        t.min_ms = *std::min_element(r.runtimes_ms.begin(), r.runtimes_ms.end());
-        double sum = 0;
-        for (double x : r.runtimes_ms) sum += x;
-        t.mean_ms = sum / r.runtimes_ms.size();
+  check_t4_results(file, "");
+  T4Imported done;
+  const TemplateId tmpl{as.kernel, "t4", "t4"};
+  Environment env;
+  env.device_name = as.device;
+  env.arch = as.arch;
+  guard_database(store.path(), [&] {
+    // All or nothing: a stop or failure half-way leaves no partial import to be duplicated by
+    // the next attempt; and one commit instead of one per result is what makes it fast.
+    SQLite::Transaction tx(store.db(), SQLite::TransactionBehavior::IMMEDIATE);
+    std::set<std::string> there = store.measured_configs(tmpl, as.problem, env, "imported");
+    std::optional<std::int64_t> run;
+    for (const T4Result& r : file.results) {
+      std::string config = r.config.to_json();
+      if (!there.insert(config).second) {
+        ++done.already_there;
+        continue;
       }
-    } else {
-      t.message = fmt::format("T4 invalidity: {}", r.invalidity);
+      if (!run) run = store.begin_run("tune", as.arguments, as.tool_version);
+      ++done.written;
+      TrialRecord t;
+      t.run_id = *run;
+      t.tmpl = tmpl;
+      if (as.shape) t.problem = *as.shape;
+      else t.problem.kernel = as.kernel;
+      t.problem.key = as.problem;
+      t.config_json = std::move(config);
+      t.env = env;
+      t.status = status_of(r);
+      t.source = "imported";
+      t.compile_ms = r.compile_ms;
+      if (r.valid()) {
+        t.median_ms = r.objective_ms();
+        t.samples_ms = r.runtimes_ms;
+        if (!r.runtimes_ms.empty()) {
+          t.min_ms = *std::min_element(r.runtimes_ms.begin(), r.runtimes_ms.end());
+          double sum = 0;
+          for (double x : r.runtimes_ms) sum += x;
+          t.mean_ms = sum / r.runtimes_ms.size();
+        }
+      } else {
+        t.message = fmt::format("T4 invalidity: {}", r.invalidity);
+      }
+      store.record_trial(t);
     }
-    store.record_trial(t);
-  }
-  store.end_run(run);
-  return static_cast<int>(file.results.size());
+    if (run) store.end_run(*run);
+    tx.commit();
+  });
+  return done;
 }
 
 int export_t4(Store& store, const std::string& path, bool include_model, const std::string& study) {

@@ -592,5 +592,103 @@ TEST_F(Results, InMemoryAndUriPathsAreRefusedForEveryMode) {
   EXPECT_TRUE(fs::exists(path("a?b#c%d.db")));
 }
 
+
+// A time or a size written behind the tool's back ranked first (-1 ms, "inf TFLOP/s") and was
+// exported; every reader now refuses the database, naming the row.
+TEST_F(Results, DamagedTimesAndSizesAreRefusedWhereRowsAreRead) {
+  auto message = [&](const std::string& damage) {
+    fs::remove(path("d.db"));
+    Store s = Store::open(path("d.db"), OpenMode::ReadWrite);
+    std::int64_t run = s.begin_run("tune", "", "0.1.0");
+    s.record_trial(trial(run, problem(512, 512, 512), cfg(64), 0.01));
+    s.db().exec(damage);
+    try {
+      s.best(true);
+      return std::string("not refused");
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      return std::string(e.what());
+    }
+  };
+  auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  std::string m = message("UPDATE trials SET median_ms = -1, min_ms = -1, mean_ms = -1 WHERE id = 1");
+  EXPECT_TRUE(has(m, "d.db is damaged: trial 1 has median_ms -1 (a time must be a positive finite number)")) << m;
+  EXPECT_TRUE(has(message("UPDATE trials SET median_ms = 'abc'"), "has median_ms 'abc'"));
+  EXPECT_TRUE(has(message("UPDATE trials SET median_ms = 'nan'"), "has median_ms 'nan'"));
+  EXPECT_TRUE(has(message("UPDATE trials SET median_ms = 0"), "has median_ms 0 "));
+  EXPECT_TRUE(has(message("UPDATE trials SET min_ms = 1e999"), "has min_ms inf"));
+  EXPECT_TRUE(has(message("UPDATE trials SET mean_ms = -0.5"), "has mean_ms -0.5"));
+  EXPECT_EQ(message("UPDATE trials SET min_ms = 0, mean_ms = 0"), "not refused");  // what a replay records for none
+  EXPECT_TRUE(has(message("UPDATE problems SET m = 9223372036854775807, n = -5, k = 0"),
+                  "trial 1 has a problem with m = 9223372036854775807"));
+  EXPECT_TRUE(has(message("UPDATE problems SET k = 0"), "has a problem of 512x512x0"));
+  EXPECT_EQ(message("UPDATE problems SET m = 0, n = 0, k = 0"), "not refused");  // an imported landscape's
+}
+
+// Database text went into the header as it was: a quote in a config value, an arch or a dtype
+// ended the string literal and the rest became code.
+TEST_F(Results, TheCppHeaderEscapesEveryStringAndRefusesWhatItCannotHold) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  ProblemRecord p = problem(512, 512, 512);
+  p.dtype = "f64\"";
+  TrialRecord t = trial(run, p, R"({"tile_m":128,"wg_dimension":"M\"; } int evil() { return 1; } //\\?\n"})", 0.01);
+  t.env.arch = "sm_90a\"";
+  s.record_trial(t);
+  EXPECT_EQ(export_cpp(s, path("tuned.h"), false), 1);
+  std::ofstream(path("use.cc")) << R"(#include "tuned.h"
+#include <cstdio>
+using namespace mgpu_tuned;
+int main() {
+  const Config_matmul_sm90* c = lookup_matmul_sm90("sm_90a\"", {512, 512, 512, "f64\"", "bf16", "kn"});
+  if (c) std::printf("1 %.*s|\n", int(c->wg_dimension.size()), c->wg_dimension.data());
+}
+)";
+  std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Werror use.cc -o use 2> err.txt && ./use > out.txt",
+                                dir_.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt")) << slurp(path("tuned.h"));
+  EXPECT_EQ(slurp(path("out.txt")), "1 M\"; } int evil() { return 1; } //\\?\n|\n");
+
+  for (const char* value : {"null", "{}", "1.5", "18446744073709551615"}) {
+    fs::remove(path("v.db"));
+    Store v = Store::open(path("v.db"), OpenMode::ReadWrite);
+    std::int64_t r = v.begin_run("tune", "", "0.1.0");
+    v.record_trial(trial(r, problem(512, 512, 512), fmt::format(R"({{"tile_m":128,"tile_n":{}}})", value), 0.01));
+    try {
+      export_cpp(v, path("v.h"), false);
+      ADD_FAILURE() << value << " was exported";
+    } catch (const core::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("trial 1: parameter tile_n is"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(path("v.h")));
+  }
+  // Rows of one template with different parameters cannot share its struct.
+  s.record_trial(trial(run, problem(1024, 512, 512), cfg(64), 0.02));
+  EXPECT_THROW(export_cpp(s, path("tuned2.h"), false), core::Error);
+  EXPECT_FALSE(fs::exists(path("tuned2.h")));
+}
+
+// An imported landscape (another tool's kernel) was emitted as a lookup of a table never
+// declared: with the templates to declare given, its rows are left out, or refused when they
+// are all there is.
+TEST_F(Results, TheCppHeaderLeavesOutTemplatesItCannotDeclare) {
+  const std::vector<DeclaredTemplate> ours = {{"matmul_sm90", cfg(128)}};
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  TrialRecord landscape = trial(run, ProblemRecord{"good", "t4", 0, 0, 0, "", "", ""}, R"({"x":1})", 0.5, 0, "imported");
+  landscape.tmpl = {"good", "t4", "t4"};
+  landscape.env = {"good", "", "", 0, "", "", 0};
+  s.record_trial(landscape);
+  EXPECT_THROW(export_cpp(s, path("tuned.h"), true, {}, {}, ours), core::Error);
+  EXPECT_FALSE(fs::exists(path("tuned.h")));
+  s.record_trial(trial(run, problem(512, 512, 512), cfg(64), 0.01));
+  EXPECT_EQ(export_cpp(s, path("tuned.h"), true, {}, {}, ours), 1);
+  std::string header = slurp(path("tuned.h"));
+  EXPECT_NE(header.find("//   good: 1 rows"), std::string::npos) << header;
+  std::ofstream(path("use.cc")) << "#include \"tuned.h\"\nint main() { return 0; }\n";
+  std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Werror -fsyntax-only use.cc 2> err.txt", dir_.string());
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt")) << header;
+}
+
 }  // namespace
 }  // namespace mgpu::results

@@ -328,7 +328,7 @@ TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
   ASSERT_EQ(s.trials().size(), 1u);
   EXPECT_EQ(s.trials()[0].median_ms, 1.5);
   fs::path small = temp_file("small.json", kSmall);
-  EXPECT_EQ(results::import_t4(s, small.string(), {"conv", "t4", "A100", "import", "0"}), 3);
+  EXPECT_EQ(results::import_t4(s, small.string(), {"conv", "t4", "A100", "import", "0", {}, ""}).written, 3);
   results::TrialFilter only_imported;
   only_imported.source = "imported";
   std::vector<results::TrialRow> imported = s.trials(only_imported);
@@ -347,4 +347,67 @@ TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
     EXPECT_EQ(it->objective_ms(), r.objective_ms());
     EXPECT_EQ(it->invalidity, r.invalidity);
   }
+}
+
+namespace {
+results::T4Import import_as(const std::string& kernel) { return {kernel, "t4", "A100", "import", "0", {}, ""}; }
+std::int64_t count(results::Store& s, const char* table) {
+  return s.db().execAndGet(fmt::format("SELECT count(*) FROM {}", table)).getInt64();
+}
+}  // namespace
+
+// Importing a file again adds nothing (it added every result a second time), and says so.
+TEST(T4Store, ImportingAFileTwiceAddsNothingTheSecondTime) {
+  fs::path db = temp_file("twice.db", "");
+  fs::remove(db);
+  results::Store s = results::Store::open(db.string(), results::OpenMode::ReadWrite);
+  fs::path small = temp_file("small.json", kSmall);
+  results::T4Imported first = results::import_t4(s, small.string(), import_as("conv"));
+  EXPECT_EQ(first.written, 3);
+  EXPECT_EQ(first.already_there, 0);
+  results::T4Imported again = results::import_t4(s, small.string(), import_as("conv"));
+  EXPECT_EQ(again.written, 0);
+  EXPECT_EQ(again.already_there, 3);
+  EXPECT_EQ(count(s, "trials"), 3);
+  EXPECT_EQ(count(s, "runs"), 1);  // nothing new: no empty run either
+  // Another study (kernel) of the same configs is not the same trials.
+  EXPECT_EQ(results::import_t4(s, small.string(), import_as("other")).written, 3);
+  EXPECT_EQ(count(s, "trials"), 6);
+}
+
+// A failure half-way (here a trigger refusing the third row) leaves nothing of the import: it
+// kept the rows before it, and a retry duplicated them.
+TEST(T4Store, AnImportFailingHalfWayLeavesNothing) {
+  fs::path db = temp_file("half.db", "");
+  fs::remove(db);
+  results::Store s = results::Store::open(db.string(), results::OpenMode::ReadWrite);
+  s.db().exec("CREATE TRIGGER full BEFORE INSERT ON trials WHEN (SELECT count(*) FROM trials) >= 2 "
+              "BEGIN SELECT RAISE(ABORT, 'disk full, as it were'); END");
+  EXPECT_THROW(results::import_t4(s, temp_file("small.json", kSmall).string(), import_as("conv")), core::Error);
+  EXPECT_EQ(count(s, "trials"), 0);
+  EXPECT_EQ(count(s, "runs"), 0);
+  s.db().exec("DROP TRIGGER full");
+  EXPECT_EQ(results::import_t4(s, temp_file("small.json", kSmall).string(), import_as("conv")).written, 3);
+}
+
+// 2^70 was stored as the string "1.1805916207174113e+21"; a zero time as a time the store
+// cannot rank.
+TEST(T4Store, RefusesValuesItCannotStoreAsTheyAre) {
+  fs::path db = temp_file("refused.db", "");
+  fs::remove(db);
+  results::Store s = results::Store::open(db.string(), results::OpenMode::ReadWrite);
+  fs::path big = temp_file("big.json", R"({"schema_version": "1.0.0", "results": [
+    {"configuration": {"x": 1}, "times": {"runtimes": [1]}},
+    {"configuration": {"x": 1180591620717411303424}, "times": {"runtimes": [1]}}]})");
+  try {
+    results::import_t4(s, big.string(), import_as("conv"));
+    ADD_FAILURE() << "2^70 was imported";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("result 1: parameter x is 1.1805916207174113e+21, an integer beyond the 64-bit"),
+              std::string::npos) << e.what();
+  }
+  fs::path zero = temp_file("zero.json", R"({"schema_version": "1.0.0", "results": [
+    {"configuration": {"x": 1}, "times": {"runtimes": [0, 1, 2]}}]})");
+  EXPECT_THROW(results::import_t4(s, zero.string(), import_as("conv")), core::Error);
+  EXPECT_EQ(count(s, "trials"), 0);
 }

@@ -238,4 +238,37 @@ bad trials_stdout_closed 1 "cannot write the output to stdout \\(Bad file descri
 bad space_json_stdout_full 1 "cannot write the output to stdout" -- sh: '"$MGPU"' space matmul --arch sm_90a --json '>' /dev/full
 bad help_stdout_full 1 "cannot write the output to stdout" -- sh: '"$MGPU"' --help '>' /dev/full
 bad export_csv_to_dev_full 1 "cannot write /dev/full: .*No space left on device" --fixture good -- export --db '$DB' --format csv --include-model -o /dev/full
+
+# --- damaged rows are refused where rows are read; the C++ header holds database text as literals ---
+fixture_median() { fixture_good; sql "$W/t.db" "UPDATE trials SET median_ms = $1, min_ms = $1, mean_ms = $1 WHERE id = 1;"; }
+fixture_median_negative() { fixture_median -1; }
+fixture_median_text() { fixture_median "'abc'"; }
+fixture_median_nan() { fixture_median "'nan'"; }
+fixture_median_zero() { fixture_median 0; }
+fixture_problem_sizes() { fixture_good; sql "$W/t.db" "UPDATE problems SET m = 9223372036854775807, n = -5, k = 0;"; }
+DAMAGED_TIME="t.db is damaged: trial 1 has median_ms"
+bad best_negative_median 2 "$DAMAGED_TIME -1 \\(a time must be a positive finite number\\)" --fixture median_negative -- best --db '$DB' --include-model
+bad best_text_median 2 "$DAMAGED_TIME 'abc' \\(a time must be" --fixture median_text -- best --db '$DB' --include-model
+bad best_nan_median 2 "$DAMAGED_TIME 'nan' \\(a time must be" --fixture median_nan -- best --db '$DB' --include-model
+bad best_zero_median 2 "$DAMAGED_TIME 0 \\(a time must be" --fixture median_zero -- best --db '$DB' --include-model
+bad export_cpp_negative_median 2 "$DAMAGED_TIME -1 " --fixture median_negative -- export --db '$DB' --format cpp -o '$W/x.h' --include-model
+bad export_json_negative_median 2 "$DAMAGED_TIME -1 " --fixture median_negative -- export --db '$DB' --format json -o '$W/x' --include-model
+bad trials_problem_sizes 2 "t.db is damaged: trial 1 has a problem with m = 9223372036854775807 \\(a size is 1 to 2147483647\\)" \
+  --fixture problem_sizes -- trials --db '$DB'
+fixture_config_quote() {
+  fixture_good
+  sql "$W/t.db" "UPDATE configs SET json = replace(json, '\"cluster_dimension\":\"', '\"cluster_dimension\":\"M\\\"; } int evil() { return 1; } //');"
+}
+fixture_arch_quote() { fixture_good; sql "$W/t.db" "UPDATE environments SET arch = 'sm_90a\"';"; }
+fixture_dtype_quote() { fixture_good; sql "$W/t.db" "UPDATE problems SET dtype = 'f64\"';"; }
+fixture_config_null() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = json_set(json, '\$.tile_k', json('null'));"; }
+fixture_config_object() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = json_set(json, '\$.tile_k', json('{}'));"; }
+CPP_COMPILES='"$MGPU" export --db "$DB" --format cpp -o x.h --include-model --all-versions > /dev/null && printf "#include \"x.h\"\nint main() {}\n" > use.cc && ${CXX:-c++} -std=c++17 -Wall -Werror -fsyntax-only use.cc && echo "compiles: $(grep -c evil x.h) evil"'
+bad export_cpp_config_quote 0 "^compiles: 1 evil$" --fixture config_quote --writes -- sh: "$CPP_COMPILES"
+bad export_cpp_arch_quote 0 "^compiles: 0 evil$" --fixture arch_quote --writes -- sh: "$CPP_COMPILES"
+bad export_cpp_dtype_quote 0 "^compiles: 0 evil$" --fixture dtype_quote --writes -- sh: "$CPP_COMPILES"
+bad export_cpp_config_null 2 "t.db is damaged: trial [0-9]+: parameter tile_k is null, which the C\\+\\+ header cannot hold" \
+  --fixture config_null -- export --db '$DB' --format cpp -o '$W/x.h' --include-model
+bad export_cpp_config_object 2 "t.db is damaged: trial [0-9]+: parameter tile_k is \\{\\}, which the C\\+\\+ header cannot hold" \
+  --fixture config_object -- export --db '$DB' --format cpp -o '$W/x.h' --include-model
 finish

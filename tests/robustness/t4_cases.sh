@@ -143,7 +143,7 @@ bad import_schema_1_2 0 "imported 1 trials" --fixture t4_v12 --writes -- import 
 bad replay_schema_2 2 "has schema_version 2.0.0: this reader supports T4 schema 1.x only" --fixture t4_v2 -- $REPLAY --device replay:r.json
 bad import_deeply_nested 2 "r.json is not a T4 file: nested more than 64 levels deep" --fixture t4_deep -- import --t4 r.json --db t.db
 bad import_measurement_name_number 0 "imported 1 trials" --fixture t4_measurement_name --writes -- import --t4 r.json --db t.db --kernel k --device d
-bad import_negative_runtime 2 "result 0 runtime: -2 is not a time \(a finite number, 0 or more\)" --fixture t4_negative_runtime -- import --t4 r.json --db t.db
+bad import_negative_runtime 2 "result 0 runtime: -2 is not a time \(a finite number, above 0\)" --fixture t4_negative_runtime -- import --t4 r.json --db t.db
 bad import_overflowing_runtime 2 "runtime: 1e\+308 is not a time" --fixture t4_huge_runtime -- import --t4 r.json --db t.db
 bad import_negative_time_measurement 2 "time measurement: -1 is not a time" --fixture t4_negative_time -- import --t4 r.json --db t.db
 bad import_time_unit_number 2 "the time unit 5 is not a name" --fixture t4_unit_number -- import --t4 r.json --db t.db
@@ -161,4 +161,36 @@ bad export_t4_two_studies 2 "holds one study and .* has 2: 'a/t4/d' \\(2 configs
 bad export_t4_unknown_study 2 "has no trials of study 'c/t4/d'" --fixture t4_imported_twice -- export --db t.db --format t4 -o out.json --study c/t4/d
 bad export_t4_onto_database 2 "t.db" --fixture t4_imported_twice -- export --db t.db --format t4 -o t.db --study a/t4/d
 bad export_t4_with_shapes 2 "--shapes goes with --format json or cpp" --fixture good -- export --db t.db --format t4 -o out.json --shapes llama3-8b
+
+# --- import: one transaction, idempotent; configs filed under our templates; values kept as they are ---
+fixture_t4_big() {  # 10000 results: long enough to stop half-way (one commit per row took 25 s)
+  fixture_good
+  python3 -c "import json, sys; json.dump({'schema_version': '1.0.0', 'results': [{'configuration': {'x': i}, 'times': {'runtimes': [1, 2]}} for i in range(10000)]}, open(sys.argv[1], 'w'))" "$W/r.json"
+}
+COUNT_TRIALS="python3 -c \"import sqlite3; print(sqlite3.connect('t.db').execute(\\\"SELECT count(*) FROM trials t JOIN runs r ON r.id = t.run_id WHERE t.source = 'imported'\\\").fetchone()[0])\""
+bad import_stopped_is_all_or_nothing 0 "^rc=143 rows=10000 mgpu-tune: stopped by SIGTERM: the import had finished and was committed first$" \
+  --fixture t4_big --writes -- \
+  sh: '$MGPU import --t4 r.json --db t.db --kernel k --device d > /dev/null 2> err.txt & p=$!; sleep 0.3; kill -TERM $p; wait $p; rc=$?; echo "rc=$rc rows=$('"$COUNT_TRIALS"') $(cat err.txt)"'
+bad import_twice_adds_nothing 0 "^imported 0 trials of k on d into t.db \(2 already there, skipped\) rows=2$" \
+  --fixture t4 --writes -- \
+  sh: '$MGPU import --t4 r.json --db t.db --kernel k --device d > /dev/null && echo "$($MGPU import --t4 r.json --db t.db --kernel k --device d) rows=$('"$COUNT_TRIALS"')"'
+bad import_foreign_params_into_template 2 "T4 file r.json, result 0: parameter 'x' is not one of matmul_sm90's" --fixture t4 -- \
+  import --t4 r.json --db t.db --kernel matmul_sm90 --problem m256_n256_k256_bf16_bf16_kn --device 'model:H100 SXM'
+bad import_template_needs_its_problem 2 "--problem t4 is not a problem of matmul_sm90: a problem key reads like" --fixture t4 -- \
+  import --t4 r.json --db t.db --kernel matmul_sm90 --device 'model:H100 SXM'
+bad import_template_problem_out_of_range 2 "--problem m0_n256_k256_bf16_bf16_kn is not a problem of matmul_sm90: --m must be" \
+  --fixture t4 -- import --t4 r.json --db t.db --kernel matmul_sm90 --problem m0_n256_k256_bf16_bf16_kn --device d
+fixture_t4_huge_int() { fixture_good; t4 r.json "[$(ok_result 1), $(ok_result 1180591620717411303424)]"; }
+bad import_integer_beyond_int64 2 "T4 file r.json, result 1: parameter x is 1.1805916207174113e\+21, an integer beyond the 64-bit range" \
+  --fixture t4_huge_int -- import --t4 r.json --db t.db --kernel k --device d
+fixture_t4_zero_runtime() { fixture_good; t4 r.json '[{"configuration": {"x": 1}, "times": {"runtimes": [0, 1, 2]}}]'; }
+bad import_zero_runtime 2 "result 0 runtime: 0 is not a time \\(a finite number, above 0\\)" --fixture t4_zero_runtime -- \
+  import --t4 r.json --db t.db --kernel k --device d
+# A landscape of another kernel cannot be declared in the C++ header ('::k_good' has not been declared).
+fixture_landscape_only() { t4 good.json "[$(ok_result 1)]"; "$MGPU" import --t4 "$W/good.json" --db "$W/t.db" > /dev/null; }
+bad export_cpp_landscape_only 2 "t.db holds no results of a template the C\+\+ header declares, only of good \(1 rows\)" \
+  --fixture landscape_only -- export --db t.db --format cpp -o ci.h --all-versions --include-model
+fixture_landscape_and_tuned() { fixture_good; t4 good.json "[$(ok_result 1)]"; "$MGPU" import --t4 "$W/good.json" --db "$W/t.db" > /dev/null; }
+bad export_cpp_leaves_out_landscapes 0 "^compiles, leaving out //   good: 1 rows$" --fixture landscape_and_tuned --writes -- \
+  sh: '$MGPU export --db t.db --format cpp -o ci.h --all-versions --include-model && printf "#include \"ci.h\"\nint main() {}\n" > use.cc && ${CXX:-c++} -std=c++17 -fsyntax-only use.cc && echo "compiles, leaving out $(grep "good: 1 rows" ci.h)"'
 finish
