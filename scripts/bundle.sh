@@ -16,8 +16,11 @@
 #   tar xJf .bundle.tar.xz && .bundle/run.sh mgpu-tests --gtest_filter='GpuKernels.*'
 # Exit: 0 built; 1 something failed; 2 bad input.
 set -euo pipefail
+# The header comment above is the usage: --help prints it.
+usage_text() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 tests=all
 case "${1:-}" in
+  --help|-h) usage_text; exit 0 ;;
   --tests) tests="${2:-}"; [[ "$tests" == all || "$tests" == gpu ]] ||
              { echo "bundle: error: --tests takes all or gpu" >&2; exit 2; } ;;
   "") ;;

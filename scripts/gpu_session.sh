@@ -19,6 +19,13 @@
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
 set -uo pipefail
+# The header comment above is the usage: --help prints it.
+usage_text() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+case "${1:-}" in
+  --help|-h) usage_text; exit 0 ;;
+  # An option where OUTDIR goes is a mistyped flag, not a folder to create and fill with a lease's logs.
+  -*) echo "gpu_session: error: OUTDIR '$1' starts with '-': no such option (run with --help for usage)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})

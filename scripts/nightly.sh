@@ -45,6 +45,13 @@ for exe in "$TUNE" "$BENCH"; do
   [ -x "$exe" ] || die "$exe is missing: build first (scripts/setup.sh) or set MGPU_BIN"
 done
 [ -z "$candidate" ] || [ ${#bench_flags[@]} -eq 0 ] || die "--candidate re-reports a run: it measures nothing, so takes no mgpu-bench flags"
+# The verdict compares tonight's recorded run with a baseline: measuring without recording
+# would spend the GPU time and leave nothing to compare.
+for flag in "${bench_flags[@]}"; do
+  case "$flag" in
+    --no-record|--no-record=*) die "$flag: nightly.sh compares the run mgpu-bench records, so it cannot run without recording (call mgpu-bench directly to measure without recording)" ;;
+  esac
+done
 
 # The runs of the database, oldest first: "id uuid kind trials measured predicted" per line.
 runs_table() {

@@ -4,6 +4,9 @@
 #   scripts/report_screenshot.sh DB OUT.png [REPORT_DIR]
 # Exit: 0 written; 1 rendering failed; 2 bad input (mgpu-tune report's own codes otherwise).
 set -euo pipefail
+# The header comment above is the usage: --help prints it.
+usage_text() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+case "${1:-}" in --help|-h) usage_text; exit 0 ;; esac
 here="$(cd "$(dirname "$0")/.." && pwd)"
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
   echo "report_screenshot: error: usage: report_screenshot.sh DB OUT.png [REPORT_DIR]" >&2

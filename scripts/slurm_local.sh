@@ -9,6 +9,9 @@
 # Needs Debian's slurm-wlm and munge (scripts/setup.sh installs them) and root (the daemons run
 # as root here: a throwaway test cluster). Partition "debug" holds the one node.
 set -uo pipefail
+# The header comment above is the usage: --help prints it.
+usage_text() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+case "${1:-}" in --help|-h) usage_text; exit 0 ;; esac
 usage() { echo "slurm_local: error: usage: slurm_local.sh start|stop DIR" >&2; exit 2; }
 [ $# -eq 2 ] && [ -n "$2" ] || usage
 cmd="$1"

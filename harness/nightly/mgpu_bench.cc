@@ -2,11 +2,15 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <ostream>
 
 #include <fmt/format.h>
 
@@ -21,6 +25,7 @@
 #include "harness/nightly/suite.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
+#include "results/output_file.h"
 
 namespace mgpu::harness {
 namespace {
@@ -33,6 +38,102 @@ struct Options {
 std::string tune_executable() {
   if (const char* e = std::getenv("MGPU_TUNE_EXE"); e && *e) return e;
   return (std::filesystem::path(executable_path()).parent_path() / "mgpu-tune").string();
+}
+
+// A Google Benchmark flag as Initialize() will read it: its environment variable
+// (BENCHMARK_REPETITIONS for benchmark_repetitions) unless the command line gives
+// --NAME=VALUE, the last one winning. Read before Initialize(), which exits 0 with its usage on
+// a bad --benchmark_format and hands other bad values on unchecked (a negative repetition count
+// aborts it).
+struct BenchmarkFlag {
+  std::string value, source;  // source: "--NAME" or the environment variable's name
+};
+std::optional<BenchmarkFlag> benchmark_flag(int argc, char** argv, const std::string& name) {
+  std::optional<BenchmarkFlag> found;
+  std::string env = name;
+  for (char& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (const char* e = std::getenv(env.c_str())) found = BenchmarkFlag{e, env};
+  const std::string prefix = "--" + name + "=";
+  for (int i = 1; i < argc; ++i)
+    if (std::string a = argv[i]; a.rfind(prefix, 0) == 0) found = BenchmarkFlag{a.substr(prefix.size()), "--" + name};
+  return found;
+}
+
+std::optional<double> finite_number(const std::string& s) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+[[noreturn]] void bad_benchmark_flag(const BenchmarkFlag& f, const std::string& want) {
+  throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{} must be {}, got '{}'", f.source, want, f.value));
+}
+
+// Checks the Google Benchmark flags that would crash it, be taken silently or end it with
+// exit 0; returns --benchmark_out (empty: none).
+std::string check_benchmark_flags(int argc, char** argv) {
+  if (auto f = benchmark_flag(argc, argv, "benchmark_repetitions")) {
+    // Each repetition is a measurement on the GPU, and Google Benchmark reserves room for all of
+    // them up front: a count in the millions is a typo that would exhaust memory.
+    constexpr long kMaxRepetitions = 10000;
+    long n = 0;
+    auto [end, ec] = std::from_chars(f->value.data(), f->value.data() + f->value.size(), n);
+    if (f->value.empty() || ec != std::errc() || end != f->value.data() + f->value.size() || n < 1 ||
+        n > kMaxRepetitions)
+      bad_benchmark_flag(*f, fmt::format("a whole number between 1 and {}", kMaxRepetitions));
+  }
+  if (auto f = benchmark_flag(argc, argv, "benchmark_min_time")) {
+    // Newer Google Benchmarks also take Ns (seconds) and Nx (iterations); the one linked says
+    // itself whether it does, so only the number is judged here.
+    std::string number = f->value;
+    const bool iterations = !number.empty() && number.back() == 'x';
+    if (!number.empty() && (number.back() == 's' || iterations)) number.pop_back();
+    std::optional<double> v = finite_number(number);
+    if (!v || *v <= 0 || (iterations && *v != std::floor(*v)))
+      bad_benchmark_flag(*f, "a positive number of seconds (or, where Google Benchmark takes them, Ns or a whole Nx)");
+  }
+  if (auto f = benchmark_flag(argc, argv, "benchmark_min_warmup_time")) {
+    std::optional<double> v = finite_number(f->value);
+    if (!v || *v < 0) bad_benchmark_flag(*f, "a number of seconds, 0 or more");
+  }
+  for (const char* name : {"benchmark_format", "benchmark_out_format"})
+    if (auto f = benchmark_flag(argc, argv, name); f && f->value != "console" && f->value != "json" && f->value != "csv")
+      bad_benchmark_flag(*f, "console, json or csv");
+  auto out = benchmark_flag(argc, argv, "benchmark_out");
+  return out ? out->value : "";
+}
+
+// Google Benchmark's reporter for --benchmark_out, which notes whether the file took all it was
+// given: Google Benchmark itself never looks (a full disk, /dev/full, ended in exit 0).
+template <class Base>
+class CheckedFileReporter : public Base {
+ public:
+  template <class... Args>
+  explicit CheckedFileReporter(bool* write_failed, Args... args) : Base(args...), write_failed_(write_failed) {}
+  void Finalize() override {
+    Base::Finalize();
+    std::ostream& out = this->GetOutputStream();
+    out.flush();
+    *write_failed_ = out.fail();
+  }
+
+ private:
+  bool* write_failed_;
+};
+
+std::unique_ptr<benchmark::BenchmarkReporter> file_reporter(const std::string& format, bool* write_failed) {
+  if (format == "console")
+    return std::make_unique<CheckedFileReporter<benchmark::ConsoleReporter>>(write_failed,
+                                                                             benchmark::ConsoleReporter::OO_None);
+  if (format == "csv") {
+    // Deprecated upstream, but --benchmark_out_format=csv still means it while Google Benchmark has it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    return std::make_unique<CheckedFileReporter<benchmark::CSVReporter>>(write_failed);
+#pragma GCC diagnostic pop
+  }
+  return std::make_unique<CheckedFileReporter<benchmark::JSONReporter>>(write_failed);
 }
 
 bool listing_only(int argc, char** argv) {
@@ -52,7 +153,7 @@ int run(int argc, char** argv) {
                "benchmarks, one per template/problem. Google Benchmark's flags work as usual: "
                "--benchmark_filter=REGEX, --benchmark_repetitions=N, --benchmark_out=FILE "
                "--benchmark_out_format=json, --benchmark_list_tests. Exit 0: every benchmark measured and verified "
-               "(or, with --device model, predicted); 1: some failed; 3: no GPU for the suite, or the database "
+               "(or, with --device model, predicted); 1: some failed, or --benchmark_out could not be written; 3: no GPU for the suite, or the database "
                "holds only predictions (nothing measured, no run recorded)."};
   Options o;
   app.add_option("--db", o.db, "Results database: the suite's source (its best verified configs; one the virtual "
@@ -74,6 +175,11 @@ int run(int argc, char** argv) {
     benchmark::PrintDefaultHelp();
     return 0;
   }
+  const std::string benchmark_out = check_benchmark_flags(argc, argv);
+  const std::string benchmark_out_format = [&] {
+    auto f = benchmark_flag(argc, argv, "benchmark_out_format");
+    return f ? f->value : std::string("json");
+  }();
   benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
   try {
     app.parse(argc, argv);
@@ -85,6 +191,18 @@ int run(int argc, char** argv) {
   if (o.device != "cuda" && o.device != "model")
     throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose cuda or model", o.device));
   check_timer_choice(o.timer);
+  // Google Benchmark truncates --benchmark_out before it runs anything: the database (or the
+  // export the suite is read from) would be gone before a single check of ours.
+  if (!benchmark_out.empty()) {
+    try {
+      if (!o.db.empty()) results::refuse_database_path(benchmark_out, {o.db});
+      std::error_code ec;
+      if (!o.configs.empty() && !std::filesystem::is_directory(o.configs, ec))
+        results::refuse_database_path(benchmark_out, {o.configs}, "the --configs export");
+    } catch (const core::Error& e) {
+      throw core::Error(e.kind(), fmt::format("--benchmark_out: {}", e.what()));
+    }
+  }
   std::string skipped;
   std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model, &skipped)
                                                     : suite_from_export(o.configs);
@@ -178,7 +296,11 @@ int run(int argc, char** argv) {
       }
     })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
   }
-  const size_t matched = benchmark::RunSpecifiedBenchmarks();
+  // Google Benchmark asks for a file reporter only when --benchmark_out names a file.
+  std::unique_ptr<benchmark::BenchmarkReporter> out_reporter;
+  bool out_failed = false;
+  if (!benchmark_out.empty()) out_reporter = file_reporter(benchmark_out_format, &out_failed);
+  const size_t matched = benchmark::RunSpecifiedBenchmarks(nullptr, out_reporter.get());
   benchmark::Shutdown();
   if (matched == 0)  // Google Benchmark has said which filter matched nothing
     throw core::Error(core::ErrorKind::InvalidInput,
@@ -187,6 +309,12 @@ int run(int argc, char** argv) {
   if (store) {
     store->end_run(run_id);
     fmt::print(stderr, "mgpu-bench: recorded run {} in {}\n", store->run(std::to_string(run_id)).uuid, o.db);
+  }
+  if (out_failed) {
+    fmt::print(stderr, "mgpu-bench: error: could not write --benchmark_out {} (disk full, or not a file that takes "
+               "writes): the results are incomplete there{}\n", benchmark_out,
+               store ? fmt::format(" (the measurements are recorded in {})", o.db) : "");
+    return core::kExitFailure;
   }
   return failed ? core::kExitFailure : core::kExitOk;
 }

@@ -6,11 +6,18 @@
 // work as usual. Each measurement is also recorded as a trial of one "bench" run in the
 // database, so `mgpu-tune regress` can compare tonight with a baseline; the run is begun by
 // its first measurement, so a night that measured nothing records no run.
+// Google Benchmark's flags it would crash on or take silently (--benchmark_repetitions outside
+// 1..10000, a --benchmark_min_time that is no positive finite number, a negative warm-up, a
+// --benchmark_format/--benchmark_out_format other than console, json or csv; from the command
+// line or its BENCHMARK_* environment variables) are bad input, as is a --benchmark_out that
+// is the database (or its -wal/-shm/-journal) or the --configs file: refused before anything
+// is written. A --configs that is no regular file (a FIFO, a device) is refused by name.
 // Exit codes (harness/exit_codes.h): 0 every benchmark measured and verified (or predicted,
 // with --device model, labelled so); 1 some failed (fault, wrong result, ...: Google
-// Benchmark's output marks them); 2 bad input (a --benchmark_filter matching nothing
-// included); 3 nothing measured -- no GPU for the suite, or a database holding only
-// predictions -- and nothing is reported as passing.
+// Benchmark's output marks them), or --benchmark_out could not be written (full disk,
+// /dev/full); 2 bad input (a --benchmark_filter matching nothing included); 3 nothing
+// measured -- no GPU for the suite, or a database holding only predictions -- and nothing is
+// reported as passing.
 #pragma once
 
 namespace mgpu::harness {

@@ -1,13 +1,13 @@
 #include "harness/nightly/suite.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "harness/current_templates.h"
 #include "results/store.h"
 #include "results/verified_best.h"
@@ -37,16 +37,28 @@ kernels::MatmulProblem problem_of(std::int64_t m, std::int64_t n, std::int64_t k
   return p;
 }
 
+// The problem and config checks speak to the command line ("--m must be between ..."); a value
+// read from a file is no flag the user gave, so the message loses the dashes and gains `where`.
+[[noreturn]] void bad_stored_value(const std::string& where, const Error& e) {
+  std::string what = e.what();
+  if (what.rfind("--", 0) == 0) what.erase(0, 2);
+  throw Error(ErrorKind::InvalidInput, fmt::format("{}: {}", where, what));
+}
+
 void add(std::map<std::string, SuiteEntry>& by_name, SuiteEntry e) {
   e.name = e.template_name + "/" + e.problem.key();
   by_name.emplace(e.name, std::move(e));  // first one wins: one entry per (template, problem)
 }
 
 void read_export_file(const std::filesystem::path& file, std::map<std::string, SuiteEntry>& by_name) {
-  std::ifstream in(file);
-  if (!in) throw Error(ErrorKind::InvalidInput, fmt::format("cannot read {}", file.string()));
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::status(file, ec)))
+    throw Error(ErrorKind::InvalidInput, fmt::format("cannot read {}: it does not exist", file.string()));
+  // The export is read to its end: a FIFO would wait for a writer forever and /dev/zero never
+  // ends, so anything but a regular file (of a sane size) is refused by name first.
+  const std::string text = core::read_input_file(file.string(), "--configs export");
   try {
-    nlohmann::json doc = nlohmann::json::parse(in);
+    nlohmann::json doc = nlohmann::json::parse(text);
     for (auto& [key, entry] : doc.at("entries").items()) {
       const nlohmann::json& p = entry.at("problem");
       SuiteEntry e;
@@ -54,8 +66,12 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
       e.arch = doc.at("arch").get<std::string>();
       e.tuned_on = doc.value("device", "");
       e.verification = entry.value("verification", "none");  // exports before issue 17 carry none
-      e.problem = problem_of(p.at("m"), p.at("n"), p.at("k"), p.at("dtype"), p.at("out_dtype"), p.at("layout"));
-      e.config = core::TuningConfig::from_json(entry.at("config").dump());
+      try {
+        e.problem = problem_of(p.at("m"), p.at("n"), p.at("k"), p.at("dtype"), p.at("out_dtype"), p.at("layout"));
+        e.config = core::TuningConfig::from_json(entry.at("config").dump());
+      } catch (const Error& x) {
+        bad_stored_value(fmt::format("entry '{}'", key), x);
+      }
       add(by_name, std::move(e));
     }
   } catch (const nlohmann::json::exception& x) {
@@ -78,8 +94,13 @@ std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool inc
     e.template_name = t.tmpl.name;
     e.arch = t.env.arch;
     e.tuned_on = t.env.device_name;
-    e.problem = problem_of(t.problem.m, t.problem.n, t.problem.k, t.problem.dtype, t.problem.out_dtype, t.problem.layout);
-    e.config = core::TuningConfig::from_json(t.config_json);
+    try {
+      e.problem = problem_of(t.problem.m, t.problem.n, t.problem.k, t.problem.dtype, t.problem.out_dtype, t.problem.layout);
+      e.config = core::TuningConfig::from_json(t.config_json);
+    } catch (const Error& x) {
+      bad_stored_value(fmt::format("{}: stored trial {} (run {}, {} on {}, problem '{}') holds a bad value", db_path,
+                                   t.id, t.run_id, t.tmpl.name, t.env.arch, t.problem.key), x);
+    }
     add(by_name, std::move(e));
   }
   return ordered(std::move(by_name));

@@ -281,4 +281,68 @@ bad slurm_local_no_arguments 2 "usage: slurm_local.sh start\|stop DIR" -- sh: ba
 bad slurm_local_bad_command 2 "usage: slurm_local.sh" -- sh: bash '$SRC/scripts/slurm_local.sh' restart '$W/s'
 bad report_screenshot_no_arguments 2 "usage: report_screenshot.sh DB OUT.png" -- \
   sh: bash '$SRC/scripts/report_screenshot.sh'
+
+## mgpu-bench and the scripts: outside-battery findings
+# --benchmark_out over the database (by name, -wal, hard link, symlink) is refused before
+# Google Benchmark truncates it; with --no-record too.
+bad bench_out_is_the_database 2 "--benchmark_out: refusing to write t.db: it is the results database" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --benchmark_out=t.db
+bad bench_out_is_the_database_no_record 2 "refusing to write t.db" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_out=t.db
+bad bench_out_is_the_wal 2 "it is the -wal file of the results database" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_out=t.db-wal
+bad bench_out_is_a_hard_link 2 "refusing to write .*h.db: it is the results database" --fixture predicted -- \
+  sh: 'ln t.db ../h.db && $BENCH --db t.db --device model --include-model --benchmark_out=../h.db; rc=$?; rm -f ../h.db; exit $rc'
+bad bench_out_is_a_symlink 2 "refusing to write .*s.db: it is the results database" --fixture predicted -- \
+  sh: 'ln -s "$PWD/t.db" ../s.db && $BENCH --db t.db --device model --include-model --benchmark_out=../s.db; rc=$?; rm -f ../s.db; exit $rc'
+# Google Benchmark's numeric and format flags are checked before they reach it (it aborted on a
+# negative repetition count, took nan, and ended a bad format with its usage and exit 0).
+bad bench_negative_repetitions 2 "--benchmark_repetitions must be a whole number between 1 and 10000, got '-5'" \
+  --fixture predicted -- sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_repetitions=-5
+bad bench_zero_repetitions 2 "--benchmark_repetitions must be .*got '0'" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_repetitions=0
+bad bench_repetitions_from_environment 2 "BENCHMARK_REPETITIONS must be .*got '-1'" --fixture predicted -- \
+  sh: 'BENCHMARK_REPETITIONS=-1 $BENCH --db t.db --device model --include-model --no-record'
+bad bench_negative_min_time 2 "--benchmark_min_time must be a positive number of seconds.*got '-1'" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_min_time=-1
+bad bench_nan_min_time 2 "--benchmark_min_time must be .*got 'nan'" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_min_time=nan
+bad bench_negative_min_warmup_time 2 "--benchmark_min_warmup_time must be a number of seconds, 0 or more, got '-1'" \
+  --fixture predicted -- sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_min_warmup_time=-1
+bad bench_bad_format 2 "--benchmark_format must be console, json or csv, got 'bogus'" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_format=bogus
+bad bench_bad_out_format 2 "--benchmark_out_format must be console, json or csv, got 'bogus'" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_out=o.json --benchmark_out_format=bogus
+bad bench_repetitions_in_range 0 "manual_time_median" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_repetitions=2
+# An output Google Benchmark could not write is a failure, not a success.
+bad bench_out_unwritable 1 "could not write --benchmark_out /dev/full" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_out=/dev/full
+bad bench_out_unwritable_csv 1 "could not write --benchmark_out /dev/full" --fixture predicted -- \
+  sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_out=/dev/full --benchmark_out_format=csv
+bad bench_out_written 0 "\"benchmarks\"" --fixture predicted --writes -- \
+  sh: '$BENCH --db t.db --device model --include-model --no-record --benchmark_out=o.json > /dev/null && cat o.json'
+# --configs that is no regular file: a FIFO waited for a writer forever, /dev/zero never ends.
+bad bench_configs_fifo 2 "--configs export p is a FIFO" -- sh: 'mkfifo p && timeout 20 $BENCH --configs p; rc=$?; rm -f p; exit $rc'
+bad bench_configs_device 2 "--configs export /dev/zero is a character device" -- sh: timeout 20 '$BENCH' --configs /dev/zero
+bad bench_configs_fifo_in_folder 2 "--configs export .*x.json is a FIFO" -- \
+  sh: 'mkdir d && mkfifo d/x.json && timeout 20 $BENCH --configs d; rc=$?; rm -rf d; exit $rc'
+# A bad value in an export is named by file and entry, not as a flag the user never gave.
+bad bench_configs_bad_stored_value 2 "e.json: entry '[^']*': m must be between 1 and" --fixture predicted -- \
+  sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && f=$(ls ex/*.json) &&
+       sed -i "s/\"m\": *256/\"m\": -3/" "$f" && mv "$f" ex/e.json &&
+       $BENCH --configs ex --device model --no-record; rc=$?; rm -rf ex; exit $rc'
+bad bench_db_bad_stored_dtype 2 "u.db: stored trial [0-9]+ \(run [0-9]+, .*holds a bad value: unknown dtype 'q8'" \
+  --fixture predicted -- sh: 'cp t.db u.db && sqlite3_set() { python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()" "$@"; } &&
+       sqlite3_set u.db "update problems set dtype = '"'"'q8'"'"'" &&
+       $BENCH --db u.db --device model --include-model --no-record; rc=$?; rm -f u.db*; exit $rc'
+# nightly.sh compares recorded runs: --no-record is bad input, refused before anything is measured.
+bad nightly_no_record 2 "--no-record: nightly.sh compares the run mgpu-bench records" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --out '$W.out' -- --device model --include-model --no-record
+# --help of every script: its header comment, exit 0; gpu_session.sh took --help as its OUTDIR.
+bad bundle_help 0 "Build a self-contained bundle" -- sh: bash '$SRC/scripts/bundle.sh' --help
+bad slurm_local_help 0 "A real single-node Slurm" -- sh: bash '$SRC/scripts/slurm_local.sh' --help
+bad report_screenshot_help 0 "scripts/report_screenshot.sh DB OUT.png" -- sh: bash '$SRC/scripts/report_screenshot.sh' --help
+bad gpu_session_help 0 "One lease of a Hopper GPU" -- sh: bash '$SRC/scripts/gpu_session.sh' --help
+bad gpu_session_option_as_outdir 2 "OUTDIR '-o' starts with '-'" -- sh: bash '$SRC/scripts/gpu_session.sh' -o
 finish
