@@ -141,5 +141,50 @@ TEST_F(Isa, ElectOneLeader) {
   }
 }
 
+// shfl.sync from a lane that does not execute it: "results are undefined if a thread sources a
+// register from an inactive thread or a thread that is not in membermask" (PTX ISA, shfl.sync).
+// Lanes 16..31 leave (exit, or branch around it); lanes 0..15 shuffle over membermask 0xffff,
+// reading lane `src` (a = lane*10 + 1000).
+struct ShflSource : IsaTest {
+  LaunchResult half_warp(const std::string& leave, const std::string& src) {
+    const std::string body =
+        "  mov.u32 %r1, %laneid;\n  setp.ge.u32 %p1, %r1, 16;\n" + leave +
+        "  mad.lo.u32 %r2, %r1, 10, 1000;\n  " + src + "\n"
+        "  shfl.sync.idx.b32 %r4, %r2, %r3, 0x1f, 0xffff;\n"
+        "  mul.wide.u32 %rd1, %r1, 8;\n  add.u64 %rd2, %rd63, %rd1;\n  st.global.u32 [%rd2], %r4;\n"
+        "DONE:\n";
+    LoadedModule& m = dev.load(module(body));
+    std::uint64_t din = dev.memory().alloc(8);
+    out = dev.memory().alloc(32 * 8);
+    std::memset(dev.memory().find(out, 32 * 8), 0, 32 * 8);
+    void* args[] = {&din, &out};
+    return dev.launch(m, "k", cfg(32), args);
+  }
+  std::uint64_t out = 0;
+};
+
+TEST_F(ShflSource, ReadingAnExitedLaneIsReported) {
+  LaunchResult r = half_warp("  @%p1 exit;\n", "add.u32 %r3, %r1, 16;");
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::NotConverged) << all(r);
+  EXPECT_NE(r.reports[0].message.find("lane 0 reads lane 16, which has exited"), std::string::npos) << all(r);
+  EXPECT_NE(r.reports[0].message.find("shfl.sync.idx.b32"), std::string::npos) << all(r);
+}
+
+TEST_F(ShflSource, ReadingALaneOutsideTheMembermaskIsReported) {
+  LaunchResult r = half_warp("  @%p1 bra DONE;\n", "add.u32 %r3, %r1, 16;");  // lanes 16..31 live on
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.reports[0].kind, ReportKind::NotConverged) << all(r);
+  EXPECT_NE(r.reports[0].message.find("lane 0 reads lane 16, which is not in membermask"), std::string::npos) << all(r);
+}
+
+TEST_F(ShflSource, ReadingAMemberLaneIsClean) {
+  LaunchResult r = half_warp("  @%p1 exit;\n", "xor.b32 %r3, %r1, 1;");
+  ASSERT_TRUE(r.ok) << all(r);
+  EXPECT_TRUE(r.reports.empty()) << all(r);
+  const auto* o = reinterpret_cast<const std::uint64_t*>(dev.memory().find(out, 32 * 8));
+  for (int l = 0; l < 16; ++l) EXPECT_EQ(o[l], std::uint64_t((l ^ 1) * 10 + 1000)) << l;
+}
+
 }  // namespace
 }  // namespace mgpu::emu::isa

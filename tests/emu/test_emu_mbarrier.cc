@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <vector>
 
+#include "core/emu/device.h"
 #include "core/emu/engines/mbarrier.h"
+#include "core/emu/engines/tensor_map.h"
+#include "tests/emu/emu_test_util.h"
 
 namespace mgpu::emu {
 namespace {
@@ -265,6 +270,106 @@ TEST(EmuMBarrier, ArriveDropLowersTheCountOfEveryLaterPhase) {
   EXPECT_TRUE(err.empty()) << err;
   b.arrive_drop(5, err);
   EXPECT_NE(err.find("arrive_drop of 5 with an expected count of only 2"), std::string::npos) << err;
+}
+
+// A kernel polling mbarrier.test_wait in a loop (PTX ISA 9.7.13.15.16: test_wait does not block,
+// so the loop is the wait) for a TMA load's complete-tx (9.7.9.25, .mbarrier::complete_tx::bytes).
+// Thread 0 expects `expect` bytes and loads a 64 x 64 tile of 2-byte elements (8192 bytes); every
+// thread of both warps spins on the phase (`poll`), or tests it once and goes on to other work
+// (`peek`, faulty), then reads its word of the tile.
+struct TestWaitPoll : ::testing::Test {
+  static constexpr int kThreads = 64;
+  Device dev;
+  LoadedModule* m = nullptr;
+  alignas(64) std::uint8_t map[128];
+  std::vector<std::uint32_t> in = std::vector<std::uint32_t>(64 * 64 / 2);
+  std::uint64_t din = 0, dout = 0;
+
+  static std::string kernel(const std::string& name, const std::string& after_test) {
+    return ".visible .entry " + name + "(.param .align 128 .b8 map[128], .param .u64 out, .param .u32 expect)\n{\n"
+           "  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n"
+           "  .shared .align 128 .b8 tile[8192];\n  .shared .align 8 .u64 bar;\n"
+           "  mov.b64 %rd1, map;\n  ld.param.u64 %rd2, [out];\n  ld.param.u32 %r9, [expect];\n"
+           "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, bar;\n  mov.u32 %r3, tile;\n"
+           "  setp.ne.u32 %p1, %r1, 0;\n  @%p1 bra SYNC;\n"
+           "  mbarrier.init.shared::cta.b64 [%r2], 1;\n  fence.mbarrier_init.release.cluster;\n"
+           "SYNC:\n  bar.sync 0;\n  @%p1 bra POLL;\n"
+           "  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], %r9;\n"
+           "  cvta.param.u64 %rd3, %rd1;\n  mov.u32 %r4, 0;\n"
+           "  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd3, {%r4, %r4}], [%r2];\n"
+           "POLL:\n  mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r2], 0;\n" + after_test +
+           "  shl.b32 %r5, %r1, 2;\n  add.u32 %r6, %r3, %r5;\n  ld.shared.u32 %r7, [%r6];\n"
+           "  mul.wide.u32 %rd4, %r1, 4;\n  add.u64 %rd5, %rd2, %rd4;\n  st.global.u32 [%rd5], %r7;\n"
+           "  ret;\n}\n";
+  }
+
+  static std::string work(int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += "  add.u32 %r8, %r8, 1;\n";
+    return s;
+  }
+
+  void SetUp() override {
+    m = &dev.load(".version 8.0\n.target sm_90a\n.address_size 64\n" + kernel("poll", "  @!%p2 bra POLL;\n") +
+                  kernel("peek", work(16)));
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0x10001u * static_cast<std::uint32_t>(i) + 0x3F80u;
+    din = dev.memory().alloc(in.size() * 4);
+    std::memcpy(dev.memory().find(din, in.size() * 4), in.data(), in.size() * 4);
+    dout = dev.memory().alloc(kThreads * 4);
+    std::uint64_t dims[2] = {64, 64}, strides[1] = {128};
+    std::uint32_t box[2] = {64, 64}, es[2] = {1, 1};
+    ASSERT_EQ(encode_tensor_map(map, 9 /*BFLOAT16*/, 2, din, dims, strides, box, es, 0, 0 /*no swizzle*/, 0), "");
+  }
+
+  LaunchResult launch(std::uint32_t expect, std::uint64_t seed, const char* name = "poll") {
+    std::memset(dev.memory().find(dout, kThreads * 4), 0, kThreads * 4);
+    LaunchConfig c;
+    c.block[0] = kThreads;
+    c.seed = seed;
+    c.step_limit = 200'000;  // the kernel needs a few hundred; a hang ends in a fraction of a second
+    c.detect_races = true;
+    void* args[] = {map, &dout, &expect};
+    return dev.launch(*m, name, c, args);
+  }
+  bool read_the_tile() {
+    const auto* out = reinterpret_cast<const std::uint32_t*>(dev.memory().find(dout, kThreads * 4));
+    for (int t = 0; t < kThreads; ++t)
+      if (out[t] != in[t]) return false;
+    return true;
+  }
+};
+
+// Seeds divisible by 4 land async work only when no warp can make progress; a warp spinning on
+// test_wait makes none, so the load must still land (it used to wait forever for the spinners
+// to stop: a step-limit finding on a correct kernel, seed 4 among verify's defaults).
+TEST_F(TestWaitPoll, SpinningOnTestWaitLetsTheTmaLoadLand) {
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    LaunchResult r = launch(8192, seed);
+    ASSERT_TRUE(r.ok) << "seed " << seed << ": " << emu_test::all(r);
+    EXPECT_TRUE(r.reports.empty()) << "seed " << seed << ": " << emu_test::all(r);
+    EXPECT_TRUE(read_the_tile()) << "seed " << seed;
+  }
+}
+
+// The faulty twin: expect_tx announces twice the bytes the load brings, so the phase never
+// completes and the spin never ends. It must end as a finding, under every kind of seed.
+TEST_F(TestWaitPoll, SpinningOnAPhaseThatNeverCompletesIsReported) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    LaunchResult r = launch(16384, seed);
+    ASSERT_FALSE(r.ok) << "seed " << seed;
+    ASSERT_FALSE(r.reports.empty()) << "seed " << seed;
+    EXPECT_EQ(r.reports[0].kind, ReportKind::StepLimit) << "seed " << seed << ": " << emu_test::all(r);
+  }
+}
+
+// What seeds divisible by 4 are for stays: one failed test_wait is no spin, so a kernel that
+// tests once and reads the tile anyway still reads it before the load lands.
+TEST_F(TestWaitPoll, ReadingAfterOneFailedTestWaitStillSeesTheTileUnloaded) {
+  for (std::uint64_t seed = 4; seed <= 200; seed += 4) {
+    LaunchResult r = launch(8192, seed, "peek");
+    ASSERT_TRUE(r.ok) << "seed " << seed << ": " << emu_test::all(r);
+    EXPECT_TRUE(emu_test::has(r, ReportKind::Uninitialized)) << "seed " << seed << ": " << emu_test::all(r);
+  }
 }
 
 }  // namespace

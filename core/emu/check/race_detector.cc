@@ -16,17 +16,28 @@ bool RaceDetector::ordered_before(const Epoch& e, int thread) const {
   return u == thread || e.clock <= vc(thread)[u];
 }
 
-RaceDetector::Conflict RaceDetector::on_write(int thread, std::uint32_t offset, std::uint32_t bytes, int pc) {
+bool RaceDetector::same_value_same_instruction(const Write& x, const Epoch& e, std::uint32_t i) const {
+  if (!x.insn || i >= 64 || !((x.unchanged >> i) & 1)) return false;
+  // The epoch is the byte's last write: if its thread wrote the byte in this instruction, it is
+  // that write (nothing runs between the lanes of one instruction).
+  for (const Span& s : insn_writes_)
+    if (s.thread == e.thread_plus1 - 1 && x.offset + i >= s.lo && x.offset + i < s.hi) return true;
+  return false;
+}
+
+RaceDetector::Conflict RaceDetector::on_write(const Write& x) {
   Conflict c;
-  ++events_[thread];
-  const std::uint32_t now = vc(thread)[thread];
-  for (std::uint32_t i = 0; i < bytes; ++i) {
-    Epoch& w = write_[offset + i];
-    Epoch& r = read_[offset + i];
-    if (!c.found && !ordered_before(w, thread)) c = {true, true, w.thread_plus1 - 1, w.pc};
-    if (!c.found && !ordered_before(r, thread)) c = {true, false, r.thread_plus1 - 1, r.pc};
-    w = {now, pc, static_cast<std::uint16_t>(thread + 1)};
+  ++events_[x.thread];
+  if (x.insn != insn_) insn_ = x.insn, insn_writes_.clear();
+  const std::uint32_t now = vc(x.thread)[x.thread];
+  for (std::uint32_t i = 0; i < x.bytes; ++i) {
+    Epoch& w = write_[x.offset + i];
+    Epoch& r = read_[x.offset + i];
+    if (!c.found && !ordered_before(w, x.thread) && !same_value_same_instruction(x, w, i)) c = {true, true, w.thread_plus1 - 1, w.pc};
+    if (!c.found && !ordered_before(r, x.thread)) c = {true, false, r.thread_plus1 - 1, r.pc};
+    w = {now, x.pc, static_cast<std::uint16_t>(x.thread + 1)};
   }
+  if (x.insn) insn_writes_.push_back({x.thread, x.offset, x.offset + x.bytes});
   return c;
 }
 

@@ -4,7 +4,9 @@
 // (arrive releases, a successful test_wait/try_wait acquires) and warp collectives (shfl.sync,
 // vote, elect, bar.warp.sync, .aligned instructions) order threads; each shared byte remembers
 // its last write and last read as (thread, clock, pc). Two accesses race when one is a write,
-// they come from different threads, and the earlier is not ordered before the later.
+// they come from different threads, and the earlier is not ordered before the later -- except
+// that lanes of one warp writing the same value to a byte in one instruction do not race with
+// each other (on_write's `Write`).
 // Contract: never reports ordered accesses (no false positives from the model itself); keeps
 // one reader per byte, so it can miss a race with an earlier reader. Atomics and the async
 // proxy (TMA, wgmma) are not thread accesses here: the hazard checkers cover those.
@@ -29,7 +31,20 @@ class RaceDetector {
     int thread = -1;
     int pc = -1;
   };
-  Conflict on_write(int thread, std::uint32_t offset, std::uint32_t bytes, int pc);
+  // One thread's write. `insn` names the warp-instruction it is part of (one id per execution of
+  // an instruction by a warp; 0: none); bit i of `unchanged` says byte i already holds the value
+  // written. Lanes of a warp writing a byte in one instruction are unordered (PTX ISA 8, memory
+  // consistency model: no program order between threads); when they write the same value every
+  // outcome the model allows (a read "returns the value committed by some write") is that value,
+  // so such a pair is not reported. Different values, or another instruction, still race.
+  struct Write {
+    int thread;
+    std::uint32_t offset, bytes;
+    int pc;
+    std::uint64_t insn = 0, unchanged = 0;
+  };
+  Conflict on_write(const Write& w);
+  Conflict on_write(int thread, std::uint32_t offset, std::uint32_t bytes, int pc) { return on_write(Write{thread, offset, bytes, pc}); }
   Conflict on_read(int thread, std::uint32_t offset, std::uint32_t bytes, int pc);
 
   // Synchronization: a release folds the thread's clock into `sync` and advances the thread;
@@ -51,6 +66,9 @@ class RaceDetector {
     std::uint16_t thread_plus1 = 0;  // 0: no access yet
   };
   bool ordered_before(const Epoch& e, int thread) const;
+  // Whether `x` writes byte i with the value it holds and `e`, that byte's last write, is by
+  // another lane of the same warp-instruction.
+  bool same_value_same_instruction(const Write& x, const Epoch& e, std::uint32_t i) const;
   std::uint32_t* vc(int thread) { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
   const std::uint32_t* vc(int thread) const { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
 
@@ -60,6 +78,12 @@ class RaceDetector {
   std::vector<std::uint64_t> joined_at_;   // per thread: events_ right after its last join
   std::vector<std::uint64_t> joined_key_;  // per thread: that join's warp and lanes (0: none)
   std::vector<Epoch> write_, read_;
+  struct Span {
+    int thread;
+    std::uint32_t lo, hi;
+  };
+  std::uint64_t insn_ = 0;          // the warp-instruction whose writes insn_writes_ holds
+  std::vector<Span> insn_writes_;
 };
 
 }  // namespace mgpu::emu

@@ -187,7 +187,8 @@ Cta& shared_target(Warp& w, const Insn& in, std::uint32_t a, std::uint32_t bytes
   return *cta;
 }
 
-Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane) {
+Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane,
+                 const std::uint8_t* data) {
   Launch& L = w.launch();
   if (bytes > 1 && addr % std::min<std::uint32_t>(bytes, 16) != 0)
     L.fault(ReportKind::Misaligned, where(w, in, lane),
@@ -210,7 +211,7 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
                 "shared::cta access at " + hex(addr) + ", an address of CTA rank " + std::to_string(r.cta->rank) +
                     " (a shared::cluster address: use .shared::cluster)");
       r.ptr = r.cta->smem.data() + r.offset;
-      if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane);
+      if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane, data);
       else note_generic_read(w, in, *r.cta, r.offset, bytes, lane);
       return r;
     }
@@ -248,7 +249,20 @@ void count_banks(Warp& w, const Insn& in, const SharedLanes& s, std::uint32_t by
   t.ideal += c.ideal;
 }
 
-void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane) {
+namespace {
+
+// Bit i: byte i of `data` equals what shared memory holds at offset + i.
+std::uint64_t unchanged_bytes(const Cta& cta, std::uint32_t offset, std::uint32_t bytes, const std::uint8_t* data) {
+  std::uint64_t m = 0;
+  for (std::uint32_t i = 0; data && i < bytes && i < 64; ++i)
+    if (cta.smem[offset + i] == data[i]) m |= 1ull << i;
+  return m;
+}
+
+}  // namespace
+
+void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane,
+                        const std::uint8_t* data) {
   // A thread's write into bytes an unretired async operation still reads (TMA store source,
   // wgmma operand) or writes (TMA load destination).
   for (const auto& op : cta.cluster->inflight) {
@@ -277,7 +291,9 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
                         "shared bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") written while " + what);
   }
   if (cta.races && &cta == w.cta) {
-    RaceDetector::Conflict c = cta.races->on_write(w.thread(lane), offset, bytes, where(w, in, lane).pc);
+    const RaceDetector::Write x{w.thread(lane), offset, bytes, where(w, in, lane).pc, w.launch().steps,
+                                unchanged_bytes(cta, offset, bytes, data)};
+    RaceDetector::Conflict c = cta.races->on_write(x);
     if (c.found) report_race(w, in, lane, offset, bytes, true, c);
   }
   std::uint16_t writer = static_cast<std::uint16_t>(w.thread(lane));

@@ -29,13 +29,17 @@ struct Resolved {
   Cta* cta = nullptr;         // shared memory only
   std::uint32_t offset = 0;   // shared memory only
 };
-Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane);
+// `data`, for a write, is what it will store (when known): the race detector compares it with
+// the bytes there (check/race_detector.h, RaceDetector::Write).
+Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane,
+                 const std::uint8_t* data = nullptr);
 
 // Shared address (shared::cluster form) -> CTA and offset, or a fault.
 Cta& shared_target(Warp& w, const Insn& in, std::uint32_t cluster_addr, std::uint32_t bytes, int lane, std::uint32_t& offset);
 
 // Shadow bookkeeping of a thread's generic-proxy shared-memory write / read.
-void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane);
+void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane,
+                        const std::uint8_t* data = nullptr);
 void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane);
 
 // The lanes of one warp-wide ld/st/atom/red that land in the executing CTA's shared memory,

@@ -101,6 +101,7 @@ bool step_warp(Warp& w, int budget) {
       L.fault(ReportKind::Unsupported, w.cta->where(&w, __builtin_ctz(mask), static_cast<int>(best)), "fell off the end of the kernel without ret/exit");
     const Insn& in = code[best];
     ++L.steps;
+    ++w.steps;
     std::uint32_t run = mask;
     if (in.src->guard >= 0) {
       run = 0;
@@ -128,6 +129,21 @@ bool step_warp(Warp& w, int budget) {
   }
   return true;
 }
+
+void note_poll(Warp& w, std::uint32_t pc, std::uint32_t object, std::uint64_t value, bool done) {
+  Warp::Poll& p = w.poll;
+  if (done) {
+    p = Warp::Poll{};
+    return;
+  }
+  p.repeated = p.pc == pc && p.object == object && p.value == value;
+  p.pc = pc;
+  p.object = object;
+  p.value = value;
+  p.at = w.steps;
+}
+
+bool spinning(const Warp& w) { return w.poll.repeated && w.steps - w.poll.at <= kSpinWindow; }
 
 void report_missed_phase(Cta& owner, std::uint32_t offset, std::uint64_t phase, const Where& where) {
   for (auto& cta : owner.cluster->ctas)

@@ -32,6 +32,18 @@ void report_missed_phase(Cta& owner, std::uint32_t offset, std::uint64_t phase, 
 bool after_mbarrier_update(Cta& owner, std::uint32_t offset, const MBarrier& bar, std::uint64_t phase_before,
                            const Where& where);
 
+// mbarrier.test_wait never blocks (PTX ISA 9.7.13.15.16: test_wait is non-blocking; only
+// try_wait may suspend the thread), so a warp polling it in a loop can always run, and a
+// scheduler that lands async operations only when no warp can run would never land the one it
+// polls for. note_poll() records each test_wait's outcome; spinning() is true while the warp's
+// last two failed polls were the same one (pc, mbarrier, parity or state) and it has run at
+// most kSpinWindow instructions since: such a warp makes no progress until something else
+// changes the barrier. A single failed poll does not count, so a kernel that tests once and
+// goes on still sees async operations land as late as legal.
+inline constexpr std::uint64_t kSpinWindow = 32;
+void note_poll(Warp& w, std::uint32_t pc, std::uint32_t object, std::uint64_t value, bool done);
+bool spinning(const Warp& w);
+
 // A describing line of what a waiting lane waits for (deadlock reports).
 std::string describe_wait(Warp& w, int lane);
 

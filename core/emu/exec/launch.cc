@@ -186,17 +186,22 @@ void run_batch(Launch& L, const std::vector<Cluster*>& batch) {
   std::vector<std::pair<Cluster*, AsyncOp*>> ready;
   for (;;) {
     runnable.clear();
+    bool progress = false;  // a runnable warp that is not spinning on test_wait
     for (Warp* w : warps)
-      if (w->alive && warp_can_run(*w)) runnable.push_back(w);
+      if (w->alive && warp_can_run(*w)) {
+        runnable.push_back(w);
+        progress |= !spinning(*w);
+      }
     ready.clear();
     for (Cluster* cl : batch)
       for (auto& op : cl->inflight)
         if (performable(*op)) ready.emplace_back(cl, op.get());
     // An async operation lands at a moment of the scheduler's choosing.
     // The seed also picks how eager the async engines are: seeds divisible by 4 perform an
-    // operation only when nothing else can run (the latest legal moment), which exposes reads
-    // of data that has not landed; the others land operations early or in between.
-    if (!ready.empty() && (runnable.empty() || L.rng() % 4 < L.config.seed % 4)) {
+    // operation only when nothing else can make progress (the latest legal moment), which
+    // exposes reads of data that has not landed; the others land operations early or in
+    // between. A warp spinning on test_wait makes none (interpreter.h, spinning()).
+    if (!ready.empty() && (!progress || L.rng() % 4 < L.config.seed % 4)) {
       auto [cl, op] = ready[L.rng() % ready.size()];
       perform(*cl, *op);
       continue;

@@ -198,6 +198,13 @@ struct Warp {
   std::vector<std::shared_ptr<AsyncOp>> bulk_open[32];
   std::deque<BulkGroup> bulk_groups[32];
   std::uint32_t proxy_fences[32] = {};  // fence.proxy.async count per lane
+  std::uint64_t steps = 0;                // warp-instructions this warp has run
+  // The last mbarrier.test_wait that found its phase incomplete (interpreter.h, spinning()).
+  struct Poll {
+    std::uint32_t pc = UINT32_MAX, object = 0;
+    std::uint64_t value = 0, at = 0;  // parity or state; `steps` when it failed
+    bool repeated = false;            // the failure before it was the same poll
+  } poll;
   std::uint64_t cluster_arrival[32] = {};  // barrier.cluster: generation the lane arrived in, + 1 (0: not arrived)
   std::int32_t maxnreg = 0;
   // tcgen05 (PTX ISA 9.7.16 "tcgen05.ld", "tcgen05.wait"): destination registers of loads not yet

@@ -83,11 +83,14 @@ Flow st(Warp& w, const Insn& in, std::uint32_t mask) {
   SharedLanes shared;
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(0), l);
-    std::uint64_t vals[8];
-    for (int i = 0; i < in.vec; ++i) vals[i] = read_operand(w, in, in.vec == 1 ? s : s.elems[i], l);
-    Resolved r = resolve(w, in, param_or_local(in, in.operand(0)), addr, static_cast<std::uint32_t>(eb * in.vec), true, l);
+    std::uint8_t bytes[8 * 8];
+    for (int i = 0; i < in.vec; ++i) {
+      const std::uint64_t v = read_operand(w, in, in.vec == 1 ? s : s.elems[i], l);
+      std::memcpy(bytes + i * eb, &v, eb);
+    }
+    Resolved r = resolve(w, in, param_or_local(in, in.operand(0)), addr, static_cast<std::uint32_t>(eb * in.vec), true, l, bytes);
     shared.add(w, r, l);
-    for (int i = 0; i < in.vec; ++i) std::memcpy(r.ptr + i * eb, &vals[i], eb);
+    std::memcpy(r.ptr, bytes, static_cast<std::size_t>(eb * in.vec));
   }
   count_banks(w, in, shared, static_cast<std::uint32_t>(eb * in.vec));
   return Flow::Next;

@@ -42,6 +42,8 @@ void check_init(Warp& w, const Insn& in, const Target& t, int l) {
                       "'" + in.src->opcode + "' on the mbarrier at shared offset " + std::to_string(t.offset) + " that was never initialized (mbarrier.init)");
 }
 
+std::uint32_t pc_of(const Warp& w, const Insn& in) { return static_cast<std::uint32_t>(&in - w.launch().code->data()); }
+
 void misuse(Warp& w, const Insn& in, const Target& t, int l, const std::string& err) {
   if (!err.empty())
     w.launch().report(ReportKind::BarrierMisuse, where(w, in, l), "mbarrier at shared offset " + std::to_string(t.offset) + ": " + err);
@@ -111,8 +113,9 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         // for the phase of that parity to complete.
         const std::uint32_t parity = static_cast<std::uint32_t>(v & 1);
         bool done = in.flags & Parity ? t.bar->phase_complete_parity(parity) : t.bar->phase_complete_token(v);
+        const std::uint32_t who = cluster_address(t.cta->rank, t.offset);
+        if (in.op == TestWait && l == __builtin_ctz(mask)) note_poll(w, pc_of(w, in), who, v, done);
         if (!done && in.op == TryWait && t.bar->initialized()) {
-          std::uint32_t who = cluster_address(t.cta->rank, t.offset);
           w.wait[l] = Wait{Wait::Mbar, who, parity};
           flow = Flow::Block;
           break;

@@ -24,6 +24,20 @@ std::uint32_t members(Warp& w, const Insn& in, std::size_t i, std::uint32_t mask
   return mm;
 }
 
+// The lane a shfl.sync reads must execute it with the reader (PTX ISA, shfl.sync: "results
+// are undefined if a thread sources a register from an inactive thread or a thread that is not
+// in membermask"; the pseudocode leaves SourceA unpredictable for inactive and predicated-off
+// threads). `mask` holds exactly the lanes executing it, so any other source is a fault.
+void check_source(Warp& w, const Insn& in, std::uint32_t mask, std::uint32_t mm, int lane, int j) {
+  if ((mask >> j) & 1) return;
+  const char* why = !((w.alive >> j) & 1) ? "which has exited"
+                    : !((mm >> j) & 1)     ? "which is not in membermask"
+                                           : "which does not execute it (predicated off)";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "lane %d reads lane %d, %s (membermask 0x%08x): the value is undefined", lane, j, why, mm);
+  w.launch().fault(ReportKind::NotConverged, where(w, in, lane), "'" + in.src->opcode + "': " + buf);
+}
+
 // shfl.sync: PTX ISA 9.7.9.7 (the pseudocode of lane, minLane, maxLane, pval).
 Flow shfl(Warp& w, const Insn& in, std::uint32_t mask) {
   std::uint32_t mm = members(w, in, 4, mask);
@@ -46,7 +60,8 @@ Flow shfl(Warp& w, const Insn& in, std::uint32_t mask) {
       case Idx: j = min_lane | static_cast<int>(b & ~seg); p = j <= max_lane; break;
     }
     if (!p || j < 0 || j > 31) j = lane;
-    std::uint64_t v = (mask >> j) & 1 ? a[j] : a[lane];
+    check_source(w, in, mask, mm, lane, j);
+    std::uint64_t v = a[j];
     if (d.kind == ptx::Operand::Kind::Vector) {
       write_operand(w, in, d.elems[0], l, v, Ty::B32);
       write_operand(w, in, d.elems[1], l, p, Ty::Pred);
