@@ -6,11 +6,17 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace mgpu::core {
 
 inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{256} << 20;
+
+// What a path that is no regular file is, for messages: "a FIFO (named pipe)", "a character
+// device", "a folder", ...
+std::string_view file_type_name(std::filesystem::file_type t);
 
 // Throws as read_input_file() would for anything but a regular file, without reading it.
 void check_input_file(const std::string& path, const std::string& what);

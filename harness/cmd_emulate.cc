@@ -26,6 +26,7 @@
 #include "core/emu/ptx/parser.h"
 #include "core/emu/check/launch_json.h"
 #include "core/emu/environment.h"
+#include "core/input_file.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "harness/cli.h"
@@ -72,15 +73,6 @@ constexpr std::int64_t kMaxPrintCount = std::int64_t{1} << 20;
 
 // ---- input files
 
-std::string_view file_kind(fs::file_type t) {
-  switch (t) {
-    case fs::file_type::fifo: return "a FIFO (named pipe)";
-    case fs::file_type::character: return "a character device";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::socket: return "a socket";
-    default: return "not a regular file";
-  }
-}
 
 // Checked before opening: a folder opens as a stream that reads nothing (so the error blamed
 // its contents), and a FIFO or a device would block or never end.
@@ -90,24 +82,14 @@ void check_input_file(const std::string& path, const char* option, std::uintmax_
   if (st.type() == fs::file_type::not_found) refuse(fmt::format("{} {}: no such file", option, path));
   if (ec) refuse(fmt::format("{} {}: cannot read it ({})", option, path, ec.message()));
   if (fs::is_directory(st)) refuse(fmt::format("{} {} is a folder, not a file", option, path));
-  if (!fs::is_regular_file(st)) refuse(fmt::format("{} {} is {}: give a regular file", option, path, file_kind(st.type())));
+  if (!fs::is_regular_file(st)) refuse(fmt::format("{} {} is {}: give a regular file", option, path, core::file_type_name(st.type())));
   const std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > max_bytes) refuse(fmt::format("{} {} is {} bytes; at most {} are read", option, path, size, max_bytes));
 }
 
 std::string read_file(const std::string& path, const char* option, std::uintmax_t max_bytes) {
-  check_input_file(path, option, max_bytes);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(fmt::format("{} {}: cannot read it ({})", option, path, std::strerror(errno)));
-  std::string text;
-  std::array<char, 1 << 16> chunk;
-  // Bounded while reading too: files under /proc state a size of 0.
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_bytes) refuse(fmt::format("{} {} holds more than {} bytes", option, path, max_bytes));
-  }
-  if (in.bad()) refuse(fmt::format("{} {}: cannot read it (an I/O error)", option, path));
-  return text;
+  check_input_file(path, option, max_bytes);  // this command's wording for what it refuses
+  return core::read_input_file(path, option, max_bytes);
 }
 
 // ---- JSON fields, each read exactly

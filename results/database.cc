@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include "core/input_file.h"
 #include "results/schema.h"
 
 namespace mgpu::results {
@@ -48,15 +49,6 @@ namespace {
 
 bool writable(const fs::path& p) { return ::access(p.c_str(), W_OK) == 0; }
 
-std::string file_kind(const fs::file_status& st) {
-  switch (st.type()) {
-    case fs::file_type::fifo: return "a FIFO (named pipe)";
-    case fs::file_type::character: return "a character device";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::socket: return "a socket";
-    default: return "not a regular file";
-  }
-}
 
 // An SQLite URI naming exactly this file: every byte outside the unreserved set is escaped, so
 // '?', '#' or '%' in a name stay part of the name.
@@ -145,7 +137,7 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
   // (no signal ends SQLite's retried open), and a device such as /dev/null swallows every row.
   if (exists && !fs::is_regular_file(st))
     throw Error(ErrorKind::InvalidInput,
-                fmt::format("{} is {}, not a results database: give a regular file's path", path, file_kind(st)));
+                fmt::format("{} is {}, not a results database: give a regular file's path", path, core::file_type_name(st.type())));
   std::string uri;
   CloseDatabase closer;
   int flags = SQLite::OPEN_URI;

@@ -238,10 +238,10 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
     }
   }
   std::unique_ptr<search::Strategy> strategy = search::make_strategy(o.strategy, ctx);
-  // Whatever will use the virtual device (verifying before predicting, --preflight, --device
-  // emulate) refuses a bad MGPU_EMU_* knob now, before the database is written.
-  if (device.source == "emulate" || (device.source == "model" && o.verify && o.compile_predicted) || !o.preflight.empty())
-    check_virtual_device_knobs(device.source == "emulate" ? "--device emulate" : "the virtual device");
+  // Verifying before predicting and --preflight use the virtual device: a bad MGPU_EMU_* knob is
+  // refused now, before the database is written (--device emulate was checked by pick_device).
+  if ((device.source == "model" && o.verify && o.compile_predicted) || !o.preflight.empty())
+    check_virtual_device_knobs("the virtual device");
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
   rep.source = device.source;

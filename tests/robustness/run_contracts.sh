@@ -11,16 +11,7 @@
 #              redrawn line no wider than the terminal
 #   warm start --trials not above the warm-start count says the strategy searches nothing
 # Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/run_contracts.sh
-set -uo pipefail
-MGPU="${MGPU:?set MGPU to the mgpu-tune executable}"
-T="$(mktemp -d /tmp/mgpu-run-contracts.XXXXXX)"
-trap 'rm -rf "$T"' EXIT
-export MGPU_CACHE_DIR="$T/cache"
-FAILED=0
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
-ok() { echo "ok   $*"; }
-q() { sqlite3 -cmd ".timeout 10000" "$1" "$2"; }
-trials() { q "$1" "SELECT count(*) FROM trials"; }
+. "$(dirname "$0")/contracts_lib.sh"
 distinct() { q "$1" "SELECT count(DISTINCT problem_id || ':' || config_id) FROM trials"; }
 RUN=(matmul --arch sm_90a --m 2048 --n 2048 --k 2048 --device model --no-compile --warm-start 0)
 
@@ -107,5 +98,4 @@ for m in 1024 4096; do "$MGPU" matmul --arch sm_90a --m $m --n 1024 --k 1024 --d
 if grep -q "all taken by the 2 warm-start configs: the random strategy searches nothing" "$T/w.out"; then ok "warm_start_uses_the_budget_says_so"
 else fail "warm_start_uses_the_budget_says_so"; cat "$T/w.out"; fi
 
-echo "$FAILED failed"
-[ "$FAILED" = 0 ]
+contracts_done

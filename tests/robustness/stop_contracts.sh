@@ -12,17 +12,7 @@
 #   no TMPDIR       temporary files impossible: the trials are env_error (not the configs'
 #                   failure, not counted) and the next run with a good TMPDIR retries them
 # Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/stop_contracts.sh
-set -uo pipefail
-MGPU="${MGPU:?set MGPU to the mgpu-tune executable}"
-case "$MGPU" in /*) ;; *) MGPU="$PWD/$MGPU" ;; esac
-T="$(mktemp -d /tmp/mgpu-stop-contracts.XXXXXX)"
-trap 'rm -rf "$T"' EXIT
-export MGPU_CACHE_DIR="$T/cache"
-FAILED=0
-fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
-ok() { echo "ok   $*"; }
-q() { sqlite3 -cmd ".timeout 10000" "$1" "$2"; }
-trials() { q "$1" "SELECT count(*) FROM trials"; }
+. "$(dirname "$0")/contracts_lib.sh"
 crashed() { grep -Eq "terminate called|Aborted|core dumped|Segmentation fault|internal error|Traceback" "$1"; }
 MODEL=(--device model --no-compile --warm-start 0)
 
@@ -133,5 +123,4 @@ elif ! "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --war
   fail "no_tmpdir: the run with a good TMPDIR did not retry them"; tail -4 "$T/tmp2.out" | sed 's/^/  | /'
 else ok "no_tmpdir (exit $rc, $envs env_error trials, retried to 3 ok)"; fi
 
-echo "$FAILED failed"
-[ "$FAILED" = 0 ]
+contracts_done
