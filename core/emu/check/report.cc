@@ -24,6 +24,9 @@ const char* report_kind_name(ReportKind k) {
     case ReportKind::TmaOutOfBounds: return "tma-out-of-bounds";
     case ReportKind::TmemMisuse: return "tmem-misuse";
     case ReportKind::TmemHazard: return "tmem-hazard";
+    case ReportKind::NamedBarrierMisuse: return "barrier-misuse";
+    case ReportKind::ExitInFlight: return "exit-in-flight";
+    case ReportKind::WgmmaFence: return "missing-wgmma-fence";
   }
   return "?";
 }

@@ -31,6 +31,9 @@ enum class ReportKind : std::uint8_t {
   TmaOutOfBounds,     // a TMA box entirely outside its tensor (a store writes nothing)
   TmemMisuse,         // tensor memory: bad column count, access/dealloc of columns not held, leak at exit
   TmemHazard,         // tensor memory read or written while an uncommitted tcgen05.mma writes it
+  NamedBarrierMisuse, // bar.sync / barrier.cluster: bad id, thread counts that disagree, arrive twice
+  ExitInFlight,       // a CTA exited while async operations still read or write its shared memory
+  WgmmaFence,         // registers of a wgmma.mma_async touched by other instructions with no wgmma.fence between
 };
 
 const char* report_kind_name(ReportKind k);

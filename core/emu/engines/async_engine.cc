@@ -21,20 +21,23 @@ std::string range(std::uint32_t lo, std::uint32_t hi) {
 }  // namespace
 
 // The async proxy reads byte `a` of `cta`: it must have been written, and a generic-proxy
-// write must have been followed by fence.proxy.async in the writing thread.
-bool check_async_read(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t a, const char* reader) {
+// write must be followed, before the async operation was issued, by fence.proxy.async in the
+// writing thread or in the issuing thread (PTX ISA 8.x memory consistency model, proxies: the
+// fence may sit on either side of the synchronization that orders the write before the issue;
+// that synchronization itself is the race detector's to check).
+bool check_async_read(Cluster& c, const AsyncOp& self, Cta& cta, std::uint32_t a, const char* reader,
+                      const std::vector<std::uint32_t>& fenced, std::uint32_t issuer_fence) {
   const SmemShadow& s = cta.shadow[a];
   Launch& L = *c.launch;
   if (!(s.flags & SmemShadow::kInit)) {
     L.report(ReportKind::Uninitialized, self.issued, std::string(reader) + " reads shared offset " + std::to_string(a) + " that nothing has written");
     return false;
   }
-  if (s.flags & SmemShadow::kGeneric) {
-    const Warp& wr = *cta.warps[s.writer / 32];
-    if (wr.proxy_fences[s.writer % 32] == s.epoch) {
+  if ((s.flags & SmemShadow::kGeneric) && s.writer != SmemShadow::kRemoteWriter) {
+    if (fenced[s.writer] <= s.epoch && issuer_fence <= s.epoch) {
       L.report(ReportKind::ProxyFence, self.issued,
                std::string(reader) + " reads shared offset " + std::to_string(a) + " written by thread " + std::to_string(s.writer) +
-                   " through the generic proxy with no fence.proxy.async after the write");
+                   " through the generic proxy with no fence.proxy.async between the write and the issue (in the writer or the issuer)");
       return false;
     }
   }
@@ -101,6 +104,52 @@ void forget(Cluster& c, const AsyncOp* op) {
   if (it != c.inflight.end()) c.inflight.erase(it);
 }
 
+namespace {
+
+// Whether the load's bytes for destination rank r are beyond what its mbarrier's phase announced:
+// that phase has completed without them (PTX ISA 9.7.13.15.5: complete-tx acts on the current
+// phase, so they would land in one that never expected them). Reports it.
+bool surplus_load(Cluster& c, const TmaLoadOp& op, int r) {
+  const int br = op.barrier_rank(r);
+  const Cta& bar_cta = *c.ctas[static_cast<std::size_t>(br)];
+  auto it = bar_cta.mbarriers.find(op.mbar);
+  if (op.issue_phase[r] == TmaLoadOp::kNoPhase || it == bar_cta.mbarriers.end() || !it->second.initialized() ||
+      it->second.phase() == op.issue_phase[r])
+    return false;
+  c.launch->report(ReportKind::BarrierMisuse, op.issued,
+                   "TMA load's " + std::to_string(op.map.box_bytes()) + " bytes for the mbarrier at shared offset " + std::to_string(op.mbar) +
+                       " of CTA rank " + std::to_string(br) + " were issued in its phase " + std::to_string(op.issue_phase[r]) +
+                       ", which completed without them: no expect_tx counted these bytes");
+  return true;
+}
+
+}  // namespace
+
+void check_cta_exit(Cluster& c, Cta& cta) {
+  Launch& L = *c.launch;
+  for (const auto& op : c.inflight) {
+    if (op->kind == AsyncOp::TmaStore && static_cast<const TmaStoreOp&>(*op).cta == &cta) {
+      const auto& s = static_cast<const TmaStoreOp&>(*op);
+      L.report(ReportKind::ExitInFlight, op->issued,
+               "CTA rank " + std::to_string(cta.rank) + " exited while the TMA store issued here may still read its shared bytes " +
+                   range(s.src, s.src + static_cast<std::uint32_t>(s.map.box_bytes())) +
+                   ": no cp.async.bulk.wait_group.read retired it before the exit");
+    } else if (op->kind == AsyncOp::TmaLoad && !op->performed && ((static_cast<const TmaLoadOp&>(*op).cta_mask >> cta.rank) & 1)) {
+      const auto& t = static_cast<const TmaLoadOp&>(*op);
+      if (surplus_load(c, t, cta.rank)) continue;
+      L.report(ReportKind::ExitInFlight, op->issued,
+               "CTA rank " + std::to_string(cta.rank) + " exited before the TMA load issued here wrote its shared memory "
+               "(nothing waited for it to land)");
+    }
+  }
+  for (const auto& [offset, bar] : cta.mbarriers)
+    if (bar.initialized() && bar.tx_count() != 0)
+      L.report(ReportKind::ExitInFlight, cta.where(),
+               "CTA rank " + std::to_string(cta.rank) + " exited with tx-count " + std::to_string(bar.tx_count()) +
+                   " on the mbarrier at shared offset " + std::to_string(offset) + " (phase " + std::to_string(bar.phase()) +
+                   (bar.tx_count() > 0 ? "): bytes announced by expect_tx never landed" : "): bytes landed that no expect_tx announced"));
+}
+
 // PTX ISA 9.7.9.25: the box is read from global memory (out-of-bounds elements filled with
 // zero, or NaN when the map asks for it), written to each destination CTA's shared memory with
 // the map's swizzle, and its full byte count completed on each destination's mbarrier.
@@ -130,11 +179,19 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
       continue;
     }
     check_async_write(c, op, cta, op.dst, op.dst + bytes);
+    bool over_mbarrier = false;
     for (std::uint32_t i = 0; i < bytes; ++i) {
       std::uint32_t a = swizzle_address(op.dst + i, op.map.swizzle);
+      over_mbarrier |= (cta.shadow[a].flags & SmemShadow::kMbarrier) != 0;
       cta.smem[a] = box[i];
       cta.shadow[a].flags = SmemShadow::kInit;
     }
+    // PTX ISA 9.7.13.15.1: an mbarrier object is accessed only by mbarrier operations while it
+    // is valid (between mbarrier.init and mbarrier.inval).
+    if (over_mbarrier)
+      L.report(ReportKind::BarrierMisuse, op.issued,
+               "TMA load writes shared bytes " + range(op.dst, op.dst + bytes) + " of CTA rank " + std::to_string(r) +
+                   " over a live mbarrier object (initialized, not invalidated)");
     const int br = op.barrier_rank(static_cast<int>(r));
     Cta& bar_cta = *c.ctas[br];
     auto it = bar_cta.mbarriers.find(op.mbar);
@@ -145,12 +202,25 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
     }
     std::string err;
     const std::uint64_t phase_before = it->second.phase();
+    surplus_load(c, op, static_cast<int>(r));
     it->second.complete_tx(bytes, err);
     after_mbarrier_update(bar_cta, op.mbar, it->second, phase_before, op.issued);
     if (!err.empty())
       L.report(ReportKind::BarrierMisuse, op.issued, "mbarrier at shared offset " + std::to_string(op.mbar) + " of CTA rank " + std::to_string(br) + ": " + err);
   }
   forget(c, &op);
+}
+
+void check_tma_store_issue(Cluster& c, const TmaStoreOp& op, std::uint32_t issuer_fence) {
+  Cta& cta = *op.cta;
+  const std::uint32_t eb = op.map.elem_bytes;
+  bool reported = false;
+  // Elements outside the tensor are never written to global memory, so their shared bytes are
+  // not read: clipping at the tensor edge is no uninitialized read.
+  for_each_box_element(op.map, op.coords, [&](std::uint32_t off, std::uint64_t, bool in) {
+    for (std::uint32_t b = 0; in && !reported && b < eb; ++b)
+      reported = !check_async_read(c, op, cta, swizzle_address(op.src + off + b, op.map.swizzle), "a TMA store", cta.proxy_fenced, issuer_fence);
+  });
 }
 
 // PTX ISA 9.7.9.25 (shared -> global): elements outside the tensor are not written.
@@ -160,15 +230,11 @@ void perform_tma_store(Cluster& c, TmaStoreOp& op) {
   Launch& L = *c.launch;
   Cta& cta = *op.cta;
   const std::uint32_t eb = op.map.elem_bytes;
-  bool any_in = false, reported = false;
+  bool any_in = false;
   for_each_box_element(op.map, op.coords, [&](std::uint32_t off, std::uint64_t g, bool in) {
-    std::uint8_t val[8];
-    for (std::uint32_t b = 0; b < eb; ++b) {
-      std::uint32_t a = swizzle_address(op.src + off + b, op.map.swizzle);
-      if (!reported && !check_async_read(c, op, cta, a, "a TMA store")) reported = true;
-      val[b] = cta.smem[a];
-    }
     if (!in) return;
+    std::uint8_t val[8];
+    for (std::uint32_t b = 0; b < eb; ++b) val[b] = cta.smem[swizzle_address(op.src + off + b, op.map.swizzle)];
     any_in = true;
     std::uint8_t* p = L.global->find(g, eb);
     if (!p) L.fault(ReportKind::OutOfBounds, op.issued, "TMA store writes global address " + std::to_string(g) + " outside every allocation");

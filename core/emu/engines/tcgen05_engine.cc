@@ -38,8 +38,9 @@ float smem_elem(Cluster& c, Tcgen05MmaOp& op, Cta& cta, std::uint32_t a, Ty t, b
   if (a + 2 > cta.smem.size())
     c.launch->fault(ReportKind::OutOfBounds, op.issued,
                     "tcgen05.mma operand at shared offset " + std::to_string(a) + " is outside the CTA's shared memory");
+  const std::size_t i = &cta == op.ctas[1] ? 1 : 0;
   for (std::uint32_t b = 0; b < 2 && !reported; ++b)
-    if (!check_async_read(c, op, cta, a + b, "tcgen05.mma")) reported = true;
+    if (!check_async_read(c, op, cta, a + b, "tcgen05.mma", op.fenced[i], &cta == op.issuer ? op.issuer_fence : 0)) reported = true;
   return half_to_f32(static_cast<std::uint16_t>(cta.smem[a] | (cta.smem[a + 1] << 8)), t);
 }
 

@@ -19,10 +19,7 @@ float read_elem(Cluster& c, WgmmaOp& op, Cta& cta, std::uint32_t a, Ty t, bool& 
     if (!(s.flags & SmemShadow::kInit)) {
       L.report(ReportKind::Uninitialized, op.issued, "wgmma.mma_async reads shared offset " + std::to_string(a + b) + " that nothing has written");
       reported = true;
-    } else if ((s.flags & SmemShadow::kGeneric) && cta.warps[s.writer / 32]->proxy_fences[s.writer % 32] == s.epoch) {
-      L.report(ReportKind::ProxyFence, op.issued,
-               "wgmma.mma_async reads shared offset " + std::to_string(a + b) + " written by thread " + std::to_string(s.writer) +
-                   " through the generic proxy with no fence.proxy.async after the write");
+    } else if (!check_async_read(c, op, cta, a + b, "wgmma.mma_async", op.fenced, op.issuer_fence)) {
       reported = true;
     }
   }

@@ -11,6 +11,7 @@
 namespace mgpu::emu {
 
 void cluster_barrier_on_exit(Cluster& c);  // insns/barrier.cc
+void setmaxnreg_exit_check(Launch& L, Cta& cta);  // insns/misc.cc
 
 void Launch::report(ReportKind kind, Where where, std::string message) {
   for (const auto& r : reports)
@@ -73,6 +74,8 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
         cta->smem.assign(L.smem_bytes, 0xFF);
         cta->shadow.assign(L.smem_bytes, SmemShadow{});
         cta->warpgroups.resize(static_cast<std::size_t>(nwarps) / 4);
+        cta->setmaxnreg_log.resize(static_cast<std::size_t>(nwarps + 3) / 4);
+        cta->proxy_fenced.assign(threads, 0);
         if (c.detect_races) cta->races = std::make_unique<RaceDetector>(static_cast<int>(threads), L.smem_bytes);
         for (int wi = 0; wi < nwarps; ++wi) {
           auto w = std::make_unique<Warp>();
@@ -82,6 +85,7 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
           w->alive = w->lanes == 32 ? 0xFFFFFFFFu : (1u << w->lanes) - 1;
           w->regs.assign(slots * 32, 0);
           w->inflight.assign(slots, nullptr);
+          w->reg_touched.assign(slots, 0);
           w->tmem_pending.assign(slots, 0);
           w->local.assign(static_cast<std::size_t>(L.local_bytes) * 32, 0);
           w->maxnreg = per_thread;
@@ -233,6 +237,8 @@ void run_batch(Launch& L, const std::vector<Cluster*>& batch) {
       if (all) {
         cta.exited = true;
         tmem_leak_check(L, cta);
+        check_cta_exit(*cta.cluster, cta);
+        setmaxnreg_exit_check(L, cta);
       }
       cluster_barrier_on_exit(*cta.cluster);
     }

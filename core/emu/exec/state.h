@@ -49,11 +49,15 @@ class GlobalMemory {
 };
 
 // Per shared-memory byte: who wrote it last, for the proxy-fence and uninitialized checkers.
+// `epoch` is the CTA's fence.proxy.async count when the write happened (Cta::proxy_fence_gen):
+// a fence executed later in any thread has a larger number.
 struct SmemShadow {
-  static constexpr std::uint8_t kInit = 1, kGeneric = 2;
+  // kMbarrier: the byte is part of an initialized (not invalidated) mbarrier object.
+  static constexpr std::uint8_t kInit = 1, kGeneric = 2, kMbarrier = 4;
   std::uint8_t flags = 0;
-  std::uint16_t writer = 0;   // thread index in the CTA (generic writes)
-  std::uint32_t epoch = 0;    // the writer's proxy-fence count at the time of the write
+  std::uint16_t writer = 0;   // thread index in the CTA (generic writes); kRemoteWriter: another CTA's thread
+  std::uint32_t epoch = 0;    // Cta::proxy_fence_gen at the time of the write
+  static constexpr std::uint16_t kRemoteWriter = 0xFFFF;
 };
 
 // Why a lane waits (it re-executes its instruction when the condition may hold).
@@ -87,6 +91,11 @@ struct TmaLoadOp : AsyncOp {
   // of either the same CTA as the shared memory destination dstMem or in its peer-CTA").
   bool pair = false;
   int pair_bit = 0;
+  // Per destination rank: the phase its mbarrier was in when the load was issued (kNoPhase: not
+  // initialized then). Bytes must complete in that phase; landing in a later one means the phase
+  // completed without them (its expect_tx did not count them).
+  static constexpr std::uint64_t kNoPhase = ~std::uint64_t{0};
+  std::uint64_t issue_phase[16];
   int barrier_rank(int r) const { return pair ? (r & ~1) | pair_bit : r; }
 };
 
@@ -112,6 +121,11 @@ struct WgmmaOp : AsyncOp {
   std::vector<float> a_regs[4];  // A fragment values when A comes from registers
   std::vector<float> d_out[4];   // results, written to registers at retirement
   std::vector<std::int32_t> d_slots;  // accumulator register slots (same in every warp)
+  // The CTA's fence.proxy.async state when the last warp issued it (Cta::proxy_fenced), and the
+  // latest fence of any thread of the warpgroup then: the shared operands' generic writes must
+  // be fenced before the issue, not merely before the scheduler performs it.
+  std::vector<std::uint32_t> fenced;
+  std::uint32_t issuer_fence = 0;
   std::shared_ptr<WgmmaOp> chain[4];  // the earlier op whose result is this op's D (same registers)
   int group = 0;                 // warpgroup index in the CTA
   // Shared bytes read, [lo, hi) for A (when in shared memory) and B, for the overlap checks.
@@ -139,6 +153,11 @@ struct Tcgen05MmaOp : AsyncOp {
   std::uint32_t a_addr = 0;             // its tensor memory address when a_tmem
   bool accumulate = true;               // enable-input-d
   std::shared_ptr<Tcgen05MmaOp> prev;   // the issuing thread's previous MMA while it is unperformed
+  // Cta::proxy_fenced of each CTA at the issue, and the issuing thread's latest fence (its CTA
+  // only): the operands must be fenced for the async proxy before the issue.
+  std::vector<std::uint32_t> fenced[2];
+  std::uint32_t issuer_fence = 0;
+  const Cta* issuer = nullptr;
   std::uint32_t smem_lo[2] = {0, 0}, smem_hi[2] = {0, 0};  // A (when in shared memory) and B, in each CTA
   bool reads(const Cta* c, std::uint32_t lo, std::uint32_t hi) const {
     if (c != ctas[0] && c != ctas[1]) return false;
@@ -197,7 +216,12 @@ struct Warp {
   // bulk async-groups of the lanes that issue TMA stores (per thread in the ISA)
   std::vector<std::shared_ptr<AsyncOp>> bulk_open[32];
   std::deque<BulkGroup> bulk_groups[32];
-  std::uint32_t proxy_fences[32] = {};  // fence.proxy.async count per lane
+  // wgmma.fence (PTX ISA 9.7.15.6): reg_touched[slot] == reg_epoch when an ordinary instruction
+  // read or wrote the register since the warp's last wgmma.fence; wgmma_fenced: any fence yet.
+  std::vector<std::uint32_t> reg_touched;
+  std::uint32_t reg_epoch = 1;
+  bool wgmma_fenced = false;
+  std::uint32_t setmaxnreg_count = 0;  // setmaxnreg instructions this warp executed
   std::uint64_t steps = 0;                // warp-instructions this warp has run
   // The last mbarrier.test_wait that found its phase incomplete (interpreter.h, spinning()).
   struct Poll {
@@ -256,6 +280,13 @@ struct Cta {
   std::uint32_t threads = 0;
   bool exited = false;
   std::int64_t registers_in_use = 0;  // setmaxnreg accounting
+  // Per warpgroup, the setmaxnreg instructions (pc) its warps executed, in order: the i-th of
+  // every warp must be the same instruction (PTX ISA setmaxnreg: .sync.aligned over the warpgroup).
+  std::vector<std::vector<std::uint32_t>> setmaxnreg_log;
+  // fence.proxy.async (PTX ISA 9.7.13.4.x, membar/fence .proxy): the fences executed in this CTA
+  // so far, and per thread the value of that count right after its latest fence (0: none).
+  std::uint32_t proxy_fence_gen = 0;
+  std::vector<std::uint32_t> proxy_fenced;
   std::unique_ptr<RaceDetector> races;  // when the launch detects races
   std::unordered_map<std::uint32_t, MbarClocks> mbar_clocks;
   NamedBarrier cluster_clocks;          // barrier.cluster, as seen by this CTA's threads

@@ -36,15 +36,15 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
   const std::size_t first = in.op == Red ? 1 : 0;
   const bool has_count = in.operand_count() > first + (in.op == Red ? 2 : 1);
   std::uint64_t id = src(w, in, first, l0);
-  if (id >= 16) w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l0), "barrier id " + std::to_string(id) + " is not in [0, 15]");
+  if (id >= 16) w.launch().fault(ReportKind::NamedBarrierMisuse, where(w, in, l0), "barrier id " + std::to_string(id) + " is not in [0, 15]");
   Cta& cta = *w.cta;
   NamedBarrier& b = cta.bars[id];
   std::uint32_t count = has_count ? static_cast<std::uint32_t>(src(w, in, first + 1, l0)) : cta.threads;
   if (has_count && count % 32)
-    w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l0), "barrier thread count " + std::to_string(count) + " is not a multiple of 32");
+    w.launch().fault(ReportKind::NamedBarrierMisuse, where(w, in, l0), "barrier thread count " + std::to_string(count) + " is not a multiple of 32");
   if (b.expected == 0) b.expected = count;
   else if (b.expected != count)
-    w.launch().report(ReportKind::BarrierMisuse, where(w, in, l0),
+    w.launch().report(ReportKind::NamedBarrierMisuse, where(w, in, l0),
                       "barrier " + std::to_string(id) + " used with thread count " + std::to_string(count) + " while " +
                           std::to_string(b.expected) + " threads are expected in this generation");
   b.arrived += static_cast<std::uint32_t>(__builtin_popcount(mask));
@@ -126,7 +126,7 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
   if (in.op == Arrive) {
     EMU_FOR_LANES(mask, l) {
       if (w.cluster_arrival[l])
-        w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l), "barrier.cluster.arrive twice without a barrier.cluster.wait");
+        w.launch().fault(ReportKind::NamedBarrierMisuse, where(w, in, l), "barrier.cluster.arrive twice without a barrier.cluster.wait");
       w.cluster_arrival[l] = c.barrier.generation + 1;
       if (RaceDetector* rd = w.cta->races.get()) {
         if (w.cta->cluster_clocks.acc.empty()) w.cta->cluster_clocks.acc = rd->empty_clock();
@@ -139,7 +139,7 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
   }
   // wait
   if (w.cluster_arrival[l0] == 0)
-    w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l0), "barrier.cluster.wait without a preceding barrier.cluster.arrive");
+    w.launch().fault(ReportKind::NamedBarrierMisuse, where(w, in, l0), "barrier.cluster.wait without a preceding barrier.cluster.arrive");
   if (c.barrier.generation + 1 > w.cluster_arrival[l0]) {
     EMU_FOR_LANES(mask, l) {
       w.cluster_arrival[l] = 0;
@@ -163,7 +163,9 @@ std::string decode_barrier(const ptx::Instruction& p, Insn& out) {
 }
 
 Flow proxy_fence(Warp& w, const Insn&, std::uint32_t mask) {
-  EMU_FOR_LANES(mask, l) ++w.proxy_fences[l];
+  Cta& cta = *w.cta;
+  ++cta.proxy_fence_gen;
+  EMU_FOR_LANES(mask, l) cta.proxy_fenced[static_cast<std::size_t>(w.thread(l))] = cta.proxy_fence_gen;
   return Flow::Next;
 }
 

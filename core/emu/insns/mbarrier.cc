@@ -63,11 +63,20 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         std::uint64_t count = src(w, in, 1, l);
         if (count < 1 || count >= (1u << 20))
           w.launch().fault(ReportKind::BarrierMisuse, where(w, in, l), "mbarrier.init count " + std::to_string(count) + " is not in [1, 2^20-1]");
+        // PTX ISA 9.7.13.15.1 (mbarrier.init, mbarrier.inval): init on a location that holds a
+        // valid mbarrier object is undefined; mbarrier.inval must end the old object first.
+        if (t.bar->initialized())
+          w.launch().report(ReportKind::BarrierMisuse, where(w, in, l),
+                            "mbarrier.init on the live mbarrier at shared offset " + std::to_string(t.offset) +
+                                " (initialized before and not invalidated by mbarrier.inval; phase " + std::to_string(t.bar->phase()) + ")");
         t.bar->init(static_cast<std::uint32_t>(count));
-        for (std::uint32_t i = 0; i < 8; ++i) t.cta->shadow[t.offset + i].flags = SmemShadow::kInit;
+        for (std::uint32_t i = 0; i < 8; ++i) t.cta->shadow[t.offset + i].flags = SmemShadow::kInit | SmemShadow::kMbarrier;
         break;
       }
-      case Inval: t.bar->invalidate(); break;
+      case Inval:
+        t.bar->invalidate();
+        for (std::uint32_t i = 0; i < 8; ++i) t.cta->shadow[t.offset + i].flags &= static_cast<std::uint8_t>(~SmemShadow::kMbarrier);
+        break;
       case ExpectTx:
         check_init(w, in, t, l);
         t.bar->expect_tx(static_cast<std::uint32_t>(src(w, in, 1, l)), err);

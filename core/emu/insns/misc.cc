@@ -29,6 +29,19 @@ Flow setmaxnreg(Warp& w, const Insn& in, std::uint32_t mask) {
   }
   cta.registers_in_use += delta;
   w.maxnreg = n;
+  // .sync.aligned over the warpgroup: the i-th setmaxnreg of every warp of it is one instruction.
+  auto& log = cta.setmaxnreg_log[static_cast<std::size_t>(w.index / 4)];
+  const std::uint32_t pc = static_cast<std::uint32_t>(&in - w.launch().code->data());
+  if (w.setmaxnreg_count < log.size()) {
+    if (log[w.setmaxnreg_count] != pc)
+      w.launch().report(ReportKind::NotConverged, where(w, in, l0),
+                        "setmaxnreg #" + std::to_string(w.setmaxnreg_count + 1) + " of warp " + std::to_string(w.index) +
+                            " is not the one another warp of warpgroup " + std::to_string(w.index / 4) + " executed (PTX line " +
+                            std::to_string((*w.launch().code)[log[w.setmaxnreg_count]].line()) + ")");
+  } else {
+    log.push_back(pc);
+  }
+  ++w.setmaxnreg_count;
   return Flow::Next;
 }
 
@@ -64,6 +77,22 @@ std::string decode_nop(const ptx::Instruction&, Insn& out) {
 bool registers_available(Warp& w, std::int32_t n);
 bool registers_available(Warp& w, std::int32_t n) {
   return w.cta->registers_in_use + static_cast<std::int64_t>(n - w.maxnreg) * 32 <= kRegisterFile;
+}
+
+// At the exit of `cta`: every warp of a warpgroup ran the same number of setmaxnreg.
+void setmaxnreg_exit_check(Launch& L, Cta& cta);
+void setmaxnreg_exit_check(Launch& L, Cta& cta) {
+  for (std::size_t g = 0; g < cta.setmaxnreg_log.size(); ++g) {
+    const std::size_t n = cta.setmaxnreg_log[g].size();
+    for (std::size_t i = 4 * g; i < 4 * g + 4 && i < cta.warps.size(); ++i)
+      if (cta.warps[i]->setmaxnreg_count != n) {
+        const Warp& w = *cta.warps[i];
+        L.report(ReportKind::NotConverged, cta.where(&w),
+                 "warp " + std::to_string(i) + " executed " + std::to_string(w.setmaxnreg_count) + " setmaxnreg while another warp of warpgroup " +
+                     std::to_string(g) + " executed " + std::to_string(n) + ": setmaxnreg is .sync.aligned over the whole warpgroup");
+        break;
+      }
+  }
 }
 
 void register_misc() {

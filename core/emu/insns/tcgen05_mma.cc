@@ -69,6 +69,8 @@ Flow tcgen05_mma(Warp& w, const Insn& in, std::uint32_t mask) {
     check_group(w, in, l);
     auto op = std::make_shared<Tcgen05MmaOp>();
     op->issued = where(w, in, l);
+    op->issuer = w.cta;
+    op->issuer_fence = w.cta->proxy_fenced[static_cast<std::size_t>(w.thread(l))];
     op->group = in.flags & Group2 ? 2 : 1;
     if (op->group == 2) {
       const int even = w.cta->rank & ~1;
@@ -80,6 +82,7 @@ Flow tcgen05_mma(Warp& w, const Insn& in, std::uint32_t mask) {
     } else {
       op->ctas[0] = w.cta;
     }
+    for (int i = 0; i < op->group; ++i) op->fenced[i] = op->ctas[i]->proxy_fenced;
     op->d_addr = static_cast<std::uint32_t>(operand_address(w, in, in.operand(0), l));
     idesc_or_fault(w, in, l, static_cast<std::uint32_t>(src(w, in, 3, l)), op->idesc);
     op->b = smem_desc_or_fault(w, in, l, src(w, in, 2, l), "B");

@@ -72,6 +72,13 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
                                                                           ", whose pair has no CTA of rank " + std::to_string(op->barrier_rank(static_cast<int>(r))));
         if (op->dst % 128)
           w.launch().fault(ReportKind::Misaligned, where(w, in, l), "TMA destination at shared offset " + std::to_string(op->dst) + " is not 128-byte aligned");
+        for (std::size_t r = 0; r < c.ctas.size(); ++r) {
+          op->issue_phase[r] = TmaLoadOp::kNoPhase;
+          if (!((op->cta_mask >> r) & 1)) continue;
+          Cta& bc = *c.ctas[static_cast<std::size_t>(op->barrier_rank(static_cast<int>(r)))];
+          auto it = bc.mbarriers.find(op->mbar);
+          if (it != bc.mbarriers.end() && it->second.initialized()) op->issue_phase[r] = it->second.phase();
+        }
         // A load may land at any moment after its issue: its destination must be free now.
         for (std::size_t r = 0; r < c.ctas.size(); ++r)
           if ((op->cta_mask >> r) & 1)
@@ -89,6 +96,7 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
         op->cta = &shared_target(w, in, srca, static_cast<std::uint32_t>(op->map.box_bytes()), l, op->src);
         if (op->src % 128)
           w.launch().fault(ReportKind::Misaligned, where(w, in, l), "TMA source at shared offset " + std::to_string(op->src) + " is not 128-byte aligned");
+        check_tma_store_issue(c, *op, op->cta == w.cta ? w.cta->proxy_fenced[static_cast<std::size_t>(w.thread(l))] : 0);
         c.inflight.push_back(op);
         w.bulk_open[l].push_back(op);
         break;

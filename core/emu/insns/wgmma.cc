@@ -24,6 +24,29 @@ std::shared_ptr<WgmmaOp> find_op(Cta& cta, int group, const WgmmaOp* raw) {
   return nullptr;
 }
 
+// PTX ISA 9.7.15.6 (wgmma.fence): a warpgroup executes wgmma.fence before its first
+// wgmma.mma_async, and between any access by other instructions to a register and a
+// wgmma.mma_async using it as accumulator or A fragment (accumulator accesses by wgmma.mma_async
+// of the same shape chained on each other are ordered without one).
+void check_wgmma_fence(Warp& w, const Insn& in, int l0) {
+  Launch& L = w.launch();
+  if (!w.wgmma_fenced) {
+    L.report(ReportKind::WgmmaFence, where(w, in, l0), "wgmma.mma_async with no wgmma.fence before it in this warp (one must precede the first)");
+    return;
+  }
+  auto check = [&](const ptx::Operand& v, const char* role) {
+    for (const auto& e : v.elems)
+      if (e.kind == ptx::Operand::Kind::Reg && w.reg_touched[static_cast<std::size_t>(e.reg)] == w.reg_epoch) {
+        L.report(ReportKind::WgmmaFence, where(w, in, l0),
+                 "register " + L.kernel->reg_names[static_cast<std::size_t>(e.reg)] + " (" + role +
+                     ") was read or written by another instruction since this warp's last wgmma.fence");
+        return true;
+      }
+    return false;
+  };
+  if (!check(in.operand(0), "accumulator") && in.operand(1).kind == ptx::Operand::Kind::Vector) check(in.operand(1), "A fragment");
+}
+
 Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
   Cta& cta = *w.cta;
   Launch& L = w.launch();
@@ -33,6 +56,7 @@ Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
   const int group = w.index / 4, pos = w.index % 4;
   if (static_cast<int>(cta.warpgroups.size()) <= group)
     L.fault(ReportKind::NotConverged, where(w, in, l0), "wgmma.mma_async in a warp outside a complete warpgroup");
+  check_wgmma_fence(w, in, l0);
   WarpGroupQueue& q = cta.warpgroups[group];
   std::uint64_t idx = w.wgmma_issued - q.base;
   const ptx::Operand& a = in.operand(1);
@@ -71,6 +95,11 @@ Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
             "the warps of warpgroup " + std::to_string(group) + " issued different wgmma.mma_async as their operation #" +
                 std::to_string(w.wgmma_issued) + " (other instruction or descriptors)");
   op.arrived |= 1u << pos;
+  if (op.arrived == 0xF) {
+    op.fenced = cta.proxy_fenced;
+    const std::size_t first = static_cast<std::size_t>(group) * 128;
+    for (std::size_t t = first; t < first + 128 && t < op.fenced.size(); ++t) op.issuer_fence = std::max(op.issuer_fence, op.fenced[t]);
+  }
   op.scale_d[pos] = src(w, in, 3, l0) & 1;
   const std::size_t regs = op.d_slots.size();
   WgmmaOp* owner = w.inflight[op.d_slots[0]];
@@ -95,6 +124,9 @@ Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
         op.a_regs[pos][(2 * i + 1) * 32 + l] = in.type2 == Ty::BF16 ? bf16_to_f32((v >> 16) & 0xFFFF) : f16_to_f32((v >> 16) & 0xFFFF);
       }
   }
+  // The operation's own reads of its A fragment are no access by "other instructions".
+  if (a_regs)
+    for (const auto& e : a.elems) w.reg_touched[static_cast<std::size_t>(e.reg)] = 0;
   w.wgmma_open.push_back(q.ops[idx]);
   ++w.wgmma_issued;
   return Flow::Next;
@@ -119,7 +151,10 @@ void retire(Warp& w, WgmmaOp& op) {
 
 Flow control(Warp& w, const Insn& in, std::uint32_t mask) {
   switch (in.op) {
-    case Fence: return Flow::Next;
+    case Fence:
+      w.wgmma_fenced = true;
+      ++w.reg_epoch;  // every register counts as untouched since this fence
+      return Flow::Next;
     case Commit:
       w.wgmma_groups.push_back(std::move(w.wgmma_open));
       w.wgmma_open.clear();

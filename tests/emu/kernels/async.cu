@@ -91,6 +91,14 @@ __device__ __forceinline__ void wgmma_m64n64k16(float* d, std::uint64_t da, std:
 // one warpgroup, four k-steps of wgmma.mma_async m64n64k16, operands through TMA with 128B
 // swizzle. desc_swizzle: the layout code the descriptors carry (1 = 128B agrees with the maps).
 // early_read: read an accumulator before wgmma.wait_group.
+// Keeps the compiler from moving accesses to the accumulators across the asm statements around
+// it (an empty asm that reads and writes each register; CUTLASS's warpgroup_fence_operand):
+// without it nvcc sinks the zeroing movs below wgmma.fence, and the PTX ISA (9.7.15.6) requires
+// the fence between any other access to those registers and the wgmma.mma_async.
+__device__ __forceinline__ void fence_operands(float (&d)[32]) {
+  for (int i = 0; i < 32; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
 extern "C" __global__ void wgmma_tile(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                                       float* out, int desc_swizzle, int early_read) {
   __shared__ __align__(1024) std::uint8_t sa[64 * 128];
@@ -106,6 +114,7 @@ extern "C" __global__ void wgmma_tile(const __grid_constant__ CUtensorMap a_map,
   mbar_wait(&bar, 0);
   float d[32];
   for (int i = 0; i < 32; ++i) d[i] = 0.0f;
+  fence_operands(d);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
   for (int ks = 0; ks < 4; ++ks) {
     std::uint64_t da = desc(sa + 32 * ks, desc_swizzle), db = desc(sb + 32 * ks, desc_swizzle);
@@ -161,6 +170,7 @@ extern "C" __global__ void pipelined(const __grid_constant__ CUtensorMap a_map, 
   for (int ks = 0; ks < k_steps; ++ks) {
     int s = ks % 2;
     mbar_wait(&full[s], (ks / 2) & 1);
+    fence_operands(d);
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
     for (int kk = 0; kk < 4; ++kk) {
       std::uint64_t da = desc(sa[s] + 32 * kk, 1), db = desc(sb[s] + 32 * kk, 1);
