@@ -7,9 +7,12 @@
 //     the fence on the issuer's side after the CTA barrier (clean); a CTA exiting while its bulk
 //     store may still read shared memory; a box clipped at the tensor edge (clean).
 //   - mbarrier tx-count (9.7.13.15.5): bytes beyond expect_tx landing in the next phase.
+//   - a stage refilled by TMA while its ld.shared readers are not done (the race detector).
 //   - mbarrier objects (9.7.13.15.1): init on a live mbarrier, a plain store over one.
 //   - wgmma.fence (9.7.15.6): accumulators written after the fence, or no fence at all.
 //   - setmaxnreg (.sync.aligned over the warpgroup): executed by part of a warpgroup.
+//   - mbarrier.init seen by another CTA (9.7.13.4 fence.mbarrier_init, 9.7.13.3 barrier.cluster):
+//     a relaxed cluster arrive with no fence.mbarrier_init, no cluster barrier at all.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -309,6 +312,131 @@ TEST_F(SetMaxNReg, PartOfAWarpgroupIsReportedUnderEverySchedule) {
   std::string example;
   auto found = [](const LaunchResult& r) { return emu_test::has(r, ReportKind::NotConverged); };
   EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run(6, s); }, found, &example), kSeeds) << example;
+}
+
+// ---- An mbarrier of CTA rank 0 used by CTA rank 1 of a 2-CTA cluster ------------------------
+
+struct RemoteMbarrier : ::testing::Test {
+  Device dev;
+  LoadedModule* m = nullptr;
+
+  // Thread 0 of rank 0 initializes the mbarrier and runs `publish`; every thread then runs
+  // `sync`; thread 0 of rank 1 arrives on it remotely and rank 0 waits for that phase.
+  static std::string kernel(const std::string& name, const std::string& publish, const std::string& sync) {
+    return ".visible .entry " + name + "()\n{\n  .reg .pred %p<6>;\n  .reg .b32 %r<16>;\n  .shared .align 8 .u64 bar;\n"
+           "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, bar;\n  mov.u32 %r3, %cluster_ctarank;\n"
+           "  setp.eq.u32 %p1, %r3, 0;\n  setp.eq.u32 %p2, %r1, 0;\n  and.pred %p3, %p1, %p2;\n  @!%p3 bra PUB;\n"
+           "  mbarrier.init.shared::cta.b64 [%r2], 1;\n" + publish + "PUB:\n" + sync +
+           "  @%p1 bra WAIT;\n  @!%p2 bra DONE;\n  mapa.shared::cluster.u32 %r5, %r2, 0;\n"
+           "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r5];\n  bra DONE;\n"
+           "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r2], 0;\n  @!%p4 bra WAIT;\nDONE:\n  ret;\n}\n";
+  }
+
+  void SetUp() override {
+    const std::string fence = "  fence.mbarrier_init.release.cluster;\n";
+    const std::string relaxed = "  barrier.cluster.arrive.relaxed.aligned;\n  barrier.cluster.wait.aligned;\n";
+    const std::string release = "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n";
+    m = &dev.load(std::string(kHeader) + kernel("fenced_relaxed", fence, relaxed) + kernel("release_arrive", "", release) +
+                  kernel("unfenced_relaxed", "", relaxed) + kernel("no_cluster_barrier", fence, ""));
+  }
+
+  LaunchResult run(const char* name, std::uint64_t seed) {
+    LaunchConfig c;
+    c.grid[0] = 2;
+    c.cluster[0] = 2;
+    c.block[0] = 32;
+    c.seed = seed;
+    c.detect_races = true;
+    return dev.launch(*m, name, c, nullptr);
+  }
+};
+
+// fence.mbarrier_init.release.cluster before a relaxed cluster arrive, or a releasing arrive,
+// publishes the init (PTX ISA 9.7.13.4); the remote arrival after the cluster wait is then fine.
+TEST_F(RemoteMbarrier, AnInitPublishedToTheClusterIsClean) {
+  std::string example;
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("fenced_relaxed", s); }, clean, &example), kSeeds) << example;
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("release_arrive", s); }, clean, &example), kSeeds) << example;
+}
+
+// A relaxed arrive with no fence.mbarrier_init publishes nothing, and without the cluster
+// barrier the other CTA may arrive before the init: both reported under every schedule (the
+// first used to pass: fences were no-ops and relaxed arrives released).
+TEST_F(RemoteMbarrier, AnUnpublishedInitUsedByAnotherCtaIsReportedUnderEverySchedule) {
+  std::string example;
+  auto found = [](const LaunchResult& r) { return emu_test::has(r, ReportKind::BarrierMisuse); };
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("unfenced_relaxed", s); }, found, &example), kSeeds) << example;
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("no_cluster_barrier", s); }, found, &example), kSeeds) << example;
+}
+
+// ---- A stage refilled by TMA while its ld.shared readers may not be done ----------------------
+
+struct StageRefill : ::testing::Test {
+  Device dev;
+  LoadedModule* m = nullptr;
+  alignas(64) std::uint8_t map[128];
+  std::uint64_t din = 0, dout = 0;
+
+  // One 512-byte stage, loaded twice by thread 0. `full` completes when a load landed; `empty`
+  // when all 64 threads released the stage. Each thread reads its word of the first load, arrives
+  // on `empty` (before the read when `early`), and reads its word of the second load.
+  static std::string kernel(const std::string& name, bool early) {
+    const std::string read1 = "  ld.shared.u32 %r7, [%r6];\n", release = "  mbarrier.arrive.shared::cta.b64 _, [%r11];\n";
+    const std::string load = "  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 512;\n"
+                             "  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd3, {%r4, %r4}], [%r2];\n";
+    return ".visible .entry " + name + "(.param .align 128 .b8 map[128], .param .u64 out)\n{\n"
+           "  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n"
+           "  .shared .align 128 .b8 stage[512];\n  .shared .align 8 .u64 full;\n  .shared .align 8 .u64 empty;\n"
+           "  mov.b64 %rd1, map;\n  cvta.param.u64 %rd3, %rd1;\n  ld.param.u64 %rd2, [out];\n"
+           "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, full;\n  mov.u32 %r11, empty;\n  mov.u32 %r3, stage;\n  mov.u32 %r4, 0;\n"
+           "  shl.b32 %r5, %r1, 2;\n  add.u32 %r6, %r3, %r5;\n"
+           "  setp.ne.u32 %p1, %r1, 0;\n  @%p1 bra SYNC;\n"
+           "  mbarrier.init.shared::cta.b64 [%r2], 1;\n  mbarrier.init.shared::cta.b64 [%r11], 64;\n"
+           "SYNC:\n  bar.sync 0;\n  @%p1 bra WAIT0;\n" + load +
+           "WAIT0:\n  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;\n  @!%p2 bra WAIT0;\n" +
+           (early ? release + read1 : read1 + release) +
+           "  @%p1 bra WAIT1;\nEMPTY:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r11], 0;\n  @!%p3 bra EMPTY;\n" + load +
+           "WAIT1:\n  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 1;\n  @!%p2 bra WAIT1;\n"
+           "  ld.shared.u32 %r8, [%r6];\n  add.u32 %r7, %r7, %r8;\n"
+           "  mul.wide.u32 %rd4, %r1, 4;\n  add.u64 %rd5, %rd2, %rd4;\n  st.global.u32 [%rd5], %r7;\n  ret;\n}\n";
+  }
+
+  void SetUp() override {
+    m = &dev.load(std::string(kHeader) + kernel("release_after_read", false) + kernel("release_before_read", true));
+    din = dev.memory().alloc(512);
+    auto* in = reinterpret_cast<std::uint16_t*>(dev.memory().find(din, 512));
+    for (int i = 0; i < 256; ++i) in[i] = static_cast<std::uint16_t>(i);
+    dout = dev.memory().alloc(64 * 4);
+    std::uint64_t dims[2] = {16, 16}, strides[1] = {32};
+    std::uint32_t box[2] = {16, 16}, es[2] = {1, 1};
+    ASSERT_EQ(encode_tensor_map(map, 9 /*BFLOAT16*/, 2, din, dims, strides, box, es, 0, 0, 0), "");
+  }
+
+  LaunchResult run(const char* name, std::uint64_t seed) {
+    LaunchConfig c;
+    c.block[0] = 64;
+    c.seed = seed;
+    c.detect_races = true;
+    void* args[] = {map, &dout};
+    return dev.launch(*m, name, c, args);
+  }
+};
+
+TEST_F(StageRefill, ReleasingTheStageAfterReadingItIsClean) {
+  std::string example;
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("release_after_read", s); }, clean, &example), kSeeds) << example;
+  auto* out = reinterpret_cast<const std::uint32_t*>(dev.memory().find(dout, 64 * 4));
+  for (std::uint32_t t = 0; t < 64; ++t) ASSERT_EQ(out[t], 2 * (((2 * t + 1) << 16) + 2 * t)) << t;
+}
+
+// Each thread releases the stage and then reads it: the producer may refill it under the read
+// (write-after-read), or the read may see the second load's bytes without waiting for them. The
+// race detector orders the landing after the load's issue only, so either way it is a race,
+// under every schedule (ordinary reads were never compared with TMA writes before).
+TEST_F(StageRefill, ReleasingTheStageBeforeReadingItIsARaceUnderEverySchedule) {
+  std::string example;
+  auto found = [](const LaunchResult& r) { return emu_test::has(r, ReportKind::Race); };
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("release_before_read", s); }, found, &example), kSeeds) << example;
 }
 
 }  // namespace

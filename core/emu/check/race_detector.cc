@@ -5,9 +5,24 @@
 namespace mgpu::emu {
 
 RaceDetector::RaceDetector(int threads, std::size_t smem_bytes)
-    : threads_(threads), vc_(static_cast<std::size_t>(threads) * threads, 0), events_(threads, 0),
-      joined_at_(threads, 0), joined_key_(threads, 0), write_(smem_bytes), read_(smem_bytes) {
-  for (int t = 0; t < threads; ++t) vc(t)[t] = 1;
+    : cta_threads_(threads), threads_(threads + kAgents), vc_(static_cast<std::size_t>(threads_) * threads_, 0),
+      events_(threads_, 0), joined_at_(threads_, 0), joined_key_(threads_, 0), write_(smem_bytes), read_(smem_bytes) {
+  for (int t = 0; t < threads_; ++t) vc(t)[t] = 1;
+}
+
+void RaceDetector::release_everything(Clock& sync) const {
+  for (int u = 0; u < threads_; ++u) sync[u] = std::max(sync[u], vc(u)[u]);
+}
+
+int RaceDetector::begin_agent(const Clock& issue) {
+  const int a = cta_threads_ + next_agent_;
+  next_agent_ = (next_agent_ + 1) % kAgents;
+  std::uint32_t* mine = vc(a);
+  const std::uint32_t own = std::max(mine[a], issue[static_cast<std::size_t>(a)]);
+  std::copy(issue.begin(), issue.end(), mine);
+  mine[a] = own;
+  ++events_[a];
+  return a;
 }
 
 bool RaceDetector::ordered_before(const Epoch& e, int thread) const {

@@ -7,9 +7,14 @@
 // they come from different threads, and the earlier is not ordered before the later -- except
 // that lanes of one warp writing the same value to a byte in one instruction do not race with
 // each other (on_write's `Write`).
+// TMA loads take part as writers too: each lands as one of kAgents pseudo-threads (after the
+// CTA's threads) whose clock is the issuing thread's at the issue, and it releases into the
+// mbarrier it completes; so a thread reading the old bytes not ordered before the issue (a stage
+// refilled while its readers are not done), or reading the new ones without acquiring that
+// mbarrier's phase, races with the load.
 // Contract: never reports ordered accesses (no false positives from the model itself); keeps
 // one reader per byte, so it can miss a race with an earlier reader. Atomics and the async
-// proxy (TMA, wgmma) are not thread accesses here: the hazard checkers cover those.
+// proxy's reads (TMA stores, wgmma) are not thread accesses here: the hazard checkers cover those.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +27,10 @@ class RaceDetector {
  public:
   using Clock = std::vector<std::uint32_t>;  // one entry per thread of the CTA
 
+  static constexpr int kAgents = 4;
   RaceDetector(int threads, std::size_t smem_bytes);
+  int cta_threads() const { return cta_threads_; }
+  bool is_agent(int thread) const { return thread >= cta_threads_; }
 
   // A conflicting earlier access, or none.
   struct Conflict {
@@ -51,6 +59,15 @@ class RaceDetector {
   // an acquire folds `sync` into the thread's clock.
   void release(int thread, Clock& sync);
   void acquire(int thread, const Clock& sync);
+  Clock snapshot(int thread) const { return Clock(vc(thread), vc(thread) + threads_); }
+  // A release by something this detector cannot see (a thread or async operation of another CTA
+  // of the cluster: each CTA has its own detector): what it knew of this CTA is unknown, so the
+  // release counts as knowing everything this CTA did so far. Never a false alarm; races whose
+  // order passes through another CTA go unseen.
+  void release_everything(Clock& sync) const;
+  // The pseudo-thread that performs an async write issued when the issuer's clock was `issue`:
+  // it knows what the issuer knew then (and its own past), nothing else.
+  int begin_agent(const Clock& issue);
   Clock empty_clock() const { return Clock(static_cast<std::size_t>(threads_), 0); }
   // Threads that synchronize together (a warp collective): all of them end up ordered after all.
   // A join of the same lanes of one warp that repeats one with nothing in between (no access,
@@ -72,7 +89,9 @@ class RaceDetector {
   std::uint32_t* vc(int thread) { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
   const std::uint32_t* vc(int thread) const { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
 
-  int threads_;
+  int cta_threads_;                // the CTA's threads; agents follow them
+  int threads_;                    // cta_threads_ + kAgents
+  int next_agent_ = 0;
   std::vector<std::uint32_t> vc_;  // threads x threads
   std::vector<std::uint64_t> events_;      // per thread: accesses, releases and acquires so far
   std::vector<std::uint64_t> joined_at_;   // per thread: events_ right after its last join

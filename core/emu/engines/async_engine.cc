@@ -125,6 +125,34 @@ bool surplus_load(Cluster& c, const TmaLoadOp& op, int r) {
 
 }  // namespace
 
+namespace {
+
+// The load lands in `cta` (its issuer's CTA; other CTAs' detectors do not know the issuer's
+// clock) as a write by a race-detector agent that knows what the issuing thread knew at the
+// issue: a thread's access to these bytes not ordered before the issue races with it. Returns
+// the agent, or -1 when races are not detected here.
+int race_check_landing(Cluster& c, const TmaLoadOp& op, Cta& cta, std::uint32_t bytes) {
+  RaceDetector* rd = cta.races.get();
+  if (!rd || &cta != op.issuer || op.issue_clock.empty()) return -1;
+  const int agent = rd->begin_agent(op.issue_clock);
+  // 16-byte chunks stay contiguous under every swizzle mode.
+  for (std::uint32_t i = 0; i < bytes; i += 16) {
+    const std::uint32_t a = swizzle_address(op.dst + i, op.map.swizzle);
+    RaceDetector::Conflict k = rd->on_write(agent, a, std::min<std::uint32_t>(16, bytes - i), op.issued.pc);
+    if (!k.found) continue;
+    const int line = k.pc >= 0 && static_cast<std::size_t>(k.pc) < c.launch->code->size() ? (*c.launch->code)[static_cast<std::size_t>(k.pc)].line() : -1;
+    c.launch->report(ReportKind::Race, op.issued,
+                     "TMA load writes shared bytes " + range(a, a + 16) + " that thread " + std::to_string(k.thread) + " " +
+                         (k.earlier_was_write ? "wrote" : "read") + " at PTX line " + std::to_string(line) +
+                         " with nothing ordering that access before the load's issue (the buffer was refilled before its " +
+                         (k.earlier_was_write ? "writer" : "reader") + " was done with it)");
+    break;
+  }
+  return agent;
+}
+
+}  // namespace
+
 void check_cta_exit(Cluster& c, Cta& cta) {
   Launch& L = *c.launch;
   for (const auto& op : c.inflight) {
@@ -179,6 +207,7 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
       continue;
     }
     check_async_write(c, op, cta, op.dst, op.dst + bytes);
+    const int agent = race_check_landing(c, op, cta, bytes);
     bool over_mbarrier = false;
     for (std::uint32_t i = 0; i < bytes; ++i) {
       std::uint32_t a = swizzle_address(op.dst + i, op.map.swizzle);
@@ -203,6 +232,13 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
     std::string err;
     const std::uint64_t phase_before = it->second.phase();
     surplus_load(c, op, static_cast<int>(r));
+    // The landing happens before whatever acquires the phase this completes.
+    if (RaceDetector* rd = bar_cta.races.get()) {
+      MbarClocks& mc = bar_cta.mbar_clocks[op.mbar];
+      if (mc.pending.empty()) mc.pending = rd->empty_clock();
+      if (agent >= 0 && &bar_cta == &cta) rd->release(agent, mc.pending);
+      else rd->release_everything(mc.pending);  // issued by, or landing in, another CTA
+    }
     it->second.complete_tx(bytes, err);
     after_mbarrier_update(bar_cta, op.mbar, it->second, phase_before, op.issued);
     if (!err.empty())

@@ -13,6 +13,14 @@ void report_race(Warp& w, const Insn& in, int lane, std::uint32_t offset, std::u
                  const RaceDetector::Conflict& c) {
   const Launch& L = w.launch();
   int line = c.pc >= 0 && static_cast<std::size_t>(c.pc) < L.code->size() ? (*L.code)[c.pc].line() : -1;
+  if (w.cta->races->is_agent(c.thread)) {
+    w.launch().report(ReportKind::Race, where(w, in, lane),
+                      std::string(is_write ? "write" : "read") + " of shared bytes [" + std::to_string(offset) + ", " +
+                          std::to_string(offset + bytes) + ") by thread " + std::to_string(w.thread(lane)) +
+                          " races with the TMA load issued at PTX line " + std::to_string(line) +
+                          " that wrote them: no wait on the mbarrier phase it completed orders them");
+    return;
+  }
   w.launch().report(ReportKind::Race, where(w, in, lane),
                     std::string(is_write ? "write" : "read") + " of shared bytes [" + std::to_string(offset) + ", " +
                         std::to_string(offset + bytes) + ") by thread " + std::to_string(w.thread(lane)) + " races with the " +

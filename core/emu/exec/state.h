@@ -96,6 +96,9 @@ struct TmaLoadOp : AsyncOp {
   // completed without them (its expect_tx did not count them).
   static constexpr std::uint64_t kNoPhase = ~std::uint64_t{0};
   std::uint64_t issue_phase[16];
+  // Race detection: the issuing thread's clock at the issue (its own CTA's detector), for the
+  // load's bytes landing in that CTA (check/race_detector.h, agents).
+  RaceDetector::Clock issue_clock;
   int barrier_rank(int r) const { return pair ? (r & ~1) | pair_bit : r; }
 };
 
@@ -193,6 +196,9 @@ struct Tcgen05CommitOp : AsyncOp {
   std::shared_ptr<Tcgen05CommitOp> prev;           // the thread's previous commit while it has not arrived
   std::uint32_t mbar = 0;                          // shared offset in each receiving CTA
   std::uint32_t cta_mask = 0;                      // ranks receiving the arrival
+  // Race detection: the issuing thread's clock at the commit; the arrival releases it into its
+  // own CTA's mbarrier (what the thread did before the commit happens before the waiters go on).
+  RaceDetector::Clock issue_clock;
 };
 
 struct BulkGroup {
@@ -230,6 +236,7 @@ struct Warp {
     bool repeated = false;            // the failure before it was the same poll
   } poll;
   std::uint64_t cluster_arrival[32] = {};  // barrier.cluster: generation the lane arrived in, + 1 (0: not arrived)
+  std::uint64_t cluster_acquired[32] = {}; // barrier.cluster generation when the lane's last wait returned (0: none)
   std::int32_t maxnreg = 0;
   // tcgen05 (PTX ISA 9.7.16 "tcgen05.ld", "tcgen05.wait"): destination registers of loads not yet
   // waited for (per slot), and the values each will receive, [slot] -> per-lane bits.
@@ -262,6 +269,19 @@ struct MbarClocks {
   RaceDetector::Clock pending, completed;
 };
 
+// Whether an mbarrier's initialization is visible to the other CTAs of the cluster (PTX ISA
+// 9.7.13.15.x mbarrier.init, 9.7.13.4 fence.mbarrier_init): the initializing thread makes it so
+// with fence.mbarrier_init.release.cluster (or a stronger fence) before a barrier.cluster.arrive,
+// or with a releasing barrier.cluster.arrive; a thread of another CTA may use the mbarrier once
+// its barrier.cluster.wait has seen that arrival's phase complete.
+struct MbarInit {
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  int thread = -1;                    // the initializing thread
+  bool fenced = false;                // it executed fence.mbarrier_init (or stronger) since
+  std::uint64_t published = kNever;   // the cluster barrier generation its publishing arrival was in
+  bool visible_to(std::uint64_t acquired) const { return published != kNever && acquired > published; }
+};
+
 struct WarpGroupQueue {
   std::deque<std::shared_ptr<WgmmaOp>> ops;  // ops[i] is issue number base + i
   std::uint64_t base = 0;
@@ -289,6 +309,7 @@ struct Cta {
   std::vector<std::uint32_t> proxy_fenced;
   std::unique_ptr<RaceDetector> races;  // when the launch detects races
   std::unordered_map<std::uint32_t, MbarClocks> mbar_clocks;
+  std::unordered_map<std::uint32_t, MbarInit> mbar_init;  // by shared offset
   NamedBarrier cluster_clocks;          // barrier.cluster, as seen by this CTA's threads
   std::shared_ptr<TensorMemory> tmem;   // its SM's tensor memory (shared with co-resident CTAs)
   bool tmem_permit_relinquished = false;  // tcgen05.relinquish_alloc_permit executed

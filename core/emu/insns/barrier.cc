@@ -12,6 +12,7 @@ namespace {
 
 enum BarOp : std::uint8_t { Sync, Arrive, WarpSync, Red };
 enum RedOp : std::uint32_t { Popc = 1, And = 2, Or = 3 };  // bar.red's operation, in Insn::flags
+enum ClusterFlag : std::uint32_t { Relaxed = 8 };           // barrier.cluster.arrive.relaxed
 
 // bar.red writes the generation's reduction to its destination (PTX ISA 9.7.13.1).
 void write_reduction(Warp& w, const Insn& in, std::uint32_t mask, const NamedBarrier& b) {
@@ -119,6 +120,13 @@ void maybe_complete_cluster_barrier(Cluster& c) {
   }
 }
 
+// The mbarriers `thread` initialized become visible to the cluster with this arrival (generation
+// `gen`) when it releases, or when the thread fenced them with fence.mbarrier_init since.
+void publish_mbarrier_inits(Cta& cta, int thread, std::uint64_t gen, bool relaxed) {
+  for (auto& [offset, m] : cta.mbar_init)
+    if (m.thread == thread && m.published == MbarInit::kNever && (m.fenced || !relaxed)) m.published = gen;
+}
+
 Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
   Cluster& c = *w.cta->cluster;
   const int l0 = __builtin_ctz(mask);
@@ -128,7 +136,9 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
       if (w.cluster_arrival[l])
         w.launch().fault(ReportKind::NamedBarrierMisuse, where(w, in, l), "barrier.cluster.arrive twice without a barrier.cluster.wait");
       w.cluster_arrival[l] = c.barrier.generation + 1;
-      if (RaceDetector* rd = w.cta->races.get()) {
+      publish_mbarrier_inits(*w.cta, w.thread(l), c.barrier.generation, in.flags & Relaxed);
+      // .relaxed: no release (PTX ISA 9.7.13.3), so nothing is handed to the waiters.
+      if (RaceDetector* rd = w.cta->races.get(); rd && !(in.flags & Relaxed)) {
         if (w.cta->cluster_clocks.acc.empty()) w.cta->cluster_clocks.acc = rd->empty_clock();
         rd->release(w.thread(l), w.cta->cluster_clocks.acc);
       }
@@ -143,6 +153,7 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
   if (c.barrier.generation + 1 > w.cluster_arrival[l0]) {
     EMU_FOR_LANES(mask, l) {
       w.cluster_arrival[l] = 0;
+      w.cluster_acquired[l] = c.barrier.generation;
       if (RaceDetector* rd = w.cta->races.get())
         if (!w.cta->cluster_clocks.released.empty()) rd->acquire(w.thread(l), w.cta->cluster_clocks.released);
     }
@@ -156,6 +167,7 @@ std::string decode_barrier(const ptx::Instruction& p, Insn& out) {
   if (p.parts.size() > 1 && p.parts[1] == "cluster") {
     out.op = has_part(p, "arrive") ? Arrive : Sync;
     out.aligned = has_part(p, "aligned");
+    if (has_part(p, "relaxed")) out.flags |= Relaxed;
     out.fn = &cluster_barrier;
     return "";
   }
@@ -169,13 +181,26 @@ Flow proxy_fence(Warp& w, const Insn&, std::uint32_t mask) {
   return Flow::Next;
 }
 
+// fence.mbarrier_init.release.cluster (PTX ISA 9.7.13.4: a release that applies to the thread's
+// prior mbarrier.init only), or a fence of cluster scope or wider that covers them too.
+Flow mbarrier_init_fence(Warp& w, const Insn&, std::uint32_t mask) {
+  EMU_FOR_LANES(mask, l)
+    for (auto& [offset, m] : w.cta->mbar_init)
+      if (m.thread == w.thread(l)) m.fenced = true;
+  return Flow::Next;
+}
+
 Flow nop(Warp&, const Insn&, std::uint32_t) { return Flow::Next; }
 
 std::string decode_fence(const ptx::Instruction& p, Insn& out) {
   // fence.proxy.async orders this thread's generic-proxy accesses with later async-proxy ones;
-  // every other fence is implied by the device's sequential consistency.
-  bool async_proxy = p.parts.size() > 2 && p.parts[1] == "proxy" && p.parts[2] == "async";
-  out.fn = async_proxy ? &proxy_fence : &nop;
+  // fence.mbarrier_init and fences of cluster scope or wider publish mbarrier inits; every other
+  // fence is implied by the device's sequential consistency.
+  const bool async_proxy = p.parts.size() > 2 && p.parts[1] == "proxy" && p.parts[2] == "async";
+  const bool covers_init = has_part(p, "mbarrier_init") ||
+                           (!has_part(p, "proxy") && (has_part(p, "cluster") || has_part(p, "gpu") || has_part(p, "sys"))) ||
+                           (p.parts[0] == "membar" && (has_part(p, "gl") || has_part(p, "sys")));
+  out.fn = async_proxy ? &proxy_fence : covers_init ? &mbarrier_init_fence : &nop;
   return "";
 }
 

@@ -36,6 +36,19 @@ Target barrier_at(Warp& w, const Insn& in, const ptx::Operand& addr_op, int l) {
   return t;
 }
 
+// A thread of another CTA uses the mbarrier: its init must have been published to the cluster
+// (MbarInit) and this thread must have acquired that (its cluster barrier wait, `acquired`).
+void check_visible(Warp& w, const Insn& in, const Target& t, int l, std::uint64_t acquired) {
+  auto it = t.cta->mbar_init.find(t.offset);
+  if (it == t.cta->mbar_init.end() || it->second.visible_to(acquired)) return;
+  w.launch().report(ReportKind::BarrierMisuse, where(w, in, l),
+                    "'" + in.src->opcode + "' from CTA rank " + std::to_string(w.cta->rank) + " on the mbarrier at shared offset " +
+                        std::to_string(t.offset) + " of CTA rank " + std::to_string(t.cta->rank) +
+                        " before its mbarrier.init is visible to the cluster: the initializing thread needs "
+                        "fence.mbarrier_init.release.cluster (or a releasing barrier.cluster.arrive) and this thread a "
+                        "barrier.cluster.wait after that arrival");
+}
+
 void check_init(Warp& w, const Insn& in, const Target& t, int l) {
   if (!t.bar->initialized())
     w.launch().report(ReportKind::BarrierMisuse, where(w, in, l),
@@ -70,6 +83,7 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
                             "mbarrier.init on the live mbarrier at shared offset " + std::to_string(t.offset) +
                                 " (initialized before and not invalidated by mbarrier.inval; phase " + std::to_string(t.bar->phase()) + ")");
         t.bar->init(static_cast<std::uint32_t>(count));
+        if (t.cta == w.cta) t.cta->mbar_init[t.offset] = MbarInit{w.thread(l), false, MbarInit::kNever};
         for (std::uint32_t i = 0; i < 8; ++i) t.cta->shadow[t.offset + i].flags = SmemShadow::kInit | SmemShadow::kMbarrier;
         break;
       }
@@ -92,6 +106,7 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
       }
       case Arrive: case ArriveDrop: case ArriveExpectTx: {
         check_init(w, in, t, l);
+        if (t.cta != w.cta) check_visible(w, in, t, l, w.cluster_acquired[l]);
         std::uint32_t count = 1;
         if (in.op == ArriveExpectTx || (in.flags & DropExpectTx)) {
           t.bar->expect_tx(static_cast<std::uint32_t>(src(w, in, 2, l)), err);
@@ -103,10 +118,11 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         const std::uint64_t phase_before = t.bar->phase();
         // An arrive is a release unless .relaxed (PTX ISA 9.7.13.15.13: "The .relaxed qualifier
         // does not provide any memory ordering semantics and visibility guarantees").
-        if (RaceDetector* rd = w.cta->races.get(); rd && t.cta == w.cta && !(in.flags & Relaxed)) {
+        if (RaceDetector* rd = t.cta->races.get(); rd && !(in.flags & Relaxed)) {
           MbarClocks& mc = t.cta->mbar_clocks[t.offset];
           if (mc.pending.empty()) mc.pending = rd->empty_clock();
-          rd->release(w.thread(l), mc.pending);
+          if (t.cta == w.cta) rd->release(w.thread(l), mc.pending);
+          else rd->release_everything(mc.pending);  // a thread of another CTA (check/race_detector.h)
         }
         std::uint64_t token = in.op == ArriveDrop ? t.bar->arrive_drop(count, err) : t.bar->arrive(count, err);
         // The arrival that completes a phase may hand the warp over to its waiters.

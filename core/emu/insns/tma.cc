@@ -34,6 +34,18 @@ std::uint32_t shared_address(Warp& w, const Insn& in, const ptx::Operand& op, in
   return static_cast<std::uint32_t>(a);
 }
 
+// A load completing bytes on another CTA's mbarrier uses it from this thread: its init must be
+// visible to the cluster and acquired by this thread (MbarInit in exec/state.h).
+void check_remote_mbarrier(Warp& w, const Insn& in, const Cta& owner, std::uint32_t offset, int l) {
+  auto it = owner.mbar_init.find(offset);
+  if (it == owner.mbar_init.end() || it->second.visible_to(w.cluster_acquired[l])) return;
+  w.launch().report(ReportKind::BarrierMisuse, where(w, in, l),
+                    "TMA load from CTA rank " + std::to_string(w.cta->rank) + " completes bytes on the mbarrier at shared offset " +
+                        std::to_string(offset) + " of CTA rank " + std::to_string(owner.rank) +
+                        " before its mbarrier.init is visible to the cluster (fence.mbarrier_init.release.cluster or a releasing "
+                        "barrier.cluster.arrive by the initializing thread, then barrier.cluster.wait here)");
+}
+
 Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
   Cluster& c = *w.cta->cluster;
   EMU_FOR_LANES(mask, l) {
@@ -76,9 +88,11 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
           op->issue_phase[r] = TmaLoadOp::kNoPhase;
           if (!((op->cta_mask >> r) & 1)) continue;
           Cta& bc = *c.ctas[static_cast<std::size_t>(op->barrier_rank(static_cast<int>(r)))];
+          if (&bc != w.cta) check_remote_mbarrier(w, in, bc, op->mbar, l);
           auto it = bc.mbarriers.find(op->mbar);
           if (it != bc.mbarriers.end() && it->second.initialized()) op->issue_phase[r] = it->second.phase();
         }
+        if (RaceDetector* rd = w.cta->races.get()) op->issue_clock = rd->snapshot(w.thread(l));
         // A load may land at any moment after its issue: its destination must be free now.
         for (std::size_t r = 0; r < c.ctas.size(); ++r)
           if ((op->cta_mask >> r) & 1)
