@@ -8,8 +8,11 @@
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -151,6 +154,197 @@ TEST_F(DriverApi, LaunchesBeyondCudasLimitsOrWithABadKnobAreInvalidValues) {
     unsetenv(name.c_str());
   }
   EXPECT_EQ(run(1, 1, 1, 32, 1, 1), CUDA_SUCCESS);
+}
+
+// Host memory made visible to kernels (issue 31: LLVM's MLIR integration programs use
+// gpu.host_register and gpu.alloc host_shared). CUDA Driver API, "Memory Management":
+// cuMemHostRegister page-locks a host range and maps it for the device; with unified addressing
+// its device pointer (cuMemHostGetDevicePointer) is its host pointer, and a kernel's accesses
+// read and write the host's bytes. cuMemAllocManaged returns memory both sides address at one
+// pointer. The kernel below doubles x[tid] and adds 1, for 64 threads.
+struct HostMemory : DriverApi {
+  PFN_cuModuleLoadData_v2000 load = nullptr;
+  PFN_cuModuleGetFunction_v2000 get_function = nullptr;
+  PFN_cuLaunchKernel_v4000 launch = nullptr;
+  PFN_cuMemHostRegister_v6050 host_register = nullptr;
+  PFN_cuMemHostUnregister_v4000 host_unregister = nullptr;
+  PFN_cuMemHostGetDevicePointer_v3020 device_pointer = nullptr;
+  PFN_cuMemAllocManaged_v6000 alloc_managed = nullptr;
+  PFN_cuMemFree_v3020 free_ = nullptr;
+  PFN_cuPointerGetAttribute_v4000 attribute = nullptr;
+  PFN_cuDevicePrimaryCtxRelease_v11000 release = nullptr;
+  CUfunction f = nullptr;
+
+  void SetUp() override {
+    DriverApi::SetUp();
+    load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+    get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
+    launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(resolve("cuLaunchKernel", 4000));
+    host_register = reinterpret_cast<PFN_cuMemHostRegister_v6050>(resolve("cuMemHostRegister", 6050));
+    host_unregister = reinterpret_cast<PFN_cuMemHostUnregister_v4000>(resolve("cuMemHostUnregister", 4000));
+    device_pointer = reinterpret_cast<PFN_cuMemHostGetDevicePointer_v3020>(resolve("cuMemHostGetDevicePointer", 3020));
+    alloc_managed = reinterpret_cast<PFN_cuMemAllocManaged_v6000>(resolve("cuMemAllocManaged", 6000));
+    free_ = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
+    attribute = reinterpret_cast<PFN_cuPointerGetAttribute_v4000>(resolve("cuPointerGetAttribute", 4000));
+    release = reinterpret_cast<PFN_cuDevicePrimaryCtxRelease_v11000>(resolve("cuDevicePrimaryCtxRelease", 11000));
+    ASSERT_TRUE(load && get_function && launch && host_register && host_unregister && device_pointer && alloc_managed &&
+                free_ && attribute && release);
+    primary();
+    CUmodule mod = nullptr;
+    ASSERT_EQ(load(&mod,
+                   ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                   ".visible .entry twice(.param .u64 x) {\n"
+                   "  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n"
+                   "  ld.param.u64 %rd1, [x];\n  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd2, %r1, 4;\n"
+                   "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r2, [%rd3];\n  mad.lo.u32 %r3, %r2, 2, 1;\n"
+                   "  st.global.u32 [%rd3], %r3;\n  ret;\n}\n"),
+              CUDA_SUCCESS);
+    ASSERT_EQ(get_function(&f, mod, "twice"), CUDA_SUCCESS);
+  }
+  CUresult run(const void* x, unsigned threads = 64) {
+    CUdeviceptr p = reinterpret_cast<CUdeviceptr>(x);
+    void* args[] = {&p};
+    return launch(f, 1, 1, 1, threads, 1, 1, 0, nullptr, args, nullptr);
+  }
+  // A fault loses the context, as on a GPU; releasing the primary context (every reference the
+  // tests of this process took) gives the next test a fresh one.
+  void reset_context() {
+    for (int i = 0; i < 1000; ++i) release(0);
+  }
+};
+
+TEST_F(HostMemory, RegisteredHostMemoryIsReadAndWrittenByKernelsAtItsOwnAddress) {
+  std::vector<std::uint32_t> x(64);
+  for (std::uint32_t i = 0; i < 64; ++i) x[i] = i;
+  ASSERT_EQ(host_register(x.data(), x.size() * 4, 0), CUDA_SUCCESS);
+  CUdeviceptr d = 0;
+  ASSERT_EQ(device_pointer(&d, x.data(), 0), CUDA_SUCCESS);
+  EXPECT_EQ(d, reinterpret_cast<CUdeviceptr>(x.data()));  // unified addressing
+  CUdeviceptr inner = 0;
+  EXPECT_EQ(device_pointer(&inner, x.data() + 10, 0), CUDA_SUCCESS);  // any address inside the range
+  EXPECT_EQ(inner, reinterpret_cast<CUdeviceptr>(x.data() + 10));
+  unsigned type = 0;
+  EXPECT_EQ(attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d), CUDA_SUCCESS);
+  EXPECT_EQ(type, static_cast<unsigned>(CU_MEMORYTYPE_HOST));
+  ASSERT_EQ(run(x.data()), CUDA_SUCCESS);
+  for (std::uint32_t i = 0; i < 64; ++i) EXPECT_EQ(x[i], 2 * i + 1) << i;  // no copy back: the host's own bytes
+  x[5] = 100;                                                               // and the host's writes are seen
+  ASSERT_EQ(run(x.data()), CUDA_SUCCESS);
+  EXPECT_EQ(x[5], 201u);
+  // Misuse the driver refuses: overlapping registrations, freeing or unregistering what is not
+  // a registration, the device pointer of memory never registered.
+  EXPECT_EQ(host_register(x.data() + 8, 16, 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(free_(d), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(host_unregister(x.data() + 1), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+  ASSERT_EQ(host_unregister(x.data()), CUDA_SUCCESS);
+  EXPECT_EQ(host_unregister(x.data()), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+  EXPECT_EQ(device_pointer(&d, x.data(), 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, reinterpret_cast<CUdeviceptr>(x.data())), CUDA_ERROR_INVALID_VALUE);
+}
+
+// The faulty twin: the same kernel on host memory that was never registered (or no longer is)
+// is an illegal address, as on a GPU, and the host's bytes are untouched.
+TEST_F(HostMemory, AKernelTouchingHostMemoryThatIsNotRegisteredIsAnIllegalAddress) {
+  std::vector<std::uint32_t> x(64, 7);
+  EXPECT_EQ(run(x.data()), CUDA_ERROR_ILLEGAL_ADDRESS);
+  for (std::uint32_t v : x) EXPECT_EQ(v, 7u);
+  reset_context();
+  // Registered, then unregistered: no longer visible.
+  SetUp();
+  ASSERT_EQ(host_register(x.data(), x.size() * 4, 0), CUDA_SUCCESS);
+  ASSERT_EQ(host_unregister(x.data()), CUDA_SUCCESS);
+  EXPECT_EQ(run(x.data()), CUDA_ERROR_ILLEGAL_ADDRESS);
+  // Registered, but smaller than the kernel's reach: the bytes past the range are not the device's.
+  reset_context();
+  SetUp();
+  ASSERT_EQ(host_register(x.data(), 32 * 4, 0), CUDA_SUCCESS);
+  EXPECT_EQ(run(x.data()), CUDA_ERROR_ILLEGAL_ADDRESS);
+  reset_context();
+}
+
+TEST_F(HostMemory, ManagedMemoryIsOneAllocationBothSidesAddress) {
+  CUdeviceptr p = 0;
+  ASSERT_EQ(alloc_managed(&p, 64 * 4, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  auto* x = reinterpret_cast<std::uint32_t*>(p);
+  for (std::uint32_t i = 0; i < 64; ++i) x[i] = 3 * i;  // the host writes through the pointer itself
+  ASSERT_EQ(run(x), CUDA_SUCCESS);
+  for (std::uint32_t i = 0; i < 64; ++i) EXPECT_EQ(x[i], 6 * i + 1) << i;
+  unsigned managed = 0, type = 0;
+  EXPECT_EQ(attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p), CUDA_SUCCESS);
+  EXPECT_EQ(managed, 1u);
+  EXPECT_EQ(attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p), CUDA_SUCCESS);
+  EXPECT_EQ(type, static_cast<unsigned>(CU_MEMORYTYPE_DEVICE));
+  CUdeviceptr d = 0;
+  EXPECT_EQ(device_pointer(&d, x, 0), CUDA_SUCCESS);
+  EXPECT_EQ(d, p);
+  EXPECT_EQ(host_unregister(x), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);  // managed, not registered
+  EXPECT_EQ(free_(p), CUDA_SUCCESS);
+  EXPECT_EQ(free_(p), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(alloc_managed(&p, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+}
+
+// The faulty twin (LLVM's alloc-host-shared.mlir has this bug): a managed allocation holds the
+// bytes asked for, not the page a GPU hands out, so an access one element past it is caught.
+TEST_F(HostMemory, AKernelReachingPastAManagedAllocationIsAnIllegalAddress) {
+  CUdeviceptr p = 0;
+  ASSERT_EQ(alloc_managed(&p, 32 * 4, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  std::memset(reinterpret_cast<void*>(p), 0, 32 * 4);
+  EXPECT_EQ(run(reinterpret_cast<void*>(p), 33), CUDA_ERROR_ILLEGAL_ADDRESS);
+  reset_context();
+}
+
+// A failed device-side assert (a call of __assertfail, as LLVM's NVPTX back end emits it for
+// cf.assert and CUDA's assert()) stops the kernel, prints CUDA's assertion line for each thread
+// that failed it, is a finding naming the message, file and line, and the launch answers
+// CUDA_ERROR_ASSERT (CUDA Runtime API: cudaErrorAssert). The twin passes its assertion.
+TEST_F(HostMemory, AFailedDeviceAssertIsAFindingWithItsMessageAndCudaErrorAssert) {
+  const char* ptx =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn, .param .b64 c);\n"
+      ".global .align 1 .b8 msg[6] = {120, 32, 62, 32, 48, 0};\n"       // "x > 0"
+      ".global .align 1 .b8 file[10] = {107, 101, 114, 110, 101, 108, 46, 99, 117, 0};\n"  // "kernel.cu"
+      ".global .align 1 .b8 func[6] = {99, 104, 101, 99, 107, 0};\n"    // "check"
+      ".visible .entry check(.param .u32 x) {\n"
+      "  .reg .pred %p<2>;\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<4>;\n"
+      "  ld.param.u32 %r1, [x];\n  setp.gt.s32 %p1, %r1, 0;\n  @%p1 bra DONE;\n"
+      "  { .param .b64 param0; .param .b64 param1; .param .b32 param2; .param .b64 param3; .param .b64 param4;\n"
+      "    mov.b64 %rd1, msg; cvta.global.u64 %rd1, %rd1; st.param.b64 [param0], %rd1;\n"
+      "    mov.b64 %rd2, file; cvta.global.u64 %rd2, %rd2; st.param.b64 [param1], %rd2;\n"
+      "    st.param.b32 [param2], 42;\n"
+      "    mov.b64 %rd3, func; cvta.global.u64 %rd3, %rd3; st.param.b64 [param3], %rd3;\n"
+      "    st.param.b64 [param4], 1;\n"
+      "    call.uni __assertfail, (param0, param1, param2, param3, param4);\n  }\n"
+      "DONE:\n  ret;\n}\n";
+  CUmodule mod = nullptr;
+  ASSERT_EQ(load(&mod, ptx), CUDA_SUCCESS);
+  CUfunction check = nullptr;
+  ASSERT_EQ(get_function(&check, mod, "check"), CUDA_SUCCESS);
+  using LastLaunch = CUresult (*)(const char**);
+  auto last_launch = reinterpret_cast<LastLaunch>(resolve("mgpuEmuLastLaunch", 12000));
+  ASSERT_NE(last_launch, nullptr);
+  const char* json = nullptr;
+
+  int x = 1;  // the twin: the assertion holds
+  void* args[] = {&x};
+  ASSERT_EQ(launch(check, 1, 1, 1, 2, 1, 1, 0, nullptr, args, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(last_launch(&json), CUDA_SUCCESS);
+  EXPECT_NE(std::string(json).find("\"reports\":[]"), std::string::npos) << json;
+
+  x = 0;  // fails in both threads of the block
+  EXPECT_EQ(launch(check, 1, 1, 1, 2, 1, 1, 0, nullptr, args, nullptr), CUDA_ERROR_ASSERT);
+  ASSERT_EQ(last_launch(&json), CUDA_SUCCESS);
+  const std::string j = json;
+  EXPECT_NE(j.find("\"kind\":\"trap\""), std::string::npos) << j;
+  EXPECT_NE(j.find("device assertion failed: `x > 0` at kernel.cu:42 in check (2 threads of this warp"), std::string::npos) << j;
+  EXPECT_NE(j.find("kernel.cu:42: check: block: [0,0,0], thread: [0,0,0] Assertion `x > 0` failed.\\n"
+                   "kernel.cu:42: check: block: [0,0,0], thread: [1,0,0] Assertion `x > 0` failed."),
+            std::string::npos)
+      << j;
+  const char* name = nullptr;
+  auto error_name = reinterpret_cast<PFN_cuGetErrorName_v6000>(resolve("cuGetErrorName", 6000));
+  ASSERT_EQ(error_name(CUDA_ERROR_ASSERT, &name), CUDA_SUCCESS);
+  EXPECT_STREQ(name, "CUDA_ERROR_ASSERT");
+  reset_context();
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Spec tests for core/emu/insns/logic.cc: PTX ISA 9.7.8 "Logic and Shift Instructions" (and, or,
-// xor, not, cnot, lop3, shl, shr) and the bit instructions of 9.7.1 (popc, clz, bfe, bfi, brev)
+// xor, not, cnot, lop3, shl, shr) and the bit instructions of 9.7.1 (popc, clz, bfe, bfi, brev, bfind)
 // and 9.7.9.7 prmt. Expected values are worked out by hand from each section's pseudocode.
 #include "isa_harness.h"
 
@@ -133,6 +133,43 @@ TEST_F(Isa, Lop3Tables) {
   EXPECT_EQ(op("lop3.b32", 32, {a, b, c}, "0x80"), 0x0000000Fu);  // a & b & c
   EXPECT_EQ(op("lop3.b32", 32, {a, b, c}, "0xFE"), 0x0FFFFFFFu);  // a | b | c
   EXPECT_EQ(op("lop3.b32", 32, {a, b, c}, "0xE8"), 0x000F0FFFu);  // majority
+}
+
+// 9.7.1.16 "Integer Arithmetic Instructions: bfind", worked from its semantics:
+//   msb = 31 or 63; for .s types a negative a is replaced by ~a; d = the highest i with a[i] = 1,
+//   or 0xffffffff when there is none; .shiftamt gives msb - d instead (0xffffffff stays).
+// The destination is .u32 whatever the source type.
+TEST_F(Isa, BfindFindsTheMostSignificantNonSignBit) {
+  EXPECT_EQ(op("bfind.u32", 32, {R(0)}), 0xFFFFFFFFu);
+  EXPECT_EQ(op("bfind.u32", 32, {R(1)}), 0u);
+  EXPECT_EQ(op("bfind.u32", 32, {R(0x00010000)}), 16u);
+  EXPECT_EQ(op("bfind.u32", 32, {R(0x8000F000)}), 31u);
+  EXPECT_EQ(op("bfind.u64", 32, {RD(1ull << 40)}), 40u);
+  EXPECT_EQ(op("bfind.u64", 32, {RD(0x8000000000000001ull)}), 63u);
+  EXPECT_EQ(op("bfind.u64", 32, {RD(0)}), 0xFFFFFFFFu);
+  // Signed: the most significant 1 of a non-negative value, the most significant 0 of a negative one.
+  EXPECT_EQ(op("bfind.s32", 32, {R(5)}), 2u);
+  EXPECT_EQ(op("bfind.s32", 32, {R(0xFFFFFFFE)}), 0u);           // -2: ~a = 1
+  EXPECT_EQ(op("bfind.s32", 32, {R(0xFFFFFFFF)}), 0xFFFFFFFFu);  // -1: no non-sign bit
+  EXPECT_EQ(op("bfind.s32", 32, {R(0x80000000)}), 30u);          // INT_MIN: ~a = 0x7fffffff
+  EXPECT_EQ(op("bfind.s32", 32, {R(0)}), 0xFFFFFFFFu);
+  EXPECT_EQ(op("bfind.s64", 32, {RD(0xFFFFFF0000000000ull)}), 39u);  // -(2^40): ~a = 2^40 - 1
+  EXPECT_EQ(op("bfind.s64", 32, {RD(0x4000000000000000ull)}), 62u);
+  // .shiftamt: the left shift that brings the found bit to the top.
+  EXPECT_EQ(op("bfind.shiftamt.u32", 32, {R(1)}), 31u);
+  EXPECT_EQ(op("bfind.shiftamt.u32", 32, {R(0x80000000)}), 0u);
+  EXPECT_EQ(op("bfind.shiftamt.u32", 32, {R(0)}), 0xFFFFFFFFu);
+  EXPECT_EQ(op("bfind.shiftamt.s32", 32, {R(0xFFFFFFFE)}), 31u);
+  EXPECT_EQ(op("bfind.shiftamt.s64", 32, {RD(1)}), 63u);
+  EXPECT_EQ(op("bfind.shiftamt.u64", 32, {RD(0)}), 0xFFFFFFFFu);
+}
+
+// The ISA's types are .u32, .u64, .s32, .s64: any other is refused when the module is loaded,
+// naming the instruction, rather than run as a guess.
+TEST_F(Isa, BfindOfAnotherTypeIsRefused) {
+  EXPECT_THROW(dev.load(module("  bfind.b32 %r0, %r1;\n")), Fault);
+  EXPECT_THROW(dev.load(module("  bfind.u16 %r0, %h1;\n")), Fault);
+  EXPECT_NO_THROW(dev.load(module("  bfind.s64 %r0, %rd1;\n")));
 }
 
 }  // namespace

@@ -3,6 +3,10 @@
 // apply), plus cuGetProcAddress for callers that resolve them. Kernels run synchronously at
 // launch; streams and events exist for ordering only -- the device has no clock, so
 // cuEventElapsedTime answers CUDA_ERROR_NOT_SUPPORTED and nothing run here is ever a time.
+// Addressing is unified, as on a GPU: host memory registered with cuMemHostRegister and managed
+// allocations (cuMemAllocManaged) are device-addressable at their host address, so kernels read
+// and write the host's bytes themselves (launches run to completion before they return, so the
+// host sees every write once the launch call has returned -- no copies at launch boundaries).
 // Extensions (through cuGetProcAddress): mgpuEmuLastLaunch (JSON of the last launch: ok,
 // reports, printf output), mgpuEmuLastError. Environment: MGPU_EMU_SEED (scheduler seed,
 // default 1), MGPU_EMU_REPORTS=stderr|off (where findings are printed; default stderr),
@@ -23,6 +27,7 @@
 #include "core/emu/driver/driver_state.h"
 #include "core/emu/environment.h"
 #include "core/emu/engines/tensor_map.h"
+#include "core/emu/insns/assert_fail.h"
 #include "core/emu/ptx/parser.h"
 
 using mgpu::emu::DriverState;
@@ -94,6 +99,9 @@ CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const
     if (first.where.line < 0 && first.kind == mgpu::emu::ReportKind::Unsupported)
       return S.fail(CUDA_ERROR_INVALID_VALUE, first.message);
     S.sticky = mgpu::emu::fault_code(first.kind);
+    // A failed device assert (__assertfail) is CUDA_ERROR_ASSERT, as the driver reports it.
+    if (first.kind == mgpu::emu::ReportKind::Trap && first.message.rfind(mgpu::emu::kAssertFailPrefix, 0) == 0)
+      S.sticky = CUDA_ERROR_ASSERT;
     return S.fail(S.sticky, first.format());
   }
   return CUDA_SUCCESS;
@@ -128,7 +136,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult e, const char** s) {
       {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}, {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT"},
       {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS"}, {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
       {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED"}, {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
-      {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"}, {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"}};
+      {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"}, {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"},
+      {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT"}, {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"},
+      {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"}};
   auto it = names.find(e);
   *s = it == names.end() ? nullptr : it->second;
   return it == names.end() ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
@@ -139,6 +149,7 @@ CUresult CUDAAPI cuGetErrorString(CUresult e, const char** s) {
     case CUDA_ERROR_NOT_SUPPORTED: *s = "operation not supported on the virtual device (see mgpuEmuLastError)"; break;
     case CUDA_ERROR_LAUNCH_TIMEOUT: *s = "the kernel deadlocked or did not finish on the virtual device"; break;
     case CUDA_ERROR_ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered"; break;
+    case CUDA_ERROR_ASSERT: *s = "device-side assert triggered"; break;
     default: return cuGetErrorName(e, s);
   }
   return CUDA_SUCCESS;
@@ -413,15 +424,79 @@ CUresult CUDAAPI cuMemsetD16(CUdeviceptr dst, unsigned short v, size_t n) {
   for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 2 * i, &v, 2);
   return CUDA_SUCCESS;
 }
-// Only CU_POINTER_ATTRIBUTE_MEMORY_TYPE: device for an address inside an allocation; any other
-// address is host memory the device cannot see, which the driver answers with
-// CUDA_ERROR_INVALID_VALUE (as it does for unregistered pageable memory).
+// CU_POINTER_ATTRIBUTE_MEMORY_TYPE (device for a device or managed allocation, host for
+// registered host memory), _IS_MANAGED, _DEVICE_POINTER and _HOST_POINTER. Any other address is
+// host memory the device cannot see, which the driver answers with CUDA_ERROR_INVALID_VALUE (as
+// it does for unregistered pageable memory).
 CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr ptr) {
   EMU_LOCK;
-  if (a != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
-    return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuPointerGetAttribute: only CU_POINTER_ATTRIBUTE_MEMORY_TYPE is supported");
-  if (!S.device->memory().find(ptr, 1)) return CUDA_ERROR_INVALID_VALUE;
-  *static_cast<unsigned int*>(data) = CU_MEMORYTYPE_DEVICE;
+  using Kind = mgpu::emu::GlobalMemory::Kind;
+  Kind kind{};
+  if (!S.device->memory().kind_of(ptr, kind)) return CUDA_ERROR_INVALID_VALUE;
+  switch (a) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned int*>(data) = kind == Kind::Registered ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<unsigned int*>(data) = kind == Kind::Managed; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = ptr; return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (kind == Kind::Device) return CUDA_ERROR_INVALID_VALUE;  // device memory has no host address
+      *static_cast<void**>(data) = reinterpret_cast<void*>(ptr);
+      return CUDA_SUCCESS;
+    default:
+      return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuPointerGetAttribute: only MEMORY_TYPE, IS_MANAGED, DEVICE_POINTER and HOST_POINTER are supported");
+  }
+}
+
+// Host memory made device-accessible (CUDA Driver API, "Memory Management": cuMemHostRegister,
+// cuMemHostUnregister, cuMemHostGetDevicePointer, cuMemAllocManaged). With unified addressing a
+// registered range's device pointer is its host pointer; kernels access the host's bytes.
+CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytes, unsigned int flags) {
+  EMU_LOCK_STICKY;
+  constexpr unsigned kKnown = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY |
+                              CU_MEMHOSTREGISTER_READ_ONLY;
+  if (!p || bytes == 0 || (flags & ~kKnown)) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister: null pointer, no bytes or unknown flags");
+  if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuMemHostRegister: I/O memory has no place on the virtual device");
+  using Kind = mgpu::emu::GlobalMemory::Kind;
+  Kind kind{};
+  const auto lo = reinterpret_cast<CUdeviceptr>(p);
+  if (S.device->memory().kind_of(lo, kind) || S.device->memory().kind_of(lo + bytes - 1, kind))
+    return S.fail(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "cuMemHostRegister: the range overlaps host memory already registered");
+  std::string why = S.device->memory().map_host(static_cast<std::uint8_t*>(p), bytes);
+  if (!why.empty()) {
+    const bool overlap = why.find("already") != std::string::npos;
+    return S.fail(overlap ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED : CUDA_ERROR_NOT_SUPPORTED, "cuMemHostRegister: " + why);
+  }
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemHostUnregister(void* p) {
+  EMU_LOCK_STICKY;
+  if (!S.device->memory().unmap_host(reinterpret_cast<CUdeviceptr>(p)))
+    return S.fail(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "cuMemHostUnregister: no registration starts at this address");
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int flags) {
+  EMU_LOCK_STICKY;
+  using Kind = mgpu::emu::GlobalMemory::Kind;
+  Kind kind{};
+  if (!d || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!S.device->memory().kind_of(reinterpret_cast<CUdeviceptr>(p), kind) || kind == Kind::Device)
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostGetDevicePointer: the address is not registered or managed host memory");
+  *d = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* p, size_t bytes, unsigned int flags) {
+  EMU_LOCK_STICKY;
+  if (bytes == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)) return CUDA_ERROR_INVALID_VALUE;
+  mgpu::emu::GlobalMemory& m = S.device->memory();
+  if (bytes > kDeviceMemory - std::min(kDeviceMemory, m.allocated_bytes()))
+    return S.fail(CUDA_ERROR_OUT_OF_MEMORY, std::to_string(bytes) + " managed bytes asked with " + std::to_string(m.allocated_bytes()) +
+                                                " of the virtual device's " + std::to_string(kDeviceMemory) + " in use");
+  try {
+    *p = m.alloc_managed(bytes);
+  } catch (const std::bad_alloc&) {
+    return S.fail(CUDA_ERROR_OUT_OF_MEMORY, "this machine cannot hold " + std::to_string(bytes) + " more managed bytes");
+  }
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t n, CUstream) { return cuMemcpyHtoD(dst, src, n); }
@@ -512,6 +587,8 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
       EMU_ENTRY(cuMemsetD8), EMU_ENTRY(cuMemsetD32), EMU_ENTRY(cuMemcpyHtoDAsync), EMU_ENTRY(cuMemcpyDtoHAsync),
       EMU_ENTRY(cuMemcpyDtoDAsync), EMU_ENTRY(cuMemcpyAsync), EMU_ENTRY(cuMemsetD8Async), EMU_ENTRY(cuMemsetD32Async),
       EMU_ENTRY(cuMemsetD16), EMU_ENTRY(cuMemsetD16Async), EMU_ENTRY(cuPointerGetAttribute),
+      EMU_ENTRY(cuMemHostRegister), EMU_ENTRY(cuMemHostUnregister), EMU_ENTRY(cuMemHostGetDevicePointer),
+      EMU_ENTRY(cuMemAllocManaged),
       EMU_ENTRY(cuMemAllocAsync), EMU_ENTRY(cuMemFreeAsync), EMU_ENTRY(cuStreamCreate), EMU_ENTRY(cuStreamDestroy),
       EMU_ENTRY(cuStreamSynchronize), EMU_ENTRY(cuStreamWaitEvent), EMU_ENTRY(cuEventCreate), EMU_ENTRY(cuEventDestroy),
       EMU_ENTRY(cuEventRecord), EMU_ENTRY(cuEventSynchronize), EMU_ENTRY(cuEventElapsedTime), EMU_ENTRY(cuTensorMapEncodeTiled),

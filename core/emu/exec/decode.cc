@@ -27,6 +27,7 @@ void register_all() {
     register_mbarrier();
     register_tma();
     register_wgmma();
+    register_warp_mma();
     register_tcgen05();
     register_misc();
   });

@@ -25,6 +25,7 @@ Space space_of(const ptx::Instruction& in);
 
 // Families (insns/*.cc).
 void register_integer(), register_float(), register_convert(), register_data(), register_control(),
-    register_warp(), register_barrier(), register_mbarrier(), register_tma(), register_wgmma(), register_tcgen05(), register_misc();
+    register_warp(), register_barrier(), register_mbarrier(), register_tma(), register_wgmma(), register_tcgen05(), register_misc(),
+    register_warp_mma();
 
 }  // namespace mgpu::emu

@@ -31,16 +31,32 @@ struct Cluster;
 struct Launch;
 
 // Device allocations (cuMemAlloc): bounds-checked, never reused while the device lives.
+// Host memory can be mapped too, at its own address (unified addressing, as cuMemHostRegister
+// and cuMemAllocManaged give on a GPU): kernels then read and write the host's bytes directly.
 class GlobalMemory {
  public:
+  enum class Kind : std::uint8_t { Device, Managed, Registered };
   std::uint64_t alloc(std::uint64_t bytes);
-  bool free(std::uint64_t addr);
+  // Managed memory (cuMemAllocManaged): host memory the device owns, mapped at its address.
+  std::uint64_t alloc_managed(std::uint64_t bytes);
+  // Registered host memory (cuMemHostRegister): [host, host + bytes) mapped at its own address.
+  // "" or why not (overlaps a mapping, or the device's own address ranges).
+  std::string map_host(std::uint8_t* host, std::uint64_t bytes);
+  bool unmap_host(std::uint64_t addr);  // false: no registration starts at addr
+  bool free(std::uint64_t addr);        // Device or Managed allocations only
   // Pointer to [addr, addr + bytes) inside one allocation, or nullptr.
   std::uint8_t* find(std::uint64_t addr, std::uint64_t bytes);
+  // The kind and base of the mapping holding addr, or false.
+  bool kind_of(std::uint64_t addr, Kind& kind, std::uint64_t* base = nullptr) const;
   std::uint64_t allocated_bytes() const { return live_bytes_; }
 
  private:
-  struct Block { std::uint64_t size; std::unique_ptr<std::uint8_t[]> data; };
+  struct Block {
+    std::uint64_t size;
+    std::unique_ptr<std::uint8_t[]> data;  // null for registered host memory
+    std::uint8_t* bytes;                   // data.get(), or the registered host bytes
+    Kind kind;
+  };
   std::map<std::uint64_t, Block> blocks_;
   std::uint64_t next_ = 0;
   std::uint64_t live_bytes_ = 0;

@@ -1,11 +1,13 @@
 // Control flow (PTX ISA 9.7.10: bra, call, ret, exit, trap, brkpt). `call` is implemented for
-// vprintf only (the CUDA printf ABI: a format string and a packed argument buffer); `ret` in a
-// kernel is `exit`.
+// the two system calls of the CUDA device runtime that compilers emit: vprintf (the CUDA printf
+// ABI: a format string and a packed argument buffer) and __assertfail (a failed device-side
+// assert); `ret` in a kernel is `exit`.
 #include <cstdio>
 #include <cstring>
 
 #include "core/emu/exec/access.h"
 #include "core/emu/exec/decode.h"
+#include "core/emu/insns/assert_fail.h"
 
 namespace mgpu::emu {
 namespace {
@@ -41,12 +43,55 @@ std::string decode_trap(const ptx::Instruction&, Insn& out) {
   return "";
 }
 
-std::uint64_t read_local_param(Warp& w, const Insn& in, const ptx::Operand& sym, int lane) {
+std::uint64_t read_local_param(Warp& w, const Insn& in, const ptx::Operand& sym, int lane, std::uint32_t bytes = 8) {
   std::uint64_t off = read_operand(w, in, sym, lane);
-  Resolved r = resolve(w, in, Space::Local, off, 8, false, lane);
-  std::uint64_t v;
-  std::memcpy(&v, r.ptr, 8);
+  Resolved r = resolve(w, in, Space::Local, off, bytes, false, lane);
+  std::uint64_t v = 0;
+  std::memcpy(&v, r.ptr, bytes);
   return v;
+}
+
+// A NUL-terminated string at a generic address (at most 4096 bytes are taken).
+std::string read_c_string(Warp& w, const Insn& in, std::uint64_t a, int lane) {
+  std::string s;
+  for (; s.size() < 4096; ++a) {
+    char c = static_cast<char>(*resolve(w, in, Space::Generic, a, 1, false, lane).ptr);
+    if (!c) break;
+    s += c;
+  }
+  return s;
+}
+
+// __assertfail(message, file, line, function, charSize): the CUDA device runtime's handler of a
+// failed assert (CUDA C++ Programming Guide, "Assertion": the failing thread prints
+// "file:line: function: block: [bx,by,bz], thread: [tx,ty,tz] Assertion `message` failed." and
+// the kernel is stopped; the host gets CUDA_ERROR_ASSERT). Every lane that arrives prints its
+// line into the device's printf output; the launch then ends with a Trap finding naming the
+// message, file and line.
+Flow assertfail_call(Warp& w, const Insn& in, std::uint32_t mask) {
+  const auto& args = in.operand(1).elems;
+  if (args.size() < 4)
+    w.launch().fault(ReportKind::Unsupported, where(w, in, __builtin_ctz(mask)), "__assertfail called with fewer than 4 arguments");
+  const LaunchConfig& c = w.launch().config;
+  std::string message, file, function;
+  std::uint64_t line = 0;
+  int threads = 0;
+  EMU_FOR_LANES(mask, l) {
+    message = read_c_string(w, in, read_local_param(w, in, args[0], l), l);
+    file = read_c_string(w, in, read_local_param(w, in, args[1], l), l);
+    line = read_local_param(w, in, args[2], l, 4);
+    function = read_c_string(w, in, read_local_param(w, in, args[3], l), l);
+    const std::uint32_t t = static_cast<std::uint32_t>(w.thread(l));
+    const std::uint32_t tx = t % c.block[0], ty = (t / c.block[0]) % c.block[1], tz = t / (c.block[0] * c.block[1]);
+    char buf[256];
+    std::snprintf(buf, sizeof buf, ": block: [%d,%d,%d], thread: [%u,%u,%u] Assertion `", w.cta->id[0], w.cta->id[1], w.cta->id[2],
+                  tx, ty, tz);
+    w.launch().printf_output += file + ":" + std::to_string(line) + ": " + function + buf + message + "` failed.\n";
+    ++threads;
+  }
+  w.launch().fault(ReportKind::Trap, where(w, in, __builtin_ctz(mask)),
+                   std::string(kAssertFailPrefix) + "`" + message + "` at " + file + ":" + std::to_string(line) + " in " + function +
+                       " (" + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + " of this warp; the kernel is stopped)");
 }
 
 // vprintf(format, args): args are packed with each value aligned to its size; float
@@ -131,9 +176,16 @@ Flow vprintf_call(Warp& w, const Insn& in, std::uint32_t mask) {
 }
 
 std::string decode_call(const ptx::Instruction& p, Insn& out) {
+  // call{.uni} __assertfail, (args);
+  if (p.operands.size() == 2 && p.operands[0].kind == ptx::Operand::Kind::Symbol && p.operands[0].name == "__assertfail" &&
+      p.operands[1].kind == ptx::Operand::Kind::Vector) {
+    out.fn = &assertfail_call;
+    return "";
+  }
   // call{.uni} (ret), name, (args);
-  if (p.operands.size() != 3 || p.operands[1].kind != ptx::Operand::Kind::Symbol) return "only call (ret), vprintf, (args) is implemented";
-  if (p.operands[1].name != "vprintf") return "calls to '" + p.operands[1].name + "' are not implemented (only vprintf)";
+  if (p.operands.size() != 3 || p.operands[1].kind != ptx::Operand::Kind::Symbol)
+    return "only call (ret), vprintf, (args) and call __assertfail, (args) are implemented";
+  if (p.operands[1].name != "vprintf") return "calls to '" + p.operands[1].name + "' are not implemented (only vprintf and __assertfail)";
   out.fn = &vprintf_call;
   return "";
 }

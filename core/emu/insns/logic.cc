@@ -1,4 +1,4 @@
-// Logic, shift and bit-field instructions (PTX ISA 9.7.1 bfe/bfi/popc/clz/brev, 9.7.8
+// Logic, shift and bit-field instructions (PTX ISA 9.7.1 bfe/bfi/popc/clz/brev/bfind, 9.7.8
 // "Logic and Shift Instructions": and/or/xor/not/cnot/shl/shr/lop3, 9.7.9.x prmt). Predicate
 // operands of and/or/xor/not are 1-bit values in their slots.
 #include "core/emu/exec/access.h"
@@ -69,6 +69,36 @@ Flow logic(Warp& w, const Insn& in, std::uint32_t mask) {
   return Flow::Next;
 }
 
+// bfind (PTX ISA 9.7.1.16 "Integer Arithmetic Instructions: bfind"): the bit position of the
+// most significant non-sign bit of a -- the most significant 1 of an unsigned value, the most
+// significant 0 of a negative signed one (the ISA's semantics negate it: a = ~a) and the most
+// significant 1 of a non-negative one; 0xffffffff when there is none. With .shiftamt, the
+// left-shift that moves that bit to the most significant position (msb - d; 0xffffffff stays).
+// The destination is .u32 whatever the source type (.u32, .u64, .s32, .s64).
+Flow bfind(Warp& w, const Insn& in, std::uint32_t mask) {
+  const int bits = type_bits(in.type);
+  const std::uint64_t msb = static_cast<std::uint64_t>(bits - 1);
+  EMU_FOR_LANES(mask, l) {
+    std::uint64_t a = mask_bits(src(w, in, 1, l), bits);
+    if (is_signed(in.type) && ((a >> msb) & 1)) a = mask_bits(~a, bits);
+    std::uint64_t d = 0xFFFFFFFFu;
+    if (a) d = 63 - static_cast<std::uint64_t>(__builtin_clzll(a));
+    if (in.flags && d != 0xFFFFFFFFu) d = msb - d;
+    write_operand(w, in, in.operand(0), l, d, Ty::U32);
+  }
+  return Flow::Next;
+}
+
+std::string decode_bfind(const ptx::Instruction& p, Insn& out) {
+  out.type = last_type(p);
+  if (out.type != Ty::U32 && out.type != Ty::U64 && out.type != Ty::S32 && out.type != Ty::S64)
+    return "bfind takes .u32, .u64, .s32 or .s64";
+  for (const auto& part : p.parts)
+    if (part == "shiftamt") out.flags = 1;
+  out.fn = &bfind;
+  return "";
+}
+
 template <Op kOp>
 std::string decode_logic(const ptx::Instruction& p, Insn& out) {
   out.type = last_type(p);
@@ -96,6 +126,7 @@ void register_misc_logic() {
   register_decoder("popc", &decode_logic<Popc>);
   register_decoder("clz", &decode_logic<Clz>);
   register_decoder("brev", &decode_logic<Brev>);
+  register_decoder("bfind", &decode_bfind);
   register_decoder("lop3", &decode_logic<Lop3>);
   register_decoder("prmt", &decode_logic<Prmt>);
 }

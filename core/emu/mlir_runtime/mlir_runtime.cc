@@ -20,8 +20,10 @@
 //  - mgpuMemcpy asks cuPointerGetAttribute which side each pointer is on and picks the
 //    HtoD/DtoH/DtoD copy (the virtual device has its own address space, so the unified
 //    cuMemcpyAsync cannot be used there); a driver without it gets cuMemcpyAsync.
-//  - Host registration (mgpuMemHostRegister*, gpu.host_register) and host-shared allocation
-//    cannot make host memory visible to the virtual device: they fail loudly there.
+//  - Host registration (mgpuMemHostRegister*, gpu.host_register) is cuMemHostRegister and a
+//    host-shared allocation (gpu.alloc host_shared) is cuMemAllocManaged, on a GPU and on the
+//    virtual device alike (which maps such memory at its host address, as unified addressing
+//    does): a driver without them fails loudly, naming the call.
 //  - mgpuTensorMapEncodeTiledMemref honours the memref's offset and refuses a non-unit
 //    innermost stride instead of encoding a wrong map.
 #include <cuda.h>
@@ -184,10 +186,9 @@ bool on_device(Driver& d, const void* p) {
          type == CU_MEMORYTYPE_DEVICE;
 }
 
-[[noreturn]] void no_host_memory(const char* what) {
-  die(std::string(what) +
-      ": the virtual device has its own address space, so host memory cannot be made visible to kernels "
-      "(no cuMemHostRegister / managed memory); allocate with gpu.alloc and copy with gpu.memcpy instead");
+[[noreturn]] void no_host_memory(const Driver& d, const char* what, const char* entry) {
+  die(std::string(what) + ": " + d.path + " lacks " + entry +
+      ", so host memory cannot be made visible to kernels; allocate with gpu.alloc and copy with gpu.memcpy instead");
 }
 
 int element_bytes(int64_t dtype) {
@@ -299,7 +300,7 @@ MGPU_RT_EXPORT void* mgpuMemAlloc(uint64_t bytes, CUstream /*stream*/, bool host
   Driver& d = driver();
   CUdeviceptr p = 0;
   if (host_shared) {
-    if (d.emulated() || !d.cuMemAllocManaged) no_host_memory("gpu.alloc host_shared (mgpuMemAlloc)");
+    if (!d.cuMemAllocManaged) no_host_memory(d, "gpu.alloc host_shared (mgpuMemAlloc)", "cuMemAllocManaged");
     CHECK(d.cuMemAllocManaged(&p, bytes, CU_MEM_ATTACH_GLOBAL));
   } else {
     CHECK(d.cuMemAlloc(&p, bytes));
@@ -339,16 +340,16 @@ MGPU_RT_EXPORT void mgpuMemset16(void* dst, unsigned short value, size_t count, 
   CHECK(d.cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count, stream));
 }
 
-// Host registration: only where the driver shares the host's address space.
+// Host registration: the memory becomes device-accessible at its host address (unified
+// addressing), as upstream's wrappers assume.
 MGPU_RT_EXPORT void mgpuMemHostRegister(void* p, uint64_t bytes) {
   Driver& d = driver();
-  if (d.emulated() || !d.cuMemHostRegister) no_host_memory("mgpuMemHostRegister (gpu.host_register)");
+  if (!d.cuMemHostRegister) no_host_memory(d, "mgpuMemHostRegister (gpu.host_register)", "cuMemHostRegister");
   CHECK(d.cuMemHostRegister(p, bytes, 0));
 }
 
 // descriptor: a ranked memref descriptor {allocated, aligned, offset, sizes[rank], strides[rank]}.
 MGPU_RT_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank, void* descriptor, int64_t element_bytes) {
-  if (driver().emulated()) no_host_memory("mgpuMemHostRegisterMemRef (gpu.host_register)");
   auto* words = static_cast<int64_t*>(descriptor);
   char* aligned = reinterpret_cast<char*>(words[1]);
   const int64_t offset = words[2], *sizes = words + 3, *strides = words + 3 + rank;
@@ -362,7 +363,7 @@ MGPU_RT_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank, void* descriptor, in
 
 MGPU_RT_EXPORT void mgpuMemHostUnregister(void* p) {
   Driver& d = driver();
-  if (d.emulated() || !d.cuMemHostUnregister) no_host_memory("mgpuMemHostUnregister (gpu.host_unregister)");
+  if (!d.cuMemHostUnregister) no_host_memory(d, "mgpuMemHostUnregister (gpu.host_unregister)", "cuMemHostUnregister");
   CHECK(d.cuMemHostUnregister(p));
 }
 
