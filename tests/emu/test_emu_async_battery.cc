@@ -8,6 +8,7 @@
 //     store may still read shared memory; a box clipped at the tensor edge (clean).
 //   - mbarrier tx-count (9.7.13.15.5): bytes beyond expect_tx landing in the next phase.
 //   - a stage refilled by TMA while its ld.shared readers are not done (the race detector).
+//   - distributed shared memory: a peer CTA's store with no (or a relaxed) cluster barrier.
 //   - mbarrier objects (9.7.13.15.1): init on a live mbarrier, a plain store over one.
 //   - wgmma.fence (9.7.15.6): accumulators written after the fence, or no fence at all.
 //   - setmaxnreg (.sync.aligned over the warpgroup): executed by part of a warpgroup.
@@ -437,6 +438,61 @@ TEST_F(StageRefill, ReleasingTheStageBeforeReadingItIsARaceUnderEverySchedule) {
   std::string example;
   auto found = [](const LaunchResult& r) { return emu_test::has(r, ReportKind::Race); };
   EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("release_before_read", s); }, found, &example), kSeeds) << example;
+}
+
+// ---- Distributed shared memory: CTA rank 1 writes CTA rank 0's shared memory -------------------
+
+struct Dsmem : ::testing::Test {
+  Device dev;
+  LoadedModule* m = nullptr;
+  std::uint64_t dout = 0;
+
+  // Each thread of rank 1 stores its index into its word of rank 0's buffer (mapa +
+  // st.shared::cluster); every thread runs `sync`; rank 0's threads then read their word.
+  static std::string kernel(const std::string& name, const std::string& sync) {
+    return ".visible .entry " + name + "(.param .u64 out)\n{\n  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n"
+           "  .shared .align 4 .u32 buf[32];\n  ld.param.u64 %rd2, [out];\n"
+           "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, buf;\n  shl.b32 %r4, %r1, 2;\n  add.u32 %r2, %r2, %r4;\n"
+           "  mov.u32 %r3, %cluster_ctarank;\n  setp.eq.u32 %p1, %r3, 1;\n  @!%p1 bra SYNC;\n"
+           "  mapa.shared::cluster.u32 %r5, %r2, 0;\n  st.shared::cluster.u32 [%r5], %r1;\nSYNC:\n" + sync +
+           "  @%p1 bra DONE;\n  ld.shared.u32 %r7, [%r2];\n  mul.wide.u32 %rd4, %r1, 4;\n  add.u64 %rd5, %rd2, %rd4;\n"
+           "  st.global.u32 [%rd5], %r7;\nDONE:\n  ret;\n}\n";
+  }
+
+  void SetUp() override {
+    m = &dev.load(std::string(kHeader) + kernel("cluster_barrier", "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n") +
+                  kernel("relaxed_arrive", "  barrier.cluster.arrive.relaxed.aligned;\n  barrier.cluster.wait.aligned;\n") +
+                  kernel("no_barrier", ""));
+    dout = dev.memory().alloc(32 * 4);
+  }
+
+  LaunchResult run(const char* name, std::uint64_t seed) {
+    LaunchConfig c;
+    c.grid[0] = 2;
+    c.cluster[0] = 2;
+    c.block[0] = 32;
+    c.seed = seed;
+    c.detect_races = true;
+    void* args[] = {&dout};
+    return dev.launch(*m, name, c, args);
+  }
+};
+
+TEST_F(Dsmem, AStoreIntoAPeerOrderedByTheClusterBarrierIsClean) {
+  std::string example;
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("cluster_barrier", s); }, clean, &example), kSeeds) << example;
+  auto* out = reinterpret_cast<const std::uint32_t*>(dev.memory().find(dout, 32 * 4));
+  for (std::uint32_t t = 0; t < 32; ++t) ASSERT_EQ(out[t], t);
+}
+
+// No cluster barrier, or one whose arrive is .relaxed (no release, PTX ISA 9.7.13.3): the peer's
+// store and the owner's read are unordered, a race under every schedule (the detector used to be
+// per CTA and saw neither the peer's store nor the cluster barrier's ordering).
+TEST_F(Dsmem, AStoreIntoAPeerWithNothingOrderingItIsARaceUnderEverySchedule) {
+  std::string example;
+  auto found = [](const LaunchResult& r) { return emu_test::has(r, ReportKind::Race); };
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("no_barrier", s); }, found, &example), kSeeds) << example;
+  EXPECT_EQ(count_seeds([&](std::uint64_t s) { return run("relaxed_arrive", s); }, found, &example), kSeeds) << example;
 }
 
 }  // namespace

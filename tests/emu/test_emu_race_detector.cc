@@ -21,7 +21,7 @@ std::vector<int> lanes(int first, int count) {
 }
 
 TEST(RaceDetector, AnUnorderedWriteAndReadRace) {
-  RaceDetector rd(64, 256);
+  RaceDetector rd(1, 64, 256);
   EXPECT_FALSE(rd.on_write(1, 0, 4, 10).found);
   RaceDetector::Conflict c = rd.on_read(0, 0, 4, 11);
   ASSERT_TRUE(c.found);
@@ -31,7 +31,7 @@ TEST(RaceDetector, AnUnorderedWriteAndReadRace) {
 }
 
 TEST(RaceDetector, AJoinOrdersWhatCameBeforeItOnly) {
-  RaceDetector rd(64, 256);
+  RaceDetector rd(1, 64, 256);
   rd.on_write(1, 0, 4, 10);
   rd.join(lanes(0, 32));
   EXPECT_FALSE(rd.on_read(0, 0, 4, 11).found);  // before the join: ordered
@@ -40,7 +40,7 @@ TEST(RaceDetector, AJoinOrdersWhatCameBeforeItOnly) {
 }
 
 TEST(RaceDetector, ARepeatedJoinAfterAnAccessStillOrdersIt) {
-  RaceDetector rd(64, 256);
+  RaceDetector rd(1, 64, 256);
   rd.join(lanes(0, 32));
   rd.on_write(1, 0, 4, 10);  // between two joins of the same lanes: the second is not skipped
   rd.join(lanes(0, 32));
@@ -48,7 +48,7 @@ TEST(RaceDetector, ARepeatedJoinAfterAnAccessStillOrdersIt) {
 }
 
 TEST(RaceDetector, SkippedRepeatedJoinsChangeNoVerdict) {
-  RaceDetector rd(64, 256);
+  RaceDetector rd(1, 64, 256);
   rd.on_write(1, 0, 4, 10);
   for (int i = 0; i < 5; ++i) rd.join(lanes(0, 32));  // four repeats: skipped
   EXPECT_FALSE(rd.on_read(0, 0, 4, 11).found);
@@ -61,7 +61,7 @@ TEST(RaceDetector, SkippedRepeatedJoinsChangeNoVerdict) {
 }
 
 TEST(RaceDetector, AJoinOfOtherLanesOrThreadsIsNoRepeat) {
-  RaceDetector rd(64, 256);
+  RaceDetector rd(1, 64, 256);
   rd.join(lanes(0, 16));
   rd.on_write(20, 0, 4, 10);  // lane 20 was not in that join
   rd.join(lanes(0, 32));      // other lanes: a join of its own, which orders lane 20's write
@@ -72,7 +72,7 @@ TEST(RaceDetector, AJoinOfOtherLanesOrThreadsIsNoRepeat) {
 }
 
 TEST(RaceDetector, AnAcquireBetweenJoinsIsPassedOnByTheNext) {
-  RaceDetector rd(64, 256);
+  RaceDetector rd(1, 64, 256);
   RaceDetector::Clock sync = rd.empty_clock();
   rd.join(lanes(0, 32));
   rd.on_write(40, 0, 4, 10);  // warp 1 writes, then releases

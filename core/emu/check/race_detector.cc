@@ -4,19 +4,17 @@
 
 namespace mgpu::emu {
 
-RaceDetector::RaceDetector(int threads, std::size_t smem_bytes)
-    : cta_threads_(threads), threads_(threads + kAgents), vc_(static_cast<std::size_t>(threads_) * threads_, 0),
-      events_(threads_, 0), joined_at_(threads_, 0), joined_key_(threads_, 0), write_(smem_bytes), read_(smem_bytes) {
+RaceDetector::RaceDetector(int ctas, int cta_stride, std::size_t smem_bytes)
+    : cta_stride_(cta_stride), cta_threads_(ctas * cta_stride), threads_(cta_threads_ + ctas * kAgents),
+      agents_(ctas * kAgents), vc_(static_cast<std::size_t>(threads_) * threads_, 0), events_(threads_, 0),
+      joined_at_(threads_, 0), joined_key_(threads_, 0), write_(smem_bytes * static_cast<std::size_t>(ctas)),
+      read_(smem_bytes * static_cast<std::size_t>(ctas)) {
   for (int t = 0; t < threads_; ++t) vc(t)[t] = 1;
-}
-
-void RaceDetector::release_everything(Clock& sync) const {
-  for (int u = 0; u < threads_; ++u) sync[u] = std::max(sync[u], vc(u)[u]);
 }
 
 int RaceDetector::begin_agent(const Clock& issue) {
   const int a = cta_threads_ + next_agent_;
-  next_agent_ = (next_agent_ + 1) % kAgents;
+  next_agent_ = (next_agent_ + 1) % agents_;
   std::uint32_t* mine = vc(a);
   const std::uint32_t own = std::max(mine[a], issue[static_cast<std::size_t>(a)]);
   std::copy(issue.begin(), issue.end(), mine);
@@ -48,7 +46,11 @@ RaceDetector::Conflict RaceDetector::on_write(const Write& x) {
   for (std::uint32_t i = 0; i < x.bytes; ++i) {
     Epoch& w = write_[x.offset + i];
     Epoch& r = read_[x.offset + i];
-    if (!c.found && !ordered_before(w, x.thread) && !same_value_same_instruction(x, w, i)) c = {true, true, w.thread_plus1 - 1, w.pc};
+    // Two async writes (TMA loads) of the same bytes are the overlap checker's: it reports them
+    // while both are in flight; one that has landed cannot land again (engines/async_engine.cc).
+    const bool both_async = is_agent(x.thread) && w.thread_plus1 && is_agent(w.thread_plus1 - 1);
+    if (!c.found && !ordered_before(w, x.thread) && !same_value_same_instruction(x, w, i) && !both_async)
+      c = {true, true, w.thread_plus1 - 1, w.pc};
     if (!c.found && !ordered_before(r, x.thread)) c = {true, false, r.thread_plus1 - 1, r.pc};
     w = {now, x.pc, static_cast<std::uint16_t>(x.thread + 1)};
   }

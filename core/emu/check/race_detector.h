@@ -1,4 +1,5 @@
-// Data races between the threads of a CTA on shared memory (opt-in: LaunchConfig::detect_races,
+// Data races between the threads of a cluster on shared memory (each CTA's own and, through
+// distributed shared memory, its peers') (opt-in: LaunchConfig::detect_races,
 // MGPU_EMU_RACES=1, `mgpu-tune emulate --races`), in the manner of FastTrack: every thread has
 // a vector clock; barriers (bar.sync / barrier.sync, barrier.cluster), mbarrier phases
 // (arrive releases, a successful test_wait/try_wait acquires) and warp collectives (shfl.sync,
@@ -11,7 +12,8 @@
 // CTA's threads) whose clock is the issuing thread's at the issue, and it releases into the
 // mbarrier it completes; so a thread reading the old bytes not ordered before the issue (a stage
 // refilled while its readers are not done), or reading the new ones without acquiring that
-// mbarrier's phase, races with the load.
+// mbarrier's phase, races with the load. Two loads writing the same bytes are not compared here
+// (the async overlap checker reports them while both are in flight).
 // Contract: never reports ordered accesses (no false positives from the model itself); keeps
 // one reader per byte, so it can miss a race with an earlier reader. Atomics and the async
 // proxy's reads (TMA stores, wgmma) are not thread accesses here: the hazard checkers cover those.
@@ -27,10 +29,13 @@ class RaceDetector {
  public:
   using Clock = std::vector<std::uint32_t>;  // one entry per thread of the CTA
 
+  // One detector per cluster: `ctas` CTAs of `cta_stride` thread slots each (the block's threads
+  // rounded up to whole warps), thread t of CTA rank r being r * cta_stride + t, and each CTA's
+  // `smem_bytes` of shared memory at byte r * smem_bytes + offset; then kAgents per CTA.
   static constexpr int kAgents = 4;
-  RaceDetector(int threads, std::size_t smem_bytes);
-  int cta_threads() const { return cta_threads_; }
+  RaceDetector(int ctas, int cta_stride, std::size_t smem_bytes);
   bool is_agent(int thread) const { return thread >= cta_threads_; }
+  int cta_stride() const { return cta_stride_; }
 
   // A conflicting earlier access, or none.
   struct Conflict {
@@ -60,11 +65,6 @@ class RaceDetector {
   void release(int thread, Clock& sync);
   void acquire(int thread, const Clock& sync);
   Clock snapshot(int thread) const { return Clock(vc(thread), vc(thread) + threads_); }
-  // A release by something this detector cannot see (a thread or async operation of another CTA
-  // of the cluster: each CTA has its own detector): what it knew of this CTA is unknown, so the
-  // release counts as knowing everything this CTA did so far. Never a false alarm; races whose
-  // order passes through another CTA go unseen.
-  void release_everything(Clock& sync) const;
   // The pseudo-thread that performs an async write issued when the issuer's clock was `issue`:
   // it knows what the issuer knew then (and its own past), nothing else.
   int begin_agent(const Clock& issue);
@@ -89,9 +89,11 @@ class RaceDetector {
   std::uint32_t* vc(int thread) { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
   const std::uint32_t* vc(int thread) const { return &vc_[static_cast<std::size_t>(thread) * threads_]; }
 
-  int cta_threads_;                // the CTA's threads; agents follow them
-  int threads_;                    // cta_threads_ + kAgents
+  int cta_stride_;
+  int cta_threads_;                // the CTAs' thread slots; agents follow them
+  int threads_;                    // cta_threads_ + the agents
   int next_agent_ = 0;
+  int agents_;
   std::vector<std::uint32_t> vc_;  // threads x threads
   std::vector<std::uint64_t> events_;      // per thread: accesses, releases and acquires so far
   std::vector<std::uint64_t> joined_at_;   // per thread: events_ right after its last join

@@ -127,24 +127,29 @@ bool surplus_load(Cluster& c, const TmaLoadOp& op, int r) {
 
 namespace {
 
-// The load lands in `cta` (its issuer's CTA; other CTAs' detectors do not know the issuer's
-// clock) as a write by a race-detector agent that knows what the issuing thread knew at the
-// issue: a thread's access to these bytes not ordered before the issue races with it. Returns
-// the agent, or -1 when races are not detected here.
+// The load lands in `cta` (the issuer's or, multicast, another of the cluster) as a write by a
+// race-detector agent that knows what the issuing thread knew at the issue: a thread's access to
+// these bytes not ordered before the issue races with it. Returns the agent, or -1 when races
+// are not detected.
 int race_check_landing(Cluster& c, const TmaLoadOp& op, Cta& cta, std::uint32_t bytes) {
-  RaceDetector* rd = cta.races.get();
-  if (!rd || &cta != op.issuer || op.issue_clock.empty()) return -1;
+  RaceDetector* rd = cta.races;
+  if (!rd || op.issue_clock.empty()) return -1;
   const int agent = rd->begin_agent(op.issue_clock);
   // 16-byte chunks stay contiguous under every swizzle mode.
   for (std::uint32_t i = 0; i < bytes; i += 16) {
     const std::uint32_t a = swizzle_address(op.dst + i, op.map.swizzle);
-    RaceDetector::Conflict k = rd->on_write(agent, a, std::min<std::uint32_t>(16, bytes - i), op.issued.pc);
+    RaceDetector::Conflict k = rd->on_write(agent, cta.race_byte_base + a, std::min<std::uint32_t>(16, bytes - i), op.issued.pc);
     if (!k.found) continue;
     const int line = k.pc >= 0 && static_cast<std::size_t>(k.pc) < c.launch->code->size() ? (*c.launch->code)[static_cast<std::size_t>(k.pc)].line() : -1;
+    const int stride = rd->cta_stride();
+    const std::string who = rd->is_agent(k.thread)
+                                ? std::string("another TMA load wrote")
+                                : "thread " + std::to_string(k.thread % stride) +
+                                      (k.thread / stride != cta.rank ? " of CTA rank " + std::to_string(k.thread / stride) : std::string()) +
+                                      (k.earlier_was_write ? " wrote" : " read") + " at PTX line " + std::to_string(line);
     c.launch->report(ReportKind::Race, op.issued,
-                     "TMA load writes shared bytes " + range(a, a + 16) + " that thread " + std::to_string(k.thread) + " " +
-                         (k.earlier_was_write ? "wrote" : "read") + " at PTX line " + std::to_string(line) +
-                         " with nothing ordering that access before the load's issue (the buffer was refilled before its " +
+                     "TMA load writes shared bytes " + range(a, a + 16) + " of CTA rank " + std::to_string(cta.rank) + " that " + who +
+                         " with nothing ordering that before the load's issue (the buffer was refilled before its " +
                          (k.earlier_was_write ? "writer" : "reader") + " was done with it)");
     break;
   }
@@ -233,11 +238,10 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
     const std::uint64_t phase_before = it->second.phase();
     surplus_load(c, op, static_cast<int>(r));
     // The landing happens before whatever acquires the phase this completes.
-    if (RaceDetector* rd = bar_cta.races.get()) {
+    if (RaceDetector* rd = bar_cta.races; rd && agent >= 0) {
       MbarClocks& mc = bar_cta.mbar_clocks[op.mbar];
       if (mc.pending.empty()) mc.pending = rd->empty_clock();
-      if (agent >= 0 && &bar_cta == &cta) rd->release(agent, mc.pending);
-      else rd->release_everything(mc.pending);  // issued by, or landing in, another CTA
+      rd->release(agent, mc.pending);
     }
     it->second.complete_tx(bytes, err);
     after_mbarrier_update(bar_cta, op.mbar, it->second, phase_before, op.issued);

@@ -121,11 +121,10 @@ void perform_tcgen05_commit(Cluster& c, Tcgen05CommitOp& op) {
     }
     std::string err;
     const std::uint64_t phase_before = it->second.phase();
-    if (RaceDetector* rd = cta.races.get()) {
+    if (RaceDetector* rd = cta.races; rd && !op.issue_clock.empty()) {
       MbarClocks& mc = cta.mbar_clocks[op.mbar];
       if (mc.pending.empty()) mc.pending = rd->empty_clock();
-      if (&cta == op.issuer && !op.issue_clock.empty()) rd->release(rd->begin_agent(op.issue_clock), mc.pending);
-      else rd->release_everything(mc.pending);  // an arrival from the peer CTA (.multicast::cluster)
+      rd->release(rd->begin_agent(op.issue_clock), mc.pending);
     }
     it->second.arrive(1, err);
     if (after_mbarrier_update(cta, op.mbar, it->second, phase_before, op.issued)) L.phase_completed = true;

@@ -16,6 +16,56 @@ TensorMemory& tmem_of(Cta& cta) {
   return *cta.tmem;
 }
 
+namespace {
+
+std::string cta_text(const Cta& c) {
+  return "CTA (" + std::to_string(c.id[0]) + "," + std::to_string(c.id[1]) + "," + std::to_string(c.id[2]) + ")";
+}
+
+// The CTAs of `cta`'s cluster that still need their SM's permit to allocate: those that have
+// neither relinquished it nor exited (one that relinquished may not allocate again).
+template <typename F>
+void for_needing(Cta& cta, F f) {
+  for (auto& c : cta.cluster->ctas)
+    if (!c->tmem_permit_relinquished && !c->exited) f(*c);
+}
+
+}  // namespace
+
+bool permit_available(Cta& cta) {
+  if (tmem_of(cta).permit().holder == &cta) return true;
+  bool ok = true;
+  for_needing(cta, [&](Cta& c) {
+    const Cta* h = tmem_of(c).permit().holder;
+    ok &= h == nullptr || h == &c;
+  });
+  return ok;
+}
+
+void take_permits(Cta& cta, int warp, int line) {
+  for_needing(cta, [&](Cta& c) {
+    TensorMemory& t = tmem_of(c);
+    if (!t.permit().holder) t.give_permit(TensorMemory::Permit{&c, &cta, warp, line});
+  });
+}
+
+std::string permit_blocker(Cta& cta) {
+  if (tmem_of(cta).permit().holder == &cta) return "";
+  std::string s;
+  for_needing(cta, [&](Cta& c) {
+    const TensorMemory::Permit& p = tmem_of(c).permit();
+    if (!s.empty() || p.holder == nullptr || p.holder == &c) return;
+    s = "the tensor memory allocation permit of " +
+        (&c == &cta ? std::string("its SM") : "the SM of CTA rank " + std::to_string(c.rank) + " of its cluster") + ", held by " +
+        cta_text(*p.holder) +
+        (p.by == p.holder ? " (it took the permit at its tcgen05.alloc at PTX line " + std::to_string(p.line) + ")"
+                          : " (its cluster took the permit at the tcgen05.alloc of " + cta_text(*p.by) + " warp " +
+                                std::to_string(p.warp) + ", PTX line " + std::to_string(p.line) + ")") +
+        ", which has not executed tcgen05.relinquish_alloc_permit (a CTA holds the permit until it relinquishes it or exits)";
+  });
+  return s;
+}
+
 int TensorMemory::first_fit(std::uint32_t ncols, const TensorMemory* other) const {
   for (std::uint32_t start = 0; start + ncols <= kColumns; start += 32) {
     bool free = true;

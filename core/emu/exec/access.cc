@@ -9,24 +9,28 @@ namespace mgpu::emu {
 
 namespace {
 
-void report_race(Warp& w, const Insn& in, int lane, std::uint32_t offset, std::uint32_t bytes, bool is_write,
+// `cta` is the CTA whose shared memory was accessed (another CTA's, through distributed shared
+// memory, when it is not w's).
+void report_race(Warp& w, const Insn& in, int lane, const Cta& cta, std::uint32_t offset, std::uint32_t bytes, bool is_write,
                  const RaceDetector::Conflict& c) {
   const Launch& L = w.launch();
   int line = c.pc >= 0 && static_cast<std::size_t>(c.pc) < L.code->size() ? (*L.code)[c.pc].line() : -1;
+  const std::string what = std::string(is_write ? "write" : "read") + " of shared bytes [" + std::to_string(offset) + ", " +
+                           std::to_string(offset + bytes) + ")" +
+                           (&cta != w.cta ? " of CTA rank " + std::to_string(cta.rank) : std::string()) + " by thread " +
+                           std::to_string(w.thread(lane));
   if (w.cta->races->is_agent(c.thread)) {
     w.launch().report(ReportKind::Race, where(w, in, lane),
-                      std::string(is_write ? "write" : "read") + " of shared bytes [" + std::to_string(offset) + ", " +
-                          std::to_string(offset + bytes) + ") by thread " + std::to_string(w.thread(lane)) +
-                          " races with the TMA load issued at PTX line " + std::to_string(line) +
+                      what + " races with the TMA load issued at PTX line " + std::to_string(line) +
                           " that wrote them: no wait on the mbarrier phase it completed orders them");
     return;
   }
+  const int stride = w.cta->races->cta_stride(), rank = c.thread / stride, t = c.thread % stride;
   w.launch().report(ReportKind::Race, where(w, in, lane),
-                    std::string(is_write ? "write" : "read") + " of shared bytes [" + std::to_string(offset) + ", " +
-                        std::to_string(offset + bytes) + ") by thread " + std::to_string(w.thread(lane)) + " races with the " +
-                        (c.earlier_was_write ? "write" : "read") + " by thread " + std::to_string(c.thread) + " (warp " +
-                        std::to_string(c.thread / 32) + " lane " + std::to_string(c.thread % 32) + ") at PTX line " +
-                        std::to_string(line) + ": no barrier orders them");
+                    what + " races with the " + (c.earlier_was_write ? "write" : "read") + " by thread " + std::to_string(t) +
+                        (rank != w.cta->rank ? " of CTA rank " + std::to_string(rank) : std::string()) + " (warp " +
+                        std::to_string(t / 32) + " lane " + std::to_string(t % 32) + ") at PTX line " + std::to_string(line) +
+                        ": no barrier orders them");
 }
 
 std::string hex(std::uint64_t v) {
@@ -314,11 +318,11 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
                         "shared bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") written while " + what);
   }
   check_not_mbarrier(w, in, cta, offset, bytes, lane, "store to");
-  if (cta.races && &cta == w.cta) {
-    const RaceDetector::Write x{w.thread(lane), offset, bytes, where(w, in, lane).pc, w.launch().steps,
+  if (cta.races) {
+    const RaceDetector::Write x{w.race_thread(lane), cta.race_byte_base + offset, bytes, where(w, in, lane).pc, w.launch().steps,
                                 unchanged_bytes(cta, offset, bytes, data)};
     RaceDetector::Conflict c = cta.races->on_write(x);
-    if (c.found) report_race(w, in, lane, offset, bytes, true, c);
+    if (c.found) report_race(w, in, lane, cta, offset, bytes, true, c);
   }
   // A thread of another CTA (distributed shared memory): its fences are not this CTA's, so the
   // proxy checker does not judge these bytes (README: what the virtual device does not catch).
@@ -333,9 +337,9 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
 
 void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane) {
   check_not_mbarrier(w, in, cta, offset, bytes, lane, "load from");
-  if (cta.races && &cta == w.cta) {
-    RaceDetector::Conflict c = cta.races->on_read(w.thread(lane), offset, bytes, where(w, in, lane).pc);
-    if (c.found) report_race(w, in, lane, offset, bytes, false, c);
+  if (cta.races) {
+    RaceDetector::Conflict c = cta.races->on_read(w.race_thread(lane), cta.race_byte_base + offset, bytes, where(w, in, lane).pc);
+    if (c.found) report_race(w, in, lane, cta, offset, bytes, false, c);
   }
   for (std::uint32_t i = 0; i < bytes; ++i)
     if (!(cta.shadow[offset + i].flags & SmemShadow::kInit)) {

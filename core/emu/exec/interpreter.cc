@@ -53,7 +53,11 @@ bool lane_can_run(Warp& w, int l) {
     case Wait::ClusterBar: return w.cta->cluster->barrier.generation != wt.value;
     case Wait::Registers: return registers_available(w, static_cast<std::int32_t>(wt.value));
     case Wait::TmemAlloc: return tmem_of(*w.cta).can_allocate(static_cast<std::uint32_t>(wt.value));
-    case Wait::TmemPeer: return w.cta->cluster->ctas[w.cta->rank ^ 1]->tc_collective >= wt.value;
+    case Wait::TmemPeer: {
+      const Cta& peer = *w.cta->cluster->ctas[w.cta->rank ^ 1];
+      return (wt.object ? peer.tc_relinquished : peer.tc_collective) >= wt.value;
+    }
+    case Wait::TmemPermit: return permit_available(*w.cta);
     case Wait::TmemPairAlloc: {
       const Cta& peer = *w.cta->cluster->ctas[w.cta->rank ^ 1];
       if (w.cta->tc_alloc_result >= 0) return true;  // the peer's warp allocated for both
@@ -73,9 +77,9 @@ bool gather(Warp& w, std::uint32_t mask, std::uint32_t members) {
   std::uint32_t need = members & w.alive;
   if ((need & ~mask) == 0) {
     // A warp collective orders its participants (what __syncwarp is for).
-    if (RaceDetector* rd = w.cta->races.get()) {
+    if (RaceDetector* rd = w.cta->races) {
       std::vector<int> threads;
-      for (std::uint32_t m = mask; m; m &= m - 1) threads.push_back(w.thread(__builtin_ctz(m)));
+      for (std::uint32_t m = mask; m; m &= m - 1) threads.push_back(w.race_thread(__builtin_ctz(m)));
       rd->join(threads);
     }
     return true;
@@ -216,10 +220,15 @@ std::string describe_wait(Warp& w, int l) {
              " columns free in the tensor memory of both CTAs of the pair (this CTA's SM: " + tmem_of(*w.cta).describe() +
              "; the peer's SM: " + tmem_of(peer).describe() + ")";
     }
-    case Wait::TmemPeer:
-      return "waits at " + at + " in a tcgen05.dealloc.cta_group::2 for a warp of the peer CTA rank " +
-             std::to_string(w.cta->rank ^ 1) + " to perform it too (it performed " +
-             std::to_string(w.cta->cluster->ctas[w.cta->rank ^ 1]->tc_collective) + " of " + std::to_string(wt.value) + ")";
+    case Wait::TmemPeer: {
+      const Cta& peer = *w.cta->cluster->ctas[w.cta->rank ^ 1];
+      return "waits at " + at + (wt.object ? " in tcgen05.relinquish_alloc_permit" : " in a tcgen05.dealloc") +
+             ".cta_group::2 for a warp of the peer CTA rank " + std::to_string(peer.rank) + " to perform it too (it performed " +
+             std::to_string(wt.object ? peer.tc_relinquished : peer.tc_collective) + " of " + std::to_string(wt.value) + ")";
+    }
+    case Wait::TmemPermit:
+      return "waits at " + at + " in tcgen05.alloc for " + permit_blocker(*w.cta) + "; it asks for " + std::to_string(wt.value) +
+             " columns (" + tmem_of(*w.cta).describe() + ")";
     case Wait::ClusterBar: return "waits at " + at + " in barrier.cluster.wait (" + std::to_string(w.cta->cluster->barrier.arrived) + " threads arrived)";
   }
   return at;

@@ -22,6 +22,7 @@ void Launch::report(ReportKind kind, Where where, std::string message) {
 void Launch::fault(ReportKind kind, Where where, std::string message) { throw Fault(Report{kind, where, std::move(message)}); }
 
 int Warp::thread(int lane) const { return index * 32 + lane; }
+int Warp::race_thread(int lane) const { return cta->race_thread_base + thread(lane); }
 Launch& Warp::launch() const { return *cta->cluster->launch; }
 
 Where Cta::where(const Warp* w, int lane, int pc) const {
@@ -76,7 +77,6 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
         cta->warpgroups.resize(static_cast<std::size_t>(nwarps) / 4);
         cta->setmaxnreg_log.resize(static_cast<std::size_t>(nwarps + 3) / 4);
         cta->proxy_fenced.assign(threads, 0);
-        if (c.detect_races) cta->races = std::make_unique<RaceDetector>(static_cast<int>(threads), L.smem_bytes);
         for (int wi = 0; wi < nwarps; ++wi) {
           auto w = std::make_unique<Warp>();
           w->cta = cta.get();
@@ -95,12 +95,23 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3]) {
         cl->cluster_threads += threads;
         cl->ctas.push_back(std::move(cta));
       }
+  if (c.detect_races) {
+    const int stride = nwarps * 32;
+    cl->races = std::make_unique<RaceDetector>(static_cast<int>(cl->ctas.size()), stride, L.smem_bytes);
+    for (auto& cta : cl->ctas) {
+      cta->races = cl->races.get();
+      cta->race_thread_base = cta->rank * stride;
+      cta->race_byte_base = static_cast<std::uint32_t>(cta->rank) * L.smem_bytes;
+    }
+  }
   return cl;
 }
 
-// PTX ISA "tcgen05.alloc": all tensor memory a CTA allocated must be freed before it exits.
+// PTX ISA "tcgen05.alloc": all tensor memory a CTA allocated must be freed before it exits. Its
+// exit gives up its SM's allocation permit if it still holds it (engines/tmem.h).
 void tmem_leak_check(Launch& L, Cta& cta) {
   if (!cta.tmem) return;
+  cta.tmem->release_permit(&cta);
   std::string held = cta.tmem->held_text(&cta);
   if (held.empty()) return;
   L.report(ReportKind::TmemMisuse, cta.where(),
@@ -162,17 +173,30 @@ std::string cta_name(const Cta& c) { return triple(c.id); }
   L.fault(ReportKind::Deadlock, first, msg);
 }
 
-// Reported where the warp that ran last stands: for an endless loop, inside the loop.
-[[noreturn]] void step_limit_reached(Launch& L, const Warp& w) {
+// Reported where the warp that ran last stands: for an endless loop, inside the loop. Lanes
+// blocked in tensor-memory allocation meanwhile are named: a CTA spinning while it keeps its SM's
+// allocation permit (or columns) another CTA waits for shows as this, not as a deadlock.
+[[noreturn]] void step_limit_reached(Launch& L, const Warp& w, const std::vector<Warp*>& warps) {
   Where at;
   if (w.alive) {
     const int lane = __builtin_ctz(w.alive);
     at = w.cta->where(&w, lane, static_cast<int>(w.pc[lane]));
   }
+  std::string blocked;
+  for (Warp* o : warps)
+    for (std::uint32_t m = o->alive; m; m &= m - 1) {
+      const int l = __builtin_ctz(m);
+      const Wait::Kind k = o->wait[l].kind;
+      if (k != Wait::TmemAlloc && k != Wait::TmemPermit && k != Wait::TmemPairAlloc && k != Wait::TmemPeer) continue;
+      blocked += "\n  CTA " + cta_name(*o->cta) + " warp " + std::to_string(o->index) + " lane " + std::to_string(l) + ": " +
+                 describe_wait(*o, l);
+      break;  // one lane per warp: its lanes wait together in these collectives
+    }
   L.fault(ReportKind::StepLimit, at,
           "no end after " + std::to_string(L.config.step_limit) +
               " warp-instructions of this cluster (the step limit; raise it with --step-limit or MGPU_EMU_STEP_LIMIT): an endless "
-              "loop, or a spin on a wait that never completes");
+              "loop, or a spin on a wait that never completes" +
+              (blocked.empty() ? "" : "; meanwhile blocked in tensor memory allocation:" + blocked));
 }
 
 // Runs the clusters of `batch` together (they are resident at the same time), all their warps
@@ -242,7 +266,7 @@ void run_batch(Launch& L, const std::vector<Cluster*>& batch) {
       }
       cluster_barrier_on_exit(*cta.cluster);
     }
-    if (L.steps - first_step > L.config.step_limit) step_limit_reached(L, *w);
+    if (L.steps - first_step > L.config.step_limit) step_limit_reached(L, *w, warps);
   }
   // Bulk stores nobody waited for still complete when the grid ends.
   for (Cluster* cl : batch)

@@ -78,9 +78,10 @@ struct SmemShadow {
 
 // Why a lane waits (it re-executes its instruction when the condition may hold).
 struct Wait {
-  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers, TmemAlloc, TmemPeer, TmemPairAlloc };
+  enum Kind : std::uint8_t { None, Converge, Bar, Mbar, WgmmaGroups, BulkGroups, ClusterBar, Registers, TmemAlloc, TmemPeer, TmemPairAlloc,
+              TmemPermit };
   Kind kind = None;
-  std::uint32_t object = 0;  // barrier id, or mbarrier shared::cluster address
+  std::uint32_t object = 0;  // barrier id, or mbarrier shared::cluster address (TmemPeer: 1 for relinquish_alloc_permit)
   std::uint64_t value = 0;   // generation / parity / group count / columns
 };
 
@@ -265,6 +266,7 @@ struct Warp {
 
   std::uint64_t& reg(int slot, int lane) { return regs[static_cast<std::size_t>(slot) * 32 + lane]; }
   int thread(int lane) const;  // thread index in the CTA
+  int race_thread(int lane) const;  // its index in the cluster's race detector
   Launch& launch() const;
 };
 
@@ -323,13 +325,17 @@ struct Cta {
   // so far, and per thread the value of that count right after its latest fence (0: none).
   std::uint32_t proxy_fence_gen = 0;
   std::vector<std::uint32_t> proxy_fenced;
-  std::unique_ptr<RaceDetector> races;  // when the launch detects races
+  // Race detection (when the launch detects races): the cluster's detector, where this CTA's
+  // threads start (race_thread_base + thread) and its shared memory (race_byte_base + offset).
+  RaceDetector* races = nullptr;
+  int race_thread_base = 0;
+  std::uint32_t race_byte_base = 0;
   std::unordered_map<std::uint32_t, MbarClocks> mbar_clocks;
   std::unordered_map<std::uint32_t, MbarInit> mbar_init;  // by shared offset
-  NamedBarrier cluster_clocks;          // barrier.cluster, as seen by this CTA's threads
   std::shared_ptr<TensorMemory> tmem;   // its SM's tensor memory (shared with co-resident CTAs)
-  bool tmem_permit_relinquished = false;  // tcgen05.relinquish_alloc_permit executed
+  bool tmem_permit_relinquished = false;  // tcgen05.relinquish_alloc_permit executed (engines/tmem.h: the permit)
   std::uint64_t tc_collective = 0;        // cta_group::2 deallocs this CTA's warp performed
+  std::uint64_t tc_relinquished = 0;      // cta_group::2 relinquish_alloc_permits this CTA's warp performed
   std::uint32_t tc_alloc_req = 0;         // columns a cta_group::2 alloc of this CTA waits for (0: none)
   int tc_alloc_result = -1;               // the column the pair's allocation got, for the waiting warp
   int tc_alloc_warp = -1;                 // the warp that asked
@@ -347,7 +353,8 @@ struct Cluster {
   // of its choosing; the overlap checker looks at all of them (a performed wgmma or TMA store
   // may still be reading on a GPU until the wait that retires it).
   std::vector<std::shared_ptr<AsyncOp>> inflight;
-  NamedBarrier barrier;  // barrier.cluster arrive/wait
+  NamedBarrier barrier;  // barrier.cluster arrive/wait (its clocks: every CTA's arrivals)
+  std::unique_ptr<RaceDetector> races;  // when the launch detects races (check/race_detector.h)
   std::uint32_t cluster_threads = 0;
 };
 

@@ -28,7 +28,7 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
   // Lanes coming back after waiting: their generation has completed.
   if (w.wait[l0].kind == Wait::Bar) {
     const NamedBarrier& done = w.cta->bars[w.wait[l0].object];
-    if (RaceDetector* rd = w.cta->races.get()) EMU_FOR_LANES(mask, l) rd->acquire(w.thread(l), done.released);
+    if (RaceDetector* rd = w.cta->races) EMU_FOR_LANES(mask, l) rd->acquire(w.race_thread(l), done.released);
     if (in.op == Red) write_reduction(w, in, mask, done);
     return Flow::Next;
   }
@@ -58,10 +58,10 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
       b.red_or = b.red_or || v;
     }
   }
-  RaceDetector* rd = cta.races.get();
+  RaceDetector* rd = cta.races;
   if (rd) {
     if (b.acc.empty()) b.acc = rd->empty_clock();
-    EMU_FOR_LANES(mask, l) rd->release(w.thread(l), b.acc);
+    EMU_FOR_LANES(mask, l) rd->release(w.race_thread(l), b.acc);
   }
   std::uint64_t gen = b.generation;
   if (b.arrived >= b.expected) {
@@ -76,7 +76,7 @@ Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
     if (rd) {
       b.released = std::move(b.acc);
       b.acc.clear();
-      if (in.op != Arrive) EMU_FOR_LANES(mask, l) rd->acquire(w.thread(l), b.released);
+      if (in.op != Arrive) EMU_FOR_LANES(mask, l) rd->acquire(w.race_thread(l), b.released);
     }
     return Flow::Next;
   }
@@ -112,11 +112,10 @@ void maybe_complete_cluster_barrier(Cluster& c) {
   if (c.barrier.arrived > 0 && c.barrier.arrived >= live) {
     ++c.barrier.generation;
     c.barrier.arrived = 0;
-    for (auto& cta : c.ctas)
-      if (cta->races) {
-        cta->cluster_clocks.released = std::move(cta->cluster_clocks.acc);
-        cta->cluster_clocks.acc.clear();
-      }
+    if (c.races) {
+      c.barrier.released = std::move(c.barrier.acc);
+      c.barrier.acc.clear();
+    }
   }
 }
 
@@ -138,9 +137,9 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
       w.cluster_arrival[l] = c.barrier.generation + 1;
       publish_mbarrier_inits(*w.cta, w.thread(l), c.barrier.generation, in.flags & Relaxed);
       // .relaxed: no release (PTX ISA 9.7.13.3), so nothing is handed to the waiters.
-      if (RaceDetector* rd = w.cta->races.get(); rd && !(in.flags & Relaxed)) {
-        if (w.cta->cluster_clocks.acc.empty()) w.cta->cluster_clocks.acc = rd->empty_clock();
-        rd->release(w.thread(l), w.cta->cluster_clocks.acc);
+      if (RaceDetector* rd = w.cta->races; rd && !(in.flags & Relaxed)) {
+        if (c.barrier.acc.empty()) c.barrier.acc = rd->empty_clock();
+        rd->release(w.race_thread(l), c.barrier.acc);
       }
     }
     c.barrier.arrived += static_cast<std::uint32_t>(__builtin_popcount(mask));
@@ -154,8 +153,8 @@ Flow cluster_barrier(Warp& w, const Insn& in, std::uint32_t mask) {
     EMU_FOR_LANES(mask, l) {
       w.cluster_arrival[l] = 0;
       w.cluster_acquired[l] = c.barrier.generation;
-      if (RaceDetector* rd = w.cta->races.get())
-        if (!w.cta->cluster_clocks.released.empty()) rd->acquire(w.thread(l), w.cta->cluster_clocks.released);
+      if (RaceDetector* rd = w.cta->races)
+        if (!c.barrier.released.empty()) rd->acquire(w.race_thread(l), c.barrier.released);
     }
     return Flow::Next;
   }

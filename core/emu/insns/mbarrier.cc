@@ -118,11 +118,10 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         const std::uint64_t phase_before = t.bar->phase();
         // An arrive is a release unless .relaxed (PTX ISA 9.7.13.15.13: "The .relaxed qualifier
         // does not provide any memory ordering semantics and visibility guarantees").
-        if (RaceDetector* rd = t.cta->races.get(); rd && !(in.flags & Relaxed)) {
+        if (RaceDetector* rd = t.cta->races; rd && !(in.flags & Relaxed)) {
           MbarClocks& mc = t.cta->mbar_clocks[t.offset];
           if (mc.pending.empty()) mc.pending = rd->empty_clock();
-          if (t.cta == w.cta) rd->release(w.thread(l), mc.pending);
-          else rd->release_everything(mc.pending);  // a thread of another CTA (check/race_detector.h)
+          rd->release(w.race_thread(l), mc.pending);
         }
         std::uint64_t token = in.op == ArriveDrop ? t.bar->arrive_drop(count, err) : t.bar->arrive(count, err);
         // The arrival that completes a phase may hand the warp over to its waiters.
@@ -147,9 +146,9 @@ Flow mbarrier(Warp& w, const Insn& in, std::uint32_t mask) {
         }
         // A successful wait acquires unless .relaxed (PTX ISA 9.7.13.15.16, test_wait/try_wait).
         if (done && !(in.flags & Relaxed))
-          if (RaceDetector* rd = w.cta->races.get(); rd && t.cta == w.cta) {
+          if (RaceDetector* rd = w.cta->races) {
             const MbarClocks& mc = t.cta->mbar_clocks[t.offset];
-            if (!mc.completed.empty()) rd->acquire(w.thread(l), mc.completed);
+            if (!mc.completed.empty()) rd->acquire(w.race_thread(l), mc.completed);
           }
         write_operand(w, in, in.operand(0), l, done, Ty::Pred);
         break;

@@ -1,7 +1,9 @@
 // tcgen05.alloc / dealloc / relinquish_alloc_permit (PTX ISA 9.7.16 "Tensor Memory Allocation
 // and Management Instructions"): a warp allocates a power-of-two number of columns (32..512) of
 // its SM's tensor memory and the address is written to shared memory; an allocation that cannot
-// be satisfied blocks until columns are freed, a deadlock when nothing ever frees them.
+// be satisfied blocks until columns are freed, a deadlock when nothing ever frees them. A CTA
+// allocates only while it holds its SM's allocation permit (engines/tmem.h), which it keeps until
+// tcgen05.relinquish_alloc_permit or its exit; another CTA's allocation waits for it meanwhile.
 #include "core/emu/insns/tcgen05.h"
 
 #include <cstring>
@@ -45,11 +47,17 @@ Flow pair_alloc(Warp& w, const Insn& in, std::uint32_t mask, std::uint32_t n) {
   return Flow::Next;
 }
 
+// The collective cta_group::2 dealloc and relinquish_alloc_permit ("Issue Granularity": "Issue
+// from two warps, one in each of the current CTA and its Peer CTA, in order to collectively
+// perform the operation"): each kind counted on its own, so one CTA's relinquish never pairs with
+// the peer's dealloc.
 Flow rendezvous(Warp& w, const Insn& in, std::uint32_t mask) {
   Cta& cta = *w.cta;
-  const std::uint64_t k = ++cta.tc_collective;
-  if (peer_of(w, in, __builtin_ctz(mask)).tc_collective >= k) return Flow::Next;
-  EMU_FOR_LANES(mask, l) w.wait[l] = Wait{Wait::TmemPeer, 0, k};
+  const bool relinquish = in.op == Relinquish;
+  const std::uint64_t k = relinquish ? ++cta.tc_relinquished : ++cta.tc_collective;
+  const Cta& peer = peer_of(w, in, __builtin_ctz(mask));
+  if ((relinquish ? peer.tc_relinquished : peer.tc_collective) >= k) return Flow::Next;
+  EMU_FOR_LANES(mask, l) w.wait[l] = Wait{Wait::TmemPeer, relinquish ? 1u : 0u, k};
   return Flow::Block;
 }
 
@@ -68,8 +76,19 @@ Flow tcgen05_alloc(Warp& w, const Insn& in, std::uint32_t mask) {
     case Alloc: {
       const std::uint64_t n = src(w, in, 1, l0);
       if (std::string e = TensorMemory::check_columns(n); !e.empty()) L.fault(ReportKind::TmemMisuse, where(w, in, l0), "tcgen05.alloc: " + e);
-      if (cta.tmem_permit_relinquished && w.wait[l0].kind == Wait::None)
-        L.report(ReportKind::TmemMisuse, where(w, in, l0), "tcgen05.alloc after this CTA executed tcgen05.relinquish_alloc_permit");
+      // 9.7.16.7.1: "it is illegal for a CTA to perform tcgen05.alloc after any of its constituent
+      // threads execute tcgen05.relinquish_alloc_permit". Reported; the allocation then goes on
+      // for its columns alone (the CTA has no permit to wait for).
+      if (cta.tmem_permit_relinquished) {
+        if (w.wait[l0].kind == Wait::None)
+          L.report(ReportKind::TmemMisuse, where(w, in, l0), "tcgen05.alloc after this CTA executed tcgen05.relinquish_alloc_permit");
+      } else if (tmem_of(cta).permit().holder != &cta) {
+        if (!permit_available(cta)) {
+          EMU_FOR_LANES(mask, l) w.wait[l] = Wait{Wait::TmemPermit, 0, n};
+          return Flow::Block;
+        }
+        take_permits(cta, w.index, in.line());
+      }
       if (pair) return pair_alloc(w, in, mask, static_cast<std::uint32_t>(n));
       int col = tmem_of(cta).allocate(static_cast<std::uint32_t>(n), &cta, w.index, in.line());
       if (col < 0) {
@@ -93,8 +112,12 @@ Flow tcgen05_alloc(Warp& w, const Insn& in, std::uint32_t mask) {
       return pair ? rendezvous(w, in, mask) : Flow::Next;
     }
     default:
+      // 9.7.16.7.1: the CTA gives up "the right to allocate Tensor Memory": its SM's permit passes
+      // to the next CTA there that allocates. With .cta_group::2 each CTA of the pair gives up its
+      // own, collectively.
       cta.tmem_permit_relinquished = true;
-      return Flow::Next;
+      tmem_of(cta).release_permit(&cta);
+      return pair ? rendezvous(w, in, mask) : Flow::Next;
   }
 }
 

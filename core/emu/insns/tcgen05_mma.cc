@@ -158,7 +158,7 @@ Flow tcgen05_commit(Warp& w, const Insn& in, std::uint32_t mask) {
     op->mbar = off;
     if (in.flags & Multicast) op->cta_mask = static_cast<std::uint32_t>(src(w, in, 1, l)) & ((1u << c.ctas.size()) - 1);
     else op->cta_mask = 1u << target.rank;
-    if (RaceDetector* rd = w.cta->races.get()) op->issue_clock = rd->snapshot(w.thread(l));
+    if (RaceDetector* rd = w.cta->races) op->issue_clock = rd->snapshot(w.race_thread(l));
     op->ops = std::move(w.tc_uncommitted[l]);
     w.tc_uncommitted[l].clear();
     auto& last = w.tc_last_commit[l];

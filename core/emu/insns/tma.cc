@@ -92,7 +92,7 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
           auto it = bc.mbarriers.find(op->mbar);
           if (it != bc.mbarriers.end() && it->second.initialized()) op->issue_phase[r] = it->second.phase();
         }
-        if (RaceDetector* rd = w.cta->races.get()) op->issue_clock = rd->snapshot(w.thread(l));
+        if (RaceDetector* rd = w.cta->races) op->issue_clock = rd->snapshot(w.race_thread(l));
         // A load may land at any moment after its issue: its destination must be free now.
         for (std::size_t r = 0; r < c.ctas.size(); ++r)
           if ((op->cta_mask >> r) & 1)
