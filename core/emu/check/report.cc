@@ -44,6 +44,12 @@ bool report_kind_fatal(ReportKind k) {
 
 bool report_kind_note(ReportKind k) { return k == ReportKind::TmaOutOfBounds; }
 
+std::size_t count_findings(const std::vector<Report>& reports) {
+  std::size_t n = 0;
+  for (const Report& r : reports) n += !report_kind_note(r.kind);
+  return n;
+}
+
 std::string Report::format() const {
   std::ostringstream o;
   o << report_kind_name(kind) << ": " << message;

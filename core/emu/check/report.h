@@ -55,6 +55,9 @@ struct Report {
   std::string format() const;
 };
 
+// The reports that are findings (not notes): what makes a run of a kernel fail.
+std::size_t count_findings(const std::vector<Report>& reports);
+
 // Thrown by handlers and engines for a fatal report.
 struct Fault : std::runtime_error {
   Report report;
