@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace mgpu::core {
 
@@ -40,7 +41,7 @@ std::string TuningConfig::to_json() const {
 TuningConfig TuningConfig::from_json(const std::string& text) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_user_json(text, "config");  // {"tile_m":64,"tile_m":128} would silently be 128
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("config is not valid JSON: {}", e.what()));
   }

@@ -24,6 +24,7 @@
 #include "harness/cmd_space.h"
 #include "harness/cmd_worker.h"
 #include "harness/exit_codes.h"
+#include "harness/option_checks.h"
 #include "harness/version.h"
 
 namespace mgpu::harness {
@@ -81,6 +82,7 @@ int run_cli(int argc, char** argv) {
   add_emulate_command(app);
   add_verify_command(app);
   add_sass_command(app);
+  check_every_option(app);  // after every command is added: an empty or out-of-range value is refused alike
   app.footer(examples);
 
   try {

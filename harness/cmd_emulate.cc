@@ -27,6 +27,7 @@
 #include "core/emu/check/launch_json.h"
 #include "core/emu/environment.h"
 #include "core/input_file.h"
+#include "core/json_input.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "harness/cli.h"
@@ -290,9 +291,11 @@ json parse_launch(const Options& o) {
   std::string text = o.launch;
   if (!text.empty() && text[0] != '{') text = read_file(o.launch, "--launch", kMaxLaunchBytes);
   try {
-    return json::parse(text.empty() ? "{}" : text);
+    return core::parse_user_json(text.empty() ? "{}" : text, "");  // a key twice: which one is meant?
   } catch (const json::exception& e) {
     bad(std::string("not JSON: ") + e.what());
+  } catch (const Error& e) {
+    bad(e.what());
   }
 }
 

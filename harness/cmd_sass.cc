@@ -1,5 +1,7 @@
 #include "harness/cmd_sass.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -34,6 +36,47 @@ std::string names_of(const std::vector<core::CubinFunction>& fs) {
   return out;
 }
 
+// Why `text` is not PTX: text holds no NUL or other control bytes, and a module starts, comments
+// aside, with its .version directive (PTX ISA, ".version": "Each PTX module must begin with a
+// .version directive"). Random bytes or another file must not pass for "asks for no setmaxnreg".
+std::optional<std::string> why_not_ptx(const std::string& text) {
+  for (unsigned char c : text)
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return "it holds binary bytes";
+  size_t i = 0;
+  while (i < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    else if (text.compare(i, 2, "//") == 0) i = std::min(text.find('\n', i), text.size());
+    else if (text.compare(i, 2, "/*") == 0) i = std::min(text.find("*/", i + 2), text.size() - 2) + 2;
+    else break;
+  }
+  if (text.compare(i, 8, ".version") != 0) return "it does not begin with a .version directive";
+  return std::nullopt;
+}
+
+// Whether the PTX declares `kernel` (".entry NAME"), as the PTX this cubin came from does.
+bool declares_kernel(const std::string& ptx, const std::string& kernel) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
+  for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) {
+    size_t i = at + 6;
+    while (i < ptx.size() && std::isspace(static_cast<unsigned char>(ptx[i]))) ++i;
+    if (ptx.compare(i, kernel.size(), kernel) == 0 && (i + kernel.size() == ptx.size() || !ident(ptx[i + kernel.size()])))
+      return true;
+  }
+  return false;
+}
+
+// The PTX the user named, checked to be PTX and this kernel's: whether it asks for setmaxnreg.
+bool ptx_asks_for_setmaxnreg(const std::string& path, const std::string& kernel) {
+  const std::string ptx = read_file(path, "PTX file");
+  if (auto why = why_not_ptx(ptx))
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("'{}' is not PTX: {}", path, *why));
+  if (!declares_kernel(ptx, kernel))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("the PTX file '{}' declares no kernel '{}' (.entry {}): give the PTX this cubin was "
+                                  "assembled from", path, kernel, kernel));
+  return ptx.find("setmaxnreg") != std::string::npos;
+}
+
 void run(const Options& o) {
   // Everything the user gave is checked before nvdisasm runs (it takes a quarter second).
   const std::string image = read_file(o.cubin, "cubin");
@@ -66,7 +109,7 @@ void run(const Options& o) {
     advisories = core::assembler_advisories(log);
   }
   std::optional<bool> ptx_asks_setmaxnreg;
-  if (!o.ptx.empty()) ptx_asks_setmaxnreg = read_file(o.ptx, "PTX file").find("setmaxnreg") != std::string::npos;
+  if (!o.ptx.empty()) ptx_asks_setmaxnreg = ptx_asks_for_setmaxnreg(o.ptx, f->name);
   require_nvdisasm("sass");
 
   core::KernelEvidence k{core::profile_sass(core::disassemble(image), f->name), advisories,

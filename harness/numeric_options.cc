@@ -9,8 +9,11 @@
 namespace mgpu::harness {
 namespace {
 
+constexpr std::int64_t kLowest = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kHighest = std::numeric_limits<std::int64_t>::max();
+
 std::string range_text(std::int64_t min, std::int64_t max) {
-  if (max == std::numeric_limits<std::int64_t>::max()) return fmt::format("at least {}", min);
+  if (max == kHighest && min != kLowest) return fmt::format("at least {}", min);
   return fmt::format("between {} and {}", min, max);
 }
 
@@ -27,9 +30,11 @@ CLI::Validator whole_number(std::int64_t min, std::int64_t max) {
         bool digits = !text.empty() && text.find_first_not_of("+-0123456789") == std::string::npos;
         if (!digits || end == s || *end != '\0' || errno == ERANGE || v < min || v > max)
           return fmt::format("must be {}, got '{}'", want, text);
+        // CLI11 converts with base 0 ("010" would be 8): give it the number as read here.
+        text = std::to_string(v);
         return "";
       },
-      want);
+      want, kWholeNumberCheck);
 }
 
 CLI::Validator finite_number(double min, double max, bool min_open) {
@@ -49,7 +54,7 @@ CLI::Validator finite_number(double min, double max, bool min_open) {
           return fmt::format("must be {}, got '{}'", want, text);
         return "";
       },
-      want);
+      want, kFiniteNumberCheck);
 }
 
 }  // namespace mgpu::harness

@@ -55,11 +55,10 @@ std::string sass_line(const nlohmann::json& s) {
 
 void require_nvdisasm(const std::string& what_needs_it) {
   if (core::find_nvdisasm()) return;
-  std::string tried;
-  for (const std::string& c : core::nvdisasm_candidates()) tried += " " + c;
-  throw core::Error(core::ErrorKind::InvalidInput,
-                    fmt::format("{} needs nvdisasm, found at none of:{} (scripts/cuda_tools.sh installs it; "
-                                "or set MGPU_NVDISASM)", what_needs_it, tried));
+  // MGPU_NVDISASM naming no tool is the environment's problem (exit 1), not the command's.
+  const core::ErrorKind kind =
+      core::nvdisasm_setting_problem() ? core::ErrorKind::Unavailable : core::ErrorKind::InvalidInput;
+  throw core::Error(kind, fmt::format("{} needs nvdisasm: {}", what_needs_it, core::why_no_nvdisasm()));
 }
 
 }  // namespace mgpu::harness

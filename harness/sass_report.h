@@ -5,7 +5,8 @@
 // [{raise, registers}]), advisories and lints (code + message each);
 // sass_line() renders that object as one indented "sass: ..." line plus one line per lint.
 // require_nvdisasm() throws Error{InvalidInput} naming where nvdisasm was looked for and how
-// to get it, so a command can fail before doing any work.
+// to get it (Error{Unavailable} when MGPU_NVDISASM names no executable), so a command can fail
+// before doing any work.
 #pragma once
 
 #include <string>

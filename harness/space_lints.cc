@@ -14,6 +14,7 @@
 #include "core/sass/kernel_evidence.h"
 #include "core/sass/nvdisasm.h"
 #include "harness/config_sample.h"
+#include "harness/sass_report.h"
 
 namespace mgpu::harness {
 namespace {
@@ -24,13 +25,7 @@ std::string clock_text(double s) { return fmt::format("{}:{:02}", int(s) / 60, i
 
 LintCensus lint_census(const kernels::MatmulTemplate& t, const kernels::MatmulProblem& p, int threads, int sample,
                        std::uint64_t sample_seed, const std::function<void(const std::string&)>& progress) {
-  if (!core::find_nvdisasm()) {
-    std::string tried;
-    for (const std::string& c : core::nvdisasm_candidates()) tried += " " + c;
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("--lints needs nvdisasm, found at none of:{} (scripts/cuda_tools.sh installs it; or "
-                                  "set MGPU_NVDISASM)", tried));
-  }
+  require_nvdisasm("--lints");
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<core::TuningConfig> configs;
   t.space().enumerate([&](const core::TuningConfig& c) {

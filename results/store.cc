@@ -140,6 +140,9 @@ static RunRow read_run(SQLite::Statement& q) {
 }
 
 RunRow Store::run(const std::string& id_or_uuid) {
+  // An empty uuid prefix would match every run: with one run in the database, that one.
+  if (id_or_uuid.empty())
+    throw Error(ErrorKind::InvalidInput, "the run is empty: give a run id or uuid prefix (see the runs with 'mgpu-tune best --runs')");
   return guard_database(path_, [&] {
     // A number is a run id; anything else is a uuid or an unambiguous uuid prefix.
     bool numeric = !id_or_uuid.empty() && id_or_uuid.find_first_not_of("0123456789") == std::string::npos;

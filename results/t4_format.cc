@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "results/output_file.h"
 
 namespace mgpu::results {
@@ -175,7 +176,7 @@ json parse_t4(const std::string& path) {
                   fmt::format("{} is not a T4 file: nested more than {} levels deep", path, kMaxT4Depth));
     return true;
   };
-  json doc = json::parse(in, shallow, false);
+  json doc = json::parse(in, core::refuse_duplicate_keys(path, shallow), false);  // a key twice: which one?
   // The stream's failure explains a parse error it caused (the text just stopped), and also
   // refuses a document whose gzip data is damaged after the JSON's end.
   if (!t4->failure().empty()) throw Error(ErrorKind::InvalidInput, t4->failure());

@@ -1,8 +1,10 @@
 #include "search/python_runtime.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 #include <pybind11/embed.h>
@@ -16,17 +18,53 @@ namespace mgpu::search {
 using core::Error;
 using core::ErrorKind;
 
-std::string python_home() {
+namespace {
+
+bool home_from_environment() {
   const char* env = std::getenv("MGPU_PYTHON_HOME");
-  return (env && *env) ? env : MGPU_PYTHON_PREFIX;
+  return env && *env;
 }
+
+// Why `home` cannot be the home of the Python we are linked with: CPython started on a folder
+// without its standard library prints its whole path configuration and dies, so the one folder
+// it cannot start without (lib/pythonX.Y/encodings) is looked for first.
+std::optional<std::string> why_not_python_home(const std::string& home) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(home, ec)) return std::string(fs::exists(home, ec) ? "it is not a folder" : "it does not exist");
+  const std::string stdlib = fmt::format("lib/python{}.{}", PY_MAJOR_VERSION, PY_MINOR_VERSION);
+  if (!fs::is_directory(fs::path(home) / stdlib / "encodings", ec))
+    return fmt::format("it has no {}/encodings (the standard library of Python {}.{})", stdlib, PY_MAJOR_VERSION,
+                       PY_MINOR_VERSION);
+  return std::nullopt;
+}
+
+// An environment problem (exit 1), said in one line before the interpreter starts.
+void check_python_home(const std::string& home) {
+  std::optional<std::string> why = why_not_python_home(home);
+  if (!why) return;
+  if (home_from_environment())
+    throw Error(ErrorKind::Unavailable,
+                fmt::format("MGPU_PYTHON_HOME={} is no Python {}.{} home: {} (unset it to use {}, or set it to a "
+                            "bundle's python/ folder)",
+                            home, PY_MAJOR_VERSION, PY_MINOR_VERSION, *why, MGPU_PYTHON_PREFIX));
+  throw Error(ErrorKind::Unavailable,
+              fmt::format("the embedded Python's home {} is no Python {}.{} home: {} (install python{}.{}, or set "
+                          "MGPU_PYTHON_HOME)",
+                          home, PY_MAJOR_VERSION, PY_MINOR_VERSION, *why, PY_MAJOR_VERSION, PY_MINOR_VERSION));
+}
+
+}  // namespace
+
+std::string python_home() { return home_from_environment() ? std::getenv("MGPU_PYTHON_HOME") : MGPU_PYTHON_PREFIX; }
 
 void ensure_python() {
   static std::once_flag once;
   std::call_once(once, [] {
+    std::string home = python_home();
+    check_python_home(home);
     PyConfig config;
     PyConfig_InitIsolatedConfig(&config);
-    std::string home = python_home();
     PyStatus st = PyConfig_SetBytesString(&config, &config.home, home.c_str());
     if (PyStatus_Exception(st)) {
       PyConfig_Clear(&config);

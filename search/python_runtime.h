@@ -1,8 +1,10 @@
 // The embedded Python interpreter (Debian's CPython 3.11, the one python3-optuna is built
 // for). Contract: ensure_python() starts it once per process with an isolated configuration
 // (no PYTHONPATH/PYTHONHOME from the environment, so a pyenv or venv on PATH cannot leak in)
-// whose home is $MGPU_PYTHON_HOME if set, else the prefix found at build time (/usr). After
-// it returns the GIL is released: every caller takes pybind11::gil_scoped_acquire.
+// whose home is $MGPU_PYTHON_HOME if set, else the prefix found at build time (/usr); a home
+// without Python's standard library is Error{Unavailable} naming it, before the interpreter
+// starts (which would print its path configuration and fail). After it returns the GIL is
+// released: every caller takes pybind11::gil_scoped_acquire.
 // import_or_explain() imports a module and, when that fails, throws Error{InvalidInput} that
 // names the Debian package to install. The interpreter is never finalized (finalizing at exit
 // races with any thread still holding Python objects).

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_input.h"
 
 namespace mgpu::harness {
 namespace {
@@ -110,7 +111,7 @@ Campaign load_campaign(const std::string& path) {
   Campaign c;
   c.path = path;
   try {
-    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json j = core::parse_user_json(in, "");  // a key given twice (hand-edited) is refused
     if (j.at("format") != 1) throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").dump()));
     c.name = j.at("name").get<std::string>();
     const nlohmann::json& tasks = j.at("tasks");

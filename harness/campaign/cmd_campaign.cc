@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <iostream>
 #include <memory>
 
@@ -29,6 +31,8 @@ namespace fs = std::filesystem;
 using core::Error;
 using core::ErrorKind;
 
+constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();  // the int options' range
+
 // What the tuning command is asked for by task i.
 TuneOptions task_options(const Campaign& c, int i) {
   const CampaignTask& task = c.tasks[i];
@@ -45,9 +49,40 @@ TuneOptions task_options(const Campaign& c, int i) {
   return t;
 }
 
+// Each --arch of a plan once (sm_90 and sm_90a are one): twice, every shape would be tuned twice,
+// into two shards, for one merged study.
+void check_archs_once(const std::vector<std::string>& archs) {
+  std::map<std::string, std::string> given;  // canonical name -> as given
+  for (const std::string& a : archs) {
+    const std::string name(core::parse_arch(a).name);
+    auto [it, fresh] = given.emplace(name, a);
+    if (!fresh)
+      throw Error(ErrorKind::InvalidInput,
+                  it->second == a ? fmt::format("--arch {} is given twice: give each target once", a)
+                                  : fmt::format("--arch {} and --arch {} are the same target ({}): give each once",
+                                                it->second, a, name));
+  }
+}
+
+// A campaign file's tasks are all different: a hand-edited copy of a task would tune its study
+// twice, into two shards, and add nothing.
+void check_tasks_differ(const Campaign& c, const std::vector<int>& tasks) {
+  std::map<std::string, int> first;
+  for (int i : tasks) {
+    const CampaignTask& t = c.tasks[i];
+    std::string what = fmt::format("{} {} {} {} {} {} {}", t.arch, t.problem.key(), t.strategy, t.trials, t.time_budget_s,
+                                   t.device, t.seed);
+    auto [it, fresh] = first.emplace(what, i);
+    if (!fresh)
+      throw Error(ErrorKind::InvalidInput, fmt::format("{}: task {} repeats task {} ({} {}): remove one", c.path, i,
+                                                       it->second, t.arch, t.problem.key()));
+  }
+}
+
 // Every task passes the tuning command's own checks, or nothing is submitted: a task that can
 // only fail would spend a GPU allocation to say so.
 void check_tasks(const Campaign& c, const std::vector<int>& tasks) {
+  check_tasks_differ(c, tasks);
   for (int i : tasks) {
     try {
       check_tune_options(task_options(c, i));
@@ -102,8 +137,10 @@ std::vector<TaskState> task_states_of(const Campaign& c, std::string* source) {
 void add_submit_options(CLI::App* cmd, SubmitOptions& o, bool& dry_run) {
   cmd->add_option("--partition", o.partition, "Slurm partition to run on")->required();
   cmd->add_option("--gpus-per-task", o.gpus_per_task, "GPUs each array task asks for (0: none, e.g. model runs)")
+      ->check(whole_number(0, kMaxInt))
       ->capture_default_str();
   cmd->add_option("--max-parallel", o.max_parallel, "At most this many tasks at once (0: no limit)")
+      ->check(whole_number(0, kMaxInt))
       ->capture_default_str();
   cmd->add_option("--time", o.time_limit, "Slurm time limit per task (sbatch --time), e.g. 02:00:00");
   cmd->add_flag("--dry-run", dry_run, "Write and print the sbatch scripts and commands; submit nothing");
@@ -166,8 +203,10 @@ void add_plan(CLI::App& parent) {
   o->problem.add(*cmd);
   cmd->add_option("--shapes", o->shapes, "A shape suite (file or name, as for 'matmul --shapes') instead of --m/--n/--k");
   cmd->add_option("--strategy", o->strategy, "Search strategy of every task")->capture_default_str();
-  cmd->add_option("--trials", o->trials, "Trials per task")->capture_default_str();
-  cmd->add_option("--time-budget", o->time_budget_s, "Search seconds per task (0: no limit)")->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Trials per task")->check(whole_number(1, 1000000000))->capture_default_str();
+  cmd->add_option("--time-budget", o->time_budget_s, "Search seconds per task (0: no limit)")
+      ->check(finite_number(0))
+      ->capture_default_str();
   cmd->add_option("--device", o->device, "auto, cuda, emulate or model, for every task")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of every task's strategy")
       ->check(whole_number(0, static_cast<std::int64_t>(kMaxCampaignSeed)))
@@ -187,6 +226,7 @@ void add_plan(CLI::App& parent) {
     c.path = o->output;
     c.name = o->name.empty() ? fs::path(o->output).stem().string() : o->name;
     check_campaign_names(c);
+    check_archs_once(o->archs);
     for (const std::string& a : o->archs) {
       const core::ArchSpec& arch = core::parse_arch(a);
       for (const kernels::MatmulProblem& p : shapes) {
@@ -306,7 +346,7 @@ void add_run_task(CLI::App& parent) {
   auto o = std::make_shared<O>();
   auto* cmd = parent.add_subcommand("run-task", "Run one task into its shard (what each array task runs)");
   cmd->add_option("campaign", o->campaign, "The campaign file")->required();
-  cmd->add_option("index", o->index, "The task index ($SLURM_ARRAY_TASK_ID)")->required();
+  cmd->add_option("index", o->index, "The task index ($SLURM_ARRAY_TASK_ID)")->check(whole_number(0, kMaxInt))->required();
   cmd->callback([o] {
     Campaign c = load_campaign(o->campaign);
     if (c.tasks.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("{} has no tasks: no task {} to run", c.path, o->index));

@@ -23,6 +23,7 @@
 #include "harness/measure/trial_record.h"
 #include "harness/measure/worker.h"
 #include "harness/nightly/suite.h"
+#include "harness/option_checks.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
 #include "results/output_file.h"
@@ -168,6 +169,7 @@ int run(int argc, char** argv) {
   app.add_flag("--include-model", o.include_model, "With --db: also take configs that were only predicted");
   app.add_flag("--no-record", o.no_record, "Do not record the measurements in --db");
   app.name("mgpu-bench");
+  check_every_option(app);
   app.footer(kExitCodesHelp);
   if (help) {  // Google Benchmark's --help prints only its own flags and exits: ours first, then its
     std::fputs(app.help().c_str(), stdout);

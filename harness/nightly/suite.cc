@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_input.h"
 #include "harness/current_templates.h"
 #include "results/store.h"
 #include "results/verified_best.h"
@@ -58,7 +59,7 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
   // ends, so anything but a regular file (of a sane size) is refused by name first.
   const std::string text = core::read_input_file(file.string(), "--configs export");
   try {
-    nlohmann::json doc = nlohmann::json::parse(text);
+    nlohmann::json doc = core::parse_user_json(text, "");  // a hand-edited entry's key given twice is refused
     for (auto& [key, entry] : doc.at("entries").items()) {
       const nlohmann::json& p = entry.at("problem");
       SuiteEntry e;

@@ -41,12 +41,13 @@ void add_report_command(CLI::App& app) {
     for (const char* name : kReportFiles)
       results::refuse_database_path((std::filesystem::path(o->out) / name).string(), {o->db});
     std::string data = report_data_json(o->db);  // bad databases fail here, before Python starts
+    // Python before the folder: a Python that cannot start (MGPU_PYTHON_HOME) leaves nothing behind.
+    search::ensure_python();
+    search::check_python_module("matplotlib", "python3-matplotlib");
     std::error_code ec;
     std::filesystem::create_directories(o->out, ec);
     if (ec || !std::filesystem::is_directory(o->out))
       throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}", o->out));
-    search::ensure_python();
-    search::check_python_module("matplotlib", "python3-matplotlib");
     // The stop handlers are in place before Python starts, so it leaves Ctrl-C to them (it
     // installs its KeyboardInterrupt only where SIGINT has no handler): a stop ends the command
     // after the report is written, with 128 + the signal; a second one ends it at once.

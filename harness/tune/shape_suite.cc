@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/json_input.h"
 #include "kernels/matmul_suites.h"
 
 namespace mgpu::harness {
@@ -115,7 +116,7 @@ std::vector<kernels::MatmulProblem> read_json(const std::string& path, const ker
   std::ifstream in(path);
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = core::parse_user_json(in, path);  // a shape's "m" given twice is refused, not last-wins
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is not valid JSON: {}", path, e.what()));
   }

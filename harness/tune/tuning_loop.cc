@@ -15,6 +15,7 @@
 #include "core/cuda_driver.h"
 #include "core/device_query.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
 #include "harness/measure/emulator_verifier.h"
@@ -196,6 +197,9 @@ void check_tune_options(const TuneOptions& o) {
       (o.device.rfind("replay:", 0) != 0 || o.device.size() == 7))
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("unknown device '{}': choose auto, cuda, emulate, model or replay:DB", o.device));
+  // Checked here, not only when the run opens it: a campaign task planned with a replay file
+  // that is not there would spend its allocation to say so.
+  if (o.device.rfind("replay:", 0) == 0) core::check_input_file(o.device.substr(7), "--device replay: file");
   check_timer_choice(o.timer);
   if (!o.preflight.empty() && o.preflight != "emulate")
     throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown --preflight '{}': the one there is is 'emulate'", o.preflight));

@@ -110,7 +110,8 @@ struct Progress {
 };
 
 // The checks tune() makes before touching a device or the database (arch, problem, trials,
-// budget, strategy, device name, timer): Error{InvalidInput} naming the problem. Campaigns
+// budget, strategy, device name and a replay: file's presence, timer): Error{InvalidInput}
+// naming the problem. Campaigns
 // run them when a plan is written and before its tasks are submitted.
 void check_tune_options(const TuneOptions& options);
 

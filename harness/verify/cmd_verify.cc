@@ -82,6 +82,16 @@ nlohmann::json result_json(const VerifyResult& r) {
   return j;
 }
 
+// --sample picks among --all's configs; with the one config --config names it would be ignored
+// without a word, and the run would not be the sample the user asked for.
+void refuse_sample_with_config(const CLI::App& cmd) {
+  if (!cmd.count("--config")) return;
+  for (const char* flag : {"--sample", "--sample-seed"})
+    if (cmd.count(flag))
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{} has no effect with --config (one config): it samples --all's configs", flag));
+}
+
 void run(const Options& o) {
   const core::ArchSpec& arch = o.arch.resolve();
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
@@ -249,9 +259,9 @@ void add_verify_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--sample", o->sample,
                   "With --all: only this many configs, chosen so that every value of every parameter appears at "
-                  "least once (CI's time-bounded check), the rest at random")
+                  "least once (CI's time-bounded check), the rest at random. Not with --config, which names one")
       ->check(whole_number(1, 1000000));
-  cmd->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part")
+  cmd->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part (with --all)")
       ->check(whole_number(0))  // an unsigned option would take "-1" as 2^64-1
       ->capture_default_str();
   cmd->add_option("-j,--jobs", o->jobs, "Compiles and virtual-device workers at once (default: one per hardware thread)")
@@ -264,6 +274,7 @@ void add_verify_command(CLI::App& app) {
     o->problem_given = cmd->count("--m") + cmd->count("--n") + cmd->count("--k") > 0;
     if (o->problem_given && !o->shapes.empty())
       throw core::Error(core::ErrorKind::InvalidInput, "--shapes gives the shapes: drop --m, --n and --k");
+    refuse_sample_with_config(*cmd);
     // The options as given, for the run's provenance.
     o->arguments = "verify matmul";
     for (const CLI::Option* opt : cmd->get_options())

@@ -201,4 +201,12 @@ for v in 0 -5 abc 1.5 " 7" 99999999999999999999999; do
   bad "step_limit_env_${v// /_}" 2 "error: MGPU_EMU_STEP_LIMIT='$v': must be a whole number of warp-instructions, at least 1" --fixture ptx -- \
     sh: "MGPU_EMU_STEP_LIMIT='$v' \"\$MGPU\" emulate --ptx endless.ptx"
 done
+# A key given twice: the last one was taken without a word.
+bad kernel_twice 2 "launch description: the key \"kernel\" is given twice in one object" --fixture ptx -- "${E[@]}" "$(lj '"kernel": "store", "kernel": "stor"')"
+bad grid_twice_same_value 2 "launch description: the key \"grid\" is given twice" --fixture ptx -- "${E[@]}" "$(lj '"grid": [1], "grid": [1]')"
+bad buffer_bytes_twice 2 "launch description: the key \"bytes\" is given twice" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "bytes": 8}}, {"u32": 1}]}'
+bad launch_file_key_twice 2 "launch description: the key \"args\" is given twice" --fixture ptx -- \
+  sh: "echo '{\"args\": [], \"args\": []}' > l.json && \$MGPU emulate --ptx k.ptx --launch l.json; rc=\$?; rm -f l.json; exit \$rc"
+bad buffers_with_same_keys 0 "out = \[7\]" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "name": "out", "print": "i32", "print_count": 1}}, {"u32": 7}]}'
+bad launch_empty_value 2 "error: --launch: an empty value \(''\) is not taken" --fixture ptx -- emulate --ptx k.ptx --launch ''
 finish

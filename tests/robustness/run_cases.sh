@@ -39,7 +39,7 @@ for v in -1 nan 2.5; do
   bad "matmul_warm_start_$v" 2 "error: --warm-start.*must be a whole number between 0 and 1000, got '$v'" --fixture good -- matmul "${M[@]}" --warm-start "$v" --db '$DB'
 done
 bad matmul_quiet_and_verbose 2 "excludes" --fixture good -- matmul "${M[@]}" --quiet --verbose --db '$DB'
-bad matmul_m_nan 2 "convert: --m = nan" --fixture good -- matmul --arch sm_90a --m nan --db '$DB'
+bad matmul_m_nan 2 "error: --m: must be a whole number between 1 and 2147483647, got 'nan'" --fixture good -- matmul --arch sm_90a --m nan --db '$DB'
 bad matmul_shapes_with_trials_zero 2 "error: --trials" --fixture good -- matmul --arch sm_90a --shapes llama3-8b --trials 0 --db '$DB'
 
 # --- matmul where every trial fails: exit 1 with a summary saying none succeeded ---
@@ -67,9 +67,9 @@ bad matmul_model_env_step_limit 2 "MGPU_EMU_STEP_LIMIT='1e9': must be" --fixture
 bad verify_env_races_off_still_verifies 0 "1 verified" --writes -- sh: env MGPU_EMU_RACES=0 '"$MGPU"' "${V[@]}" --db '$DB'
 
 # --- space: numeric problem options ---
-bad space_m_negative 2 "error: --m must be between 1" -- space matmul --arch sm_90a --m -5
-bad space_k_text 2 "convert: --k = big" -- space matmul --arch sm_90a --k big
-bad space_n_float 2 "convert: --n = 12.5" -- space matmul --arch sm_90a --n 12.5
+bad space_m_negative 2 "error: --m: must be a whole number between 1 and 2147483647, got '-5'" -- space matmul --arch sm_90a --m -5
+bad space_k_text 2 "error: --k: must be a whole number .*got 'big'" -- space matmul --arch sm_90a --k big
+bad space_n_float 2 "error: --n: must be a whole number .*got '12.5'" -- space matmul --arch sm_90a --n 12.5
 
 # --- compile matmul: -j and hand-written configs ---
 for v in 0 -4 abc 1.5; do
@@ -98,7 +98,7 @@ bad compile_grid_minor_dim_bad 2 'grid_minor_dim must be "M" or "N"' -- "${C[@]}
 bad compile_cluster_dimension_int 2 "no text value 'cluster_dimension'" -- "${C[@]}" --config "$(cfg cluster_dimension 2)"
 bad compile_config_array 2 "config must be a JSON object" -- "${C[@]}" --config '[1,2]'
 bad compile_config_not_json 2 "config is not valid JSON" -- "${C[@]}" --config '{tile_m:'
-bad compile_config_empty_string 2 "exactly one of --config JSON and --all" -- "${C[@]}" --config ''
+bad compile_config_empty_string 2 "error: --config: an empty value \\(''\\) is not taken" -- "${C[@]}" --config ''
 bad compile_config_and_all 2 "exactly one of --config JSON and --all" -- "${C[@]}" --all --config '{}'
 
 # --- bench matmul: --repeat and configs are checked before a GPU is looked for ---
@@ -155,4 +155,132 @@ bad bench_on_the_virtual_device_measures_nothing 3 "the CUDA driver loaded is th
 fixture_deep_mlir() { python3 -c "print('module {' + 'gpu.module @m {' * 5000 + '}' * 5000 + '}')" > "$W/deep.mlir"; }
 bad compile_mlir_nested_too_deep 2 "the MLIR module nests 5001 levels deep; at most 256 are read" --fixture deep_mlir -- compile --mlir '$W/deep.mlir' --arch sm_90a --no-cache
 bad matmul_db_under_a_file 2 "cannot create .*t.db/x.db: .*t.db is a file, not a folder" --fixture good -- matmul "${M[@]}" --trials 1 --db '$DB/x.db'
+
+# --- a third battery: numbers reported as typed, empty values, JSON keys given twice, the
+# environment's tools (MGPU_PYTHON_HOME, MGPU_NVDISASM), a --ptx that is not PTX ---
+# Every integer option says what was typed: CLI11 read "" as 0 and 99999999999999999999 as 2^63-1.
+EMPTY_RE="an empty value \\(''\\) is not taken"
+for v in "" 99999999999999999999 -99999999999999999999 0x100 1e3 " 256" 2147483648; do
+  tag="$(echo "${v:-empty}" | tr -c 'a-z0-9\n' '_')"
+  bad "space_m_as_typed_$tag" 2 "error: --m: must be a whole number between 1 and 2147483647, got '$v'" -- space matmul --arch sm_90a --m "$v"
+done
+bad verify_n_empty 2 "error: --n: must be a whole number between 1 and 2147483647, got ''" -- verify matmul --arch sm_90a --all --n '' --db '$DB'
+bad compile_k_huge 2 "error: --k: must be a whole number .*got '99999999999999999999'" -- compile matmul --arch sm_90a --k 99999999999999999999 --all
+bad bench_m_empty 2 "error: --m: must be a whole number .*got ''" -- bench matmul --arch sm_90a --m ''
+bad matmul_k_huge_keeps_db 2 "error: --k: .*got '99999999999999999999'" --fixture good -- matmul --arch sm_90a --m 256 --n 256 --k 99999999999999999999 --device model --db '$DB'
+bad plan_m_empty 2 "error: --m: .*got ''" -- campaign plan --arch sm_90a --m '' -o c.json
+bad trials_limit_empty 2 "error: --limit: must be a whole number .*got ''" --fixture good -- trials --db '$DB' --limit ''
+bad trials_limit_huge 2 "error: --limit: .*got '99999999999999999999'" --fixture good -- trials --db '$DB' --limit 99999999999999999999
+bad verify_seeds_empty 2 "error: --seeds: .*got ''" -- verify matmul --arch sm_90a --all --seeds '' --db '$DB'
+bad verify_sample_huge 2 "error: --sample: .*got '99999999999999999999'" -- verify matmul --arch sm_90a --all --sample 99999999999999999999 --db '$DB'
+bad compile_opt_level_empty 2 "error: --opt-level: " --fixture mlir -- compile --mlir k.mlir --arch sm_90a -O ''
+# A leading zero is decimal: CLI11 read "010" as octal 8.
+bad matmul_trials_leading_zero 0 "^10 trials" --writes -- sh: '"$MGPU"' matmul "${M[@]}" --strategy random --trials 010 --db t.db '>' /dev/null '&&' '"$MGPU"' trials --db t.db '|' tail -1
+bad matmul_trials_plus_sign 0 "^3 trials" --writes -- sh: '"$MGPU"' matmul "${M[@]}" --strategy random --trials +3 --db t.db '>' /dev/null '&&' '"$MGPU"' trials --db t.db '|' tail -1
+
+# An empty value is refused by name: it meant the default (--emit-dir '' wrote nowhere, --out-dtype
+# '' the input's dtype), or everything.
+bad compile_emit_dir_empty 2 "error: --emit-dir: $EMPTY_RE" -- "${C[@]}" --config '{}' --emit-dir ''
+bad compile_cache_dir_empty 2 "error: --cache-dir: $EMPTY_RE" -- "${C[@]}" --config '{}' --cache-dir ''
+bad compile_mlir_empty 2 "error: --mlir: $EMPTY_RE" -- compile --mlir '' --arch sm_90a
+bad compile_output_empty 2 "error: --output: $EMPTY_RE" --fixture mlir -- compile --mlir k.mlir --arch sm_90a --emit ptx -o ''
+bad compile_dump_empty 2 "error: --dump: $EMPTY_RE" --fixture mlir -- compile --mlir k.mlir --arch sm_90a --dump ''
+bad matmul_shapes_empty 2 "error: --shapes: $EMPTY_RE" -- matmul --arch sm_90a --shapes '' --device model --db '$DB'
+bad matmul_out_dtype_empty 2 "error: --out-dtype: $EMPTY_RE" -- matmul "${M[@]}" --out-dtype '' --db '$DB'
+bad matmul_strategy_empty 2 "error: --strategy: $EMPTY_RE" -- matmul "${M[@]}" --strategy '' --db '$DB'
+bad matmul_device_empty 2 "error: --device: $EMPTY_RE" -- matmul --arch sm_90a --device '' --db '$DB'
+bad matmul_arch_empty 2 "error: --arch: $EMPTY_RE" -- matmul --arch '' --db '$DB'
+bad verify_db_empty 2 "error: --db: $EMPTY_RE" -- verify matmul --arch sm_90a --config '{}' --db ''
+bad emulate_launch_empty 2 "error: --launch: $EMPTY_RE" --fixture mlir -- emulate --mlir k.mlir --arch sm_90a --launch ''
+bad sass_cubin_empty 2 "error: cubin: an empty value \\(''\\) is not taken: give one$" -- sass ''
+bad plan_output_empty 2 "error: --output: $EMPTY_RE" -- campaign plan --arch sm_90a -o ''
+bad plan_name_empty 2 "error: --name: $EMPTY_RE" -- campaign plan --arch sm_90a --name '' -o c.json
+
+# JSON keys given twice: nlohmann kept the last one without a word.
+bad compile_config_key_twice 2 "error: config: the key \"tile_m\" is given twice in one object" -- "${C[@]}" --config '{"tile_m":64,"tile_m":128}'
+bad compile_config_key_twice_same_value 2 "the key \"tile_n\" is given twice" -- "${C[@]}" --config '{"tile_n":128,"tile_k":64,"tile_n":128}'
+bad compile_full_config_key_twice 2 "the key \"epi_tile_m\" is given twice" -- "${C[@]}" --config "${BASE%\}},\"epi_tile_m\":32}"
+bad bench_config_key_twice 2 "the key \"tile_m\" is given twice" -- bench matmul --arch sm_90a --config '{"tile_m":64,"tile_m":128}'
+bad verify_config_key_twice 2 "the key \"wg_dimension\" is given twice" -- verify matmul --arch sm_90a --config '{"wg_dimension":"M","wg_dimension":"N"}' --db '$DB'
+bad compile_config_other_objects_fine 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config '{"tile_m":{"v":1},"tile_n":{"v":2}}'
+fixture_suites_twice() {
+  echo '{"shapes": [{"m": 256, "n": 256, "k": 256, "m": 512}]}' > "$W/shape.json"
+  echo '{"name": "a", "shapes": [{"m": 256, "n": 256, "k": 256}], "name": "b"}' > "$W/top.json"
+  echo '{"shapes": [{"m": 256, "n": 256, "k": 256}, {"m": 512, "n": 256, "k": 256}]}' > "$W/fine.json"
+}
+bad suite_json_shape_key_twice 2 "shape.json: the key \"m\" is given twice in one object" --fixture suites_twice -- \
+  matmul --arch sm_90a --shapes shape.json --device model --no-compile --trials 1 --db t.db
+bad suite_json_top_key_twice 2 "top.json: the key \"name\" is given twice" --fixture suites_twice -- \
+  matmul --arch sm_90a --shapes top.json --device model --no-compile --trials 1 --db t.db
+bad verify_suite_key_twice 2 "shape.json: the key \"m\" is given twice" --fixture suites_twice -- \
+  verify matmul --arch sm_90a --all --shapes shape.json --db t.db
+bad plan_suite_key_twice 2 "shape.json: the key \"m\" is given twice" --fixture suites_twice -- \
+  campaign plan --arch sm_90a --shapes shape.json -o c.json
+bad suite_json_same_keys_in_two_shapes 0 "suite fine: 2 shapes" --fixture suites_twice --writes -- \
+  matmul --arch sm_90a --shapes fine.json --device model --no-compile --trials 1 --db t.db
+
+# MGPU_PYTHON_HOME naming no Python: one line, exit 1 (the environment), before any file is
+# written (CPython printed its whole path configuration, then "Fatal Python error").
+one_line() {  # one_line COMMAND...: runs it; its output must be one line
+  local log rc lines; log="$(mktemp)"
+  "$@" > "$log" 2>&1; rc=$?; cat "$log"; lines="$(wc -l < "$log")"; rm -f "$log"
+  [ "$lines" = 1 ] || { echo "(not one line: $lines)"; return 99; }
+  return $rc
+}
+export -f one_line
+PYHOME_RE="error: MGPU_PYTHON_HOME=.* is no Python 3\.[0-9]+ home: "
+bad matmul_python_home_folder 1 "${PYHOME_RE}it has no lib/python3\.[0-9]+/encodings" -- \
+  sh: one_line env MGPU_PYTHON_HOME='$W' '"$MGPU"' matmul "${M[@]}" --strategy tpe --db t.db
+bad matmul_python_home_missing 1 "${PYHOME_RE}it does not exist" -- \
+  sh: one_line env MGPU_PYTHON_HOME=/nonexistent '"$MGPU"' matmul "${M[@]}" --strategy cmaes --db t.db
+bad matmul_python_home_file 1 "${PYHOME_RE}it is not a folder" --fixture mlir -- \
+  sh: one_line env MGPU_PYTHON_HOME='$W/k.mlir' '"$MGPU"' matmul "${M[@]}" --strategy tpe --db t.db
+bad suite_python_home_folder 1 "${PYHOME_RE}" -- \
+  sh: one_line env MGPU_PYTHON_HOME='$W' '"$MGPU"' matmul --arch sm_90a --shapes llama3-8b --device model --no-compile --trials 1 --db t.db
+bad report_python_home_folder 1 "${PYHOME_RE}" --fixture good -- \
+  sh: one_line env MGPU_PYTHON_HOME='$W' '"$MGPU"' report --db t.db -o rep
+bad matmul_python_home_unused_by_random 0 "#1 " --writes -- \
+  sh: env MGPU_PYTHON_HOME=/nonexistent '"$MGPU"' matmul "${M[@]}" --strategy random --trials 2 --db t.db
+
+# sass --ptx: a file that is not PTX, or not this cubin's, was taken as "asks for no setmaxnreg".
+fixture_sass() {
+  fixture_mlir
+  { "$MGPU" compile --mlir "$W/k.mlir" --arch sm_90a --emit cubin -o "$W/k.cubin" &&
+    "$MGPU" compile --mlir "$W/k.mlir" --arch sm_90a --emit ptx -o "$W/k.ptx"; } > /dev/null 2>&1 ||
+    { echo "fixture_sass: compile failed"; exit 1; }
+  python3 -c "import random, sys; random.seed(1); open(sys.argv[1], 'wb').write(bytes(random.randrange(256) for _ in range(4096)))" "$W/random.ptx"
+  echo "hello" > "$W/text.ptx"; : > "$W/empty.ptx"; printf '// a comment, nothing more\n' > "$W/comment.ptx"
+  sed 's/\.entry f(/.entry g(/' "$W/k.ptx" > "$W/other.ptx"
+  { printf '/* a block comment\n   first */\n'; cat "$W/k.ptx"; } > "$W/block.ptx"
+}
+S=(sass k.cubin --ptx)
+bad sass_ptx_random_bytes 2 "error: 'random.ptx' is not PTX: it holds binary bytes" --fixture sass -- "${S[@]}" random.ptx
+bad sass_ptx_is_the_cubin 2 "error: 'k.cubin' is not PTX: it holds binary bytes" --fixture sass -- "${S[@]}" k.cubin
+bad sass_ptx_text 2 "error: 'text.ptx' is not PTX: it does not begin with a .version directive" --fixture sass -- "${S[@]}" text.ptx
+bad sass_ptx_empty_file 2 "'empty.ptx' is not PTX: it does not begin" --fixture sass -- "${S[@]}" empty.ptx
+bad sass_ptx_only_a_comment 2 "'comment.ptx' is not PTX: it does not begin" --fixture sass -- "${S[@]}" comment.ptx
+bad sass_ptx_the_mlir 2 "'k.mlir' is not PTX" --fixture sass -- "${S[@]}" k.mlir
+bad sass_ptx_other_kernel 2 "the PTX file 'other.ptx' declares no kernel 'f' \(.entry f\)" --fixture sass -- "${S[@]}" other.ptx
+bad sass_ptx_folder 2 "PTX file .* is a folder" --fixture sass -- "${S[@]}" '$W'
+bad sass_ptx_empty_value 2 "error: --ptx: $EMPTY_RE" --fixture sass -- "${S[@]}" ''
+bad sass_ptx_its_own 0 "the PTX asks for no setmaxnreg" --fixture sass -- "${S[@]}" k.ptx
+bad sass_ptx_block_comment_first 0 "the PTX asks for no setmaxnreg" --fixture sass -- "${S[@]}" block.ptx
+
+# MGPU_NVDISASM naming no tool: said, exit 1 (the environment), never another nvdisasm in its place.
+NVD_RE="\(set it to nvdisasm's path or to off, or unset it to use the toolkit's\)"
+bad sass_nvdisasm_word 1 "error: sass needs nvdisasm: MGPU_NVDISASM=garbage names no file" --fixture sass -- \
+  sh: MGPU_NVDISASM=garbage '"$MGPU"' sass k.cubin
+bad sass_nvdisasm_missing_path 1 "MGPU_NVDISASM=/nonexistent/nvdisasm names no file" --fixture sass -- \
+  sh: MGPU_NVDISASM=/nonexistent/nvdisasm '"$MGPU"' sass k.cubin
+bad sass_nvdisasm_not_executable 1 "MGPU_NVDISASM=.*k.ptx is not executable $NVD_RE" --fixture sass -- \
+  sh: MGPU_NVDISASM='$W/k.ptx' '"$MGPU"' sass k.cubin
+bad sass_nvdisasm_folder 1 "MGPU_NVDISASM=.* is not a file $NVD_RE" --fixture sass -- sh: MGPU_NVDISASM='$W' '"$MGPU"' sass k.cubin
+bad compile_sass_nvdisasm_bad 1 "error: --sass needs nvdisasm: MGPU_NVDISASM=garbage names no file" -- \
+  sh: MGPU_NVDISASM=garbage '"$MGPU"' "${C[@]}" --config "'{}'" --sass
+bad space_lints_nvdisasm_bad 1 "error: --lints needs nvdisasm: MGPU_NVDISASM=garbage names no file" -- \
+  sh: MGPU_NVDISASM=garbage '"$MGPU"' space matmul --arch sm_90a --lints --sample 1
+bad matmul_nvdisasm_bad_is_noted 0 "SASS lints not available: MGPU_NVDISASM=garbage names no file" --writes -- \
+  sh: MGPU_NVDISASM=garbage '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --strategy random --trials 1 --no-verify --db t.db
+bad sass_nvdisasm_off 2 "sass needs nvdisasm: no nvdisasm \(MGPU_NVDISASM=off\)" --fixture sass -- \
+  sh: MGPU_NVDISASM=off '"$MGPU"' sass k.cubin
 finish

@@ -47,6 +47,15 @@ fixture_campaign_no_tasks() { campaign_with 'c["tasks"] = []'; }
 fixture_campaign_tasks_object() { campaign_with 'c["tasks"] = {"0": c["tasks"][0]}'; }
 fixture_campaign_format_float() { campaign_with 'c["format"] = 1.5'; }
 fixture_campaign_huge_trials() { campaign_with 'c["tasks"][0]["trials"] = 2**31'; }
+fixture_campaign_replay_missing() { campaign_with 'c["tasks"][0]["device"] = "replay:absent.db"'; }
+fixture_campaign_replay_folder() { campaign_with 'c["tasks"][0]["device"] = "replay:d.db"'; mkdir "$W/d.db"; }
+fixture_campaign_task_twice() { campaign_with 't = dict(c["tasks"][0]); t["index"] = 1; c["tasks"].append(t)'; }
+fixture_campaign_two_strategies() {  # the same problem with two strategies: two studies, fine
+  campaign_with 't = dict(c["tasks"][0]); t["index"] = 1; t["strategy"] = "tpe-native"; c["tasks"].append(t)'
+}
+# A key given twice, as a hand edit leaves it: in a task, at the top.
+fixture_campaign_seed_twice() { fixture_campaign; sed -i 's/"seed": 0,/"seed": 0, "seed": 7,/' "$W/c.json"; }
+fixture_campaign_name_twice() { fixture_campaign; sed -i 's/"name": "c",/"name": "c", "name": "d",/' "$W/c.json"; }
 fixture_campaign_submitted_task_huge() {
   campaign_with 'c["submissions"] = [{"job": "1", "merge_job": "2", "tasks": [2**32], "partition": "gpu", "submitted_at": "x"}]'
 }
@@ -143,8 +152,8 @@ bad bench_help_lists_exit_codes 0 "3 nothing could be measured" -- bench matmul 
 bad plan_unknown_strategy 2 "unknown strategy 'bogus'" -- campaign plan --arch sm_90a --strategy bogus -o c.json
 bad plan_arch_sm80 2 "unknown arch 'sm_80'" -- campaign plan --arch sm_80 -o c.json
 bad plan_negative_k 2 "error: --k" -- campaign plan --arch sm_90a --k=-64 -o c.json
-bad plan_zero_trials 2 "error: --trials must be at least 1" -- campaign plan --arch sm_90a --trials 0 -o c.json
-bad plan_nan_budget 2 "error: --time-budget must be a finite number" -- campaign plan --arch sm_90a --time-budget nan -o c.json
+bad plan_zero_trials 2 "error: --trials: must be a whole number between 1 and 1000000000, got '0'" -- campaign plan --arch sm_90a --trials 0 -o c.json
+bad plan_nan_budget 2 "error: --time-budget: must be a finite number of at least 0, got 'nan'" -- campaign plan --arch sm_90a --time-budget nan -o c.json
 bad plan_bad_device 2 "unknown device 'abacus'" -- campaign plan --arch sm_90a --device abacus -o c.json
 bad plan_bad_name 2 "no campaign name" -- campaign plan --arch sm_90a --name 'a b' -o c.json
 bad plan_stem_with_a_space 2 "'my camp' is no campaign name" -- campaign plan --arch sm_90a -o 'my camp.json'
@@ -206,9 +215,9 @@ bad submit_time_injection 2 "is no Slurm time limit" --fixture campaign -- \
 #SBATCH --wrap=reboot"'
 bad submit_partition_injection 2 "error: --partition 'gpu --wrap=reboot' is no Slurm partition" --fixture campaign -- \
   campaign submit c.json --partition 'gpu --wrap=reboot' --dry-run
-bad submit_partition_empty 2 "error: --partition '' is no Slurm partition" --fixture campaign -- \
+bad submit_partition_empty 2 "error: --partition: an empty value \\(''\\) is not taken" --fixture campaign -- \
   campaign submit c.json --partition '' --dry-run
-bad submit_negative_gpus 2 "must not be negative" --fixture campaign -- \
+bad submit_negative_gpus 2 "error: --gpus-per-task: must be a whole number between 0 and 2147483647, got '-1'" --fixture campaign -- \
   campaign submit c.json --partition gpu --gpus-per-task=-1 --dry-run
 bad submit_missing_campaign 2 "no campaign file absent.json" -- campaign submit absent.json --partition gpu --dry-run
 bad submit_not_json 2 "c.json is not a campaign file" --fixture text -- campaign submit c.json --partition gpu --dry-run
@@ -236,7 +245,7 @@ bad resume_bad_partition 2 "error: --partition 'a/b' is no Slurm partition" --fi
 bad resume_arch_sm80 2 "task 0 .*unknown arch 'sm_80'" --fixture campaign_sm80 -- \
   campaign resume c.json --partition gpu --dry-run
 bad run_task_no_such_task 2 "has no task 5 \\(0..0\\)" --fixture campaign -- campaign run-task c.json 5
-bad run_task_negative_index 2 "has no task -1" --fixture campaign -- campaign run-task c.json -1
+bad run_task_negative_index 2 "error: index: must be a whole number between 0 and 2147483647, got '-1'" --fixture campaign -- campaign run-task c.json -1
 bad run_task_arch_sm80 2 "unknown arch 'sm_80'" --fixture campaign_sm80 --writes -- campaign run-task c.json 0
 # A seed numpy refuses is refused before the task starts: no blank shard, no status file.
 bad run_task_seed_2_32 2 "\"seed\" 4294967296 is out of range" --fixture campaign_seed_2_32 -- campaign run-task c.json 0
@@ -250,6 +259,61 @@ bad status_sacct_range_of_every_int 0 "task +0 +lost" --fixture campaign_sacct_a
   sh: 'PATH="$W/bin:$PATH" timeout 60 $MGPU campaign status c.json'
 bad status_sacct_pending_range 0 "task +0 +pending" --fixture campaign_sacct_pending -- \
   sh: 'PATH="$W/bin:$PATH" timeout 60 $MGPU campaign status c.json'
+
+## campaign: a replay file that is not there, a target given twice, a task or a key repeated
+bad plan_replay_missing 2 "error: --device replay: file absent.db does not exist" -- \
+  campaign plan --arch sm_90a --m 256 --n 256 --k 256 --device replay:absent.db -o c.json
+bad plan_replay_folder 2 "error: --device replay: file d.db is a folder" -- \
+  sh: mkdir d.db '&&' '$MGPU' campaign plan --arch sm_90a --m 256 --n 256 --k 256 --device replay:d.db -o c.json
+bad plan_replay_fifo 2 "--device replay: file p.db is a FIFO" -- \
+  sh: mkfifo p.db '&&' timeout -s KILL 30 '$MGPU' campaign plan --arch sm_90a --device replay:p.db -o c.json '; rc=$?; rm -f p.db; exit $rc'
+bad plan_replay_present 0 "wrote c.json: 1 tasks" --fixture good --writes -- \
+  campaign plan --arch sm_90a --m 256 --n 256 --k 256 --device 'replay:$DB' -o c.json
+bad plan_arch_twice 2 "error: --arch sm_90a is given twice: give each target once" -- \
+  campaign plan --arch sm_90a --arch sm_90a --m 256 --n 256 --k 256 -o c.json
+bad plan_arch_twice_short_form 2 "error: --arch sm_90 and --arch sm_90a are the same target \(sm_90a\)" -- \
+  campaign plan --arch sm_90 --arch sm_90a --m 256 --n 256 --k 256 -o c.json
+bad plan_arch_twice_among_others 2 "error: --arch sm_100a and --arch sm_100 are the same target \(sm_100a\)" -- \
+  campaign plan --arch sm_100a --arch sm_90a --arch sm_100 --m 256 --n 256 --k 256 -o c.json
+bad plan_arch_twice_with_shapes 2 "--arch sm_90a is given twice" --fixture suite -- \
+  campaign plan --arch sm_90a --shapes suite.csv --arch sm_90a -o c.json
+bad plan_two_archs 0 "wrote c.json: 2 tasks" --writes -- campaign plan --arch sm_90a --arch sm_100a --m 256 --n 256 --k 256 -o c.json
+bad submit_replay_missing 2 "c.json task 0 .*--device replay: file absent.db does not exist" --fixture campaign_replay_missing -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_replay_folder 2 "task 0 .*--device replay: file d.db is a folder" --fixture campaign_replay_folder -- \
+  campaign submit c.json --partition gpu --dry-run
+bad resume_replay_missing 2 "task 0 .*replay: file absent.db does not exist" --fixture campaign_replay_missing -- \
+  campaign resume c.json --partition gpu --dry-run
+bad submit_task_twice 2 "c.json: task 1 repeats task 0 \(sm_90a m256_n256_k256_bf16_bf16_kn\): remove one" --fixture campaign_task_twice -- \
+  campaign submit c.json --partition gpu --dry-run
+bad resume_task_twice 2 "task 1 repeats task 0" --fixture campaign_task_twice -- campaign resume c.json --partition gpu --dry-run
+bad submit_two_strategies 0 "#SBATCH --array=0-1$" --fixture campaign_two_strategies --writes -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_seed_twice 2 "c.json: the key \"seed\" is given twice in one object" --fixture campaign_seed_twice -- \
+  campaign submit c.json --partition gpu --dry-run
+bad status_seed_twice 2 "c.json: the key \"seed\" is given twice" --fixture campaign_seed_twice -- campaign status c.json
+bad run_task_seed_twice 2 "c.json: the key \"seed\" is given twice" --fixture campaign_seed_twice -- campaign run-task c.json 0
+bad submit_name_twice 2 "c.json: the key \"name\" is given twice" --fixture campaign_name_twice -- \
+  campaign submit c.json --partition gpu --dry-run
+# Campaign numbers and paths as typed: run-task '' ran task 0, --max-parallel 2^64 said "Could not convert".
+bad run_task_empty_index 2 "error: index: must be a whole number between 0 and 2147483647, got ''" --fixture campaign -- \
+  campaign run-task c.json ''
+bad run_task_index_huge 2 "error: index: .*got '99999999999999999999'" --fixture campaign -- campaign run-task c.json 99999999999999999999
+bad submit_max_parallel_huge 2 "error: --max-parallel: must be a whole number between 0 and 2147483647, got '99999999999999999999'" \
+  --fixture campaign -- campaign submit c.json --partition gpu --max-parallel 99999999999999999999 --dry-run
+bad submit_gpus_empty 2 "error: --gpus-per-task: .*got ''" --fixture campaign -- campaign submit c.json --partition gpu --gpus-per-task '' --dry-run
+bad submit_time_empty 2 "error: --time: an empty value" --fixture campaign -- campaign submit c.json --partition gpu --time '' --dry-run
+bad submit_campaign_empty 2 "error: campaign: an empty value \(''\) is not taken: give one$" -- campaign submit '' --partition gpu --dry-run
+bad plan_trials_empty 2 "error: --trials: .*got ''" -- campaign plan --arch sm_90a --trials '' -o c.json
+bad plan_time_budget_empty 2 "error: --time-budget: .*got ''" -- campaign plan --arch sm_90a --time-budget '' -o c.json
+
+## mgpu-bench: an export's key given twice, empty values
+bad bench_configs_key_twice 2 "e.json: the key \"problem\" is given twice in one object" --fixture predicted -- \
+  sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && f=$(ls ex/*.json) &&
+       sed -i "0,/\"problem\": {/s//\"problem\": {}, \"problem\": {/" "$f" && mv "$f" ex/e.json &&
+       $BENCH --configs ex --device model --no-record; rc=$?; rm -rf ex; exit $rc'
+bad bench_db_empty 2 "--db: an empty value" -- sh: '$BENCH' --db "''"
+bad bench_configs_empty 2 "--configs: an empty value" -- sh: '$BENCH' --configs "''"
 
 ## matmul --shapes FILE: suite files as other tools write them
 bad suite_csv_byte_order_mark 0 "suite suite: 2 shapes" --fixture suite_bom --writes -- \

@@ -82,7 +82,7 @@ export -f unwritable
 # --- In-memory, empty and URI paths: refused by every command that takes a database --------
 for db in "" ":memory:" "file::memory:" "file:t.db?mode=memory&cache=shared"; do
   tag="${db:-empty}"; tag="${tag//[^a-z]/_}"
-  re="database path is empty|in-memory database|SQLite URI, not a file path"
+  re="(--db|--output|inputs): an empty value \\(''\\) is not taken|in-memory database|SQLite URI, not a file path"
   bad "matmul_db_$tag" 2 "$re" -- $MODEL_RUN --db "$db"
   bad "best_db_$tag" 2 "$re" -- best --db "$db"
   bad "export_db_$tag" 2 "$re" -- export --db "$db" --format csv -o out.csv
@@ -177,9 +177,21 @@ bad report_over_db_named_index 2 "refusing to write .*index.html: it is the resu
 bad merge_onto_input_symlink 2 "refusing to write .*link.db: it is the input database" --fixture links -- merge '$DB' -o '$W/link.db'
 bad merge_onto_input_hardlink 2 "refusing to write .*hard.db: it is the input database" --fixture links -- merge '$DB' -o '$W/hard.db'
 bad merge_onto_input_wal 2 "it is the -wal file of the input database" --fixture good -- merge '$DB' -o '$DB-wal'
-bad export_json_empty_output 2 "the output path is empty" --fixture good -- export --db '$DB' --format json -o ""
-bad export_csv_empty_output 2 "the output path is empty" --fixture good -- export --db '$DB' --format csv -o ""
-bad report_empty_output 2 "the output folder \(-o\) is empty" --fixture good -- report --db '$DB' -o ""
+EMPTY_RE="an empty value \\(''\\) is not taken"
+bad export_json_empty_output 2 "error: --output: $EMPTY_RE" --fixture good -- export --db '$DB' --format json -o ""
+bad export_csv_empty_output 2 "error: --output: $EMPTY_RE" --fixture good -- export --db '$DB' --format csv -o ""
+bad report_empty_output 2 "error: --output: $EMPTY_RE" --fixture good -- report --db '$DB' -o ""
+# An empty run is no run: as a uuid prefix it matched every run (with one run, that one).
+bad trials_run_empty 2 "error: --run: $EMPTY_RE" --fixture good -- trials --db '$DB' --run ''
+bad regress_baseline_empty 2 "error: --baseline: $EMPTY_RE" --fixture good -- regress --db '$DB' --baseline '' --candidate 1
+bad regress_candidate_empty 2 "error: --candidate: $EMPTY_RE" --fixture good -- regress --db '$DB' --baseline 1 --candidate ''
+bad trials_template_empty 2 "error: --template: $EMPTY_RE" --fixture good -- trials --db '$DB' --template ''
+bad export_study_empty 2 "error: --study: $EMPTY_RE" --fixture good -- export --db '$DB' --format t4 --study '' -o '$W/x.json'
+bad export_shapes_empty 2 "error: --shapes: $EMPTY_RE" --fixture good -- export --db '$DB' --format json --shapes '' -o '$W/x'
+bad merge_input_empty 2 "error: inputs: an empty value \\(''\\) is not taken: give one$" --fixture good -- merge '$DB' '' -o '$W/out.db'
+bad import_t4_empty 2 "error: --t4: $EMPTY_RE" -- import --t4 '' --db '$DB'
+bad import_kernel_empty 2 "error: --kernel: $EMPTY_RE" -- import --t4 r.json --kernel '' --db '$DB'
+bad trials_run_zero_padded 0 "^4 trials$" --fixture good -- trials --db '$DB' --run 01
 bad export_csv_to_stdout 0 "^trial,run,created_at" --fixture good -- export --db '$DB' --format csv --include-model -o /dev/stdout
 bad export_csv_into_fifo 0 "wrote 4 trials" --fixture fifo -- sh: '"$MGPU"' export --db '$DB' --format csv --include-model -o '$W/pipe' '&&' test -p '$W/pipe'
 

@@ -193,4 +193,27 @@ bad export_cpp_landscape_only 2 "t.db holds no results of a template the C\+\+ h
 fixture_landscape_and_tuned() { fixture_good; t4 good.json "[$(ok_result 1)]"; "$MGPU" import --t4 "$W/good.json" --db "$W/t.db" > /dev/null; }
 bad export_cpp_leaves_out_landscapes 0 "^compiles, leaving out //   good: 1 rows$" --fixture landscape_and_tuned --writes -- \
   sh: '$MGPU export --db t.db --format cpp -o ci.h --all-versions --include-model && printf "#include \"ci.h\"\nint main() {}\n" > use.cc && ${CXX:-c++} -std=c++17 -fsyntax-only use.cc && echo "compiles, leaving out $(grep "good: 1 rows" ci.h)"'
+
+# A key given twice: nlohmann kept the last one without a word (which value was measured?).
+fixture_t4_version_twice() {
+  fixture_good; printf '{"schema_version": "1.0.0", "results": [%s], "schema_version": "1.0.0"}\n' "$(ok_result 1)" > "$W/r.json"
+}
+fixture_t4_parameter_twice() {
+  fixture_good
+  t4 r.json '[{"configuration": {"x": 1, "x": 2}, "times": {"runtimes": [1]}, "invalidity": "correct", "correctness": 1}]'
+}
+fixture_t4_times_twice() {
+  fixture_good
+  t4 r.json '[{"configuration": {"x": 1}, "times": {"runtimes": [1]}, "invalidity": "correct", "times": {"runtimes": [9]}}]'
+}
+fixture_t4_parameter_twice_gz() { fixture_t4_parameter_twice; gzip -nc "$W/r.json" > "$W/r.json.gz"; rm "$W/r.json"; }
+# The same key in different objects (every result has "configuration" and "x") is no repeat.
+fixture_t4_keys_in_two_results() { fixture_good; t4 r.json "[$(ok_result 1), $(ok_result 2)]"; }
+bad import_schema_version_twice 2 "r.json: the key \"schema_version\" is given twice in one object" --fixture t4_version_twice -- \
+  import --t4 r.json --db t.db
+bad import_parameter_twice 2 "r.json: the key \"x\" is given twice in one object" --fixture t4_parameter_twice -- import --t4 r.json --db t.db
+bad import_times_twice 2 "r.json: the key \"times\" is given twice" --fixture t4_times_twice -- import --t4 r.json --db t.db
+bad import_parameter_twice_gz 2 "r.json.gz: the key \"x\" is given twice" --fixture t4_parameter_twice_gz -- import --t4 r.json.gz --db t.db
+bad replay_parameter_twice 2 "r.json: the key \"x\" is given twice" --fixture t4_parameter_twice -- $REPLAY --device replay:r.json
+bad import_keys_in_two_results 0 "imported 2 trials" --fixture t4_keys_in_two_results --writes -- import --t4 r.json --db t.db --kernel k --device d
 finish

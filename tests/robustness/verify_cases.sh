@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bad input to 'mgpu-tune verify matmul' (issue 17): every case exits 2 with a one-line reason
-# before anything is compiled, run or written.
+# before anything is compiled, run or written (and --help says what --sample goes with).
 # Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/verify_cases.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -25,4 +25,9 @@ bad shapes_and_m      2 "--shapes gives the shapes"                    --fixture
 bad shapes_missing    2 "nope.csv"                                     -- verify matmul --arch sm_90a --all --shapes '$W/nope.csv' --db '$DB'
 bad db_not_sqlite     2 "not an SQLite database|not a database|file is not a database" --fixture not_a_db -- verify matmul --arch sm_90a --config '{}' --db '$DB'
 bad db_is_a_folder    2 "t.db"                                         --fixture dir_db -- verify matmul --arch sm_90a --config '{}' --db '$DB'
+# --sample picks among --all's configs: with --config it was ignored without a word.
+bad verify_sample_with_config 2 "error: --sample has no effect with --config \(one config\)" -- verify matmul --arch sm_90a --config '{}' --sample 3 --db '$DB'
+bad verify_sample_seed_with_config 2 "error: --sample-seed has no effect with --config" -- verify matmul --arch sm_90a --config '{}' --sample-seed 5 --db '$DB'
+bad verify_sample_and_seed_with_config 2 "error: --sample has no effect with --config" -- verify matmul --arch sm_90a --config '{}' --sample 2 --sample-seed 5 --db '$DB'
+bad verify_help_sample_needs_all 0 "With --all: only this many configs.*Not with --config" -- verify matmul --help
 finish

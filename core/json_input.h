@@ -1,0 +1,24 @@
+// JSON a user wrote: a --config, a shape suite, a campaign file, an export, a T4 file, a launch
+// description. Contract: parse_user_json() parses as nlohmann::json::parse does (its
+// parse_error for bad syntax) but throws Error{InvalidInput} "WHAT: the key "K" is given twice
+// in one object" when an object repeats a key: nlohmann keeps the last value without a word, so
+// the one the user meant may be dropped. refuse_duplicate_keys() is that check as a parser
+// callback, for a parse that has a callback of its own (`next`, called after it).
+#pragma once
+
+#include <istream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace mgpu::core {
+
+// `what` names the input in the message ("s.json"); empty, the message is the key alone (for a
+// caller that names the input itself).
+nlohmann::json::parser_callback_t refuse_duplicate_keys(std::string what,
+                                                        nlohmann::json::parser_callback_t next = nullptr);
+nlohmann::json parse_user_json(std::string_view text, const std::string& what);
+nlohmann::json parse_user_json(std::istream& in, const std::string& what);
+
+}  // namespace mgpu::core
