@@ -1,6 +1,10 @@
 #include "core/cache_usability.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cstdio>
 #include <fstream>
@@ -16,13 +20,15 @@ std::optional<std::string> why_cache_unusable(const std::filesystem::path& dir) 
   if (ec) return ec.message();
   if (!std::filesystem::is_directory(dir)) return "not a folder";
   std::filesystem::path probe = dir / fmt::format(".probe.{}", ::getpid());
-  {
-    std::ofstream out(probe, std::ios::trunc);
-    out << "probe";
-    out.flush();
-    if (!out) return "cannot write files there";
-  }
+  // Written with open()/write()/close() so that the reason (errno) can be told, and removed
+  // whether or not the write worked: a full disk must not collect .probe.<pid> files.
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fmt::format("cannot write files there: {}", std::strerror(errno));
+  int err = 0;
+  if (::write(fd, "probe", 5) != 5) err = errno ? errno : EIO;
+  if (::close(fd) != 0 && err == 0) err = errno;
   std::filesystem::remove(probe, ec);
+  if (err != 0) return fmt::format("cannot write files there: {}", std::strerror(err));
   return std::nullopt;
 }
 

@@ -1,8 +1,11 @@
 #include "core/compile_cache.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -71,9 +74,49 @@ std::filesystem::path CompileCache::path_for(const std::string& key) const {
   return dir_ / key.substr(0, 2) / (key + ".mgpu");
 }
 
+namespace {
+
+// The whole entry, or nothing when it is missing, unreadable or no regular file. A FIFO, a
+// device (/dev/zero) or a socket put where an entry belongs is never read: open() with
+// O_NONBLOCK does not wait for a writer, and fstat() on that descriptor decides before any
+// read (no window between a check and the open). Such an entry is treated as damaged: the
+// kernel is recompiled and store() renames a fresh file over it.
+std::optional<std::string> read_cache_entry(const std::filesystem::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return std::nullopt;
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string data;
+  data.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    // A file that grows while read (someone appending) is no entry this process wrote.
+    if (data.size() > static_cast<size_t>(st.st_size) + (1u << 20)) {
+      ::close(fd);
+      return std::nullopt;
+    }
+  }
+  ::close(fd);
+  return data;
+}
+
+}  // namespace
+
 std::optional<std::vector<CompiledUnit>> CompileCache::load(const std::string& key) const {
-  std::ifstream in(path_for(key), std::ios::binary);
-  if (!in) return std::nullopt;
+  std::optional<std::string> bytes = read_cache_entry(path_for(key));
+  if (!bytes) return std::nullopt;
+  std::istringstream in(std::move(*bytes), std::ios::binary);
   try {
     std::string header_line;
     std::getline(in, header_line);

@@ -8,6 +8,9 @@
 #include <fstream>
 #include <optional>
 
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/SHA256.h>
@@ -41,9 +44,14 @@ std::string assembler_version(Assembler a) {
 }
 
 void write_text(const std::filesystem::path& p, std::string_view text) {
+  errno = 0;
   std::ofstream out(p, std::ios::binary);
   out << text;
-  if (!out) throw Error(ErrorKind::IO, fmt::format("cannot write {}", p.string()));
+  out.flush();
+  if (!out) {
+    const int err = errno;
+    throw Error(ErrorKind::IO, fmt::format("cannot write {}{}", p.string(), err ? fmt::format(": {}", std::strerror(err)) : ""));
+  }
 }
 
 }  // namespace

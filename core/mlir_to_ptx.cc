@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -129,6 +133,46 @@ static void check_nesting(std::string_view text) {
                 fmt::format("the MLIR module nests {} levels deep; at most {} are read", deepest, kMaxMlirNesting));
 }
 
+// LLVM's NVPTX back end cannot quote symbol names: MCContext aborts the process ("LLVM ERROR:
+// Symbol name with unsupported characters") on a name such as @"fé", @"a b" or @"f@x", and
+// ptxas rejects what is no PTX identifier (@"f.x", @"1f"). Every symbol inside a gpu.module
+// (kernels, functions, globals) becomes a PTX symbol, so each must be a PTX identifier as LLVM
+// writes it: [A-Za-z_$][A-Za-z0-9_$]* (PTX's leading '%' makes LLVM abort too). Declarations of
+// LLVM intrinsics (@llvm.nvvm.*) never reach the PTX text under their own names.
+static bool ptx_symbol_name(llvm::StringRef n) {
+  if (n.starts_with("llvm.")) return true;
+  auto first = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; };
+  auto rest = [&](char c) { return first(c) || (c >= '0' && c <= '9'); };
+  return !n.empty() && first(n.front()) && std::all_of(n.begin() + 1, n.end(), rest);
+}
+
+static std::string printable_name(llvm::StringRef name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (c == '"' || c == '\\') out += fmt::format("\\{}", static_cast<char>(c));
+    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else out += fmt::format("\\{:02X}", c);  // MLIR's own escape form
+  }
+  return out;
+}
+
+static void check_symbol_names(mlir::gpu::GPUModuleOp gm) {
+  // Collected first and thrown after the walk: no exception crosses MLIR's own frames.
+  std::optional<std::pair<std::string, std::string>> bad;  // name, op
+  gm.walk([&](mlir::Operation* op) {
+    if (bad || op == gm.getOperation()) return;
+    auto name = op->getAttrOfType<mlir::StringAttr>(mlir::SymbolTable::getSymbolAttrName());
+    if (!name) return;
+    llvm::StringRef n = name.getValue();
+    if (ptx_symbol_name(n)) return;
+    bad.emplace(printable_name(n), op->getName().getStringRef().str());
+  });
+  if (bad)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("symbol name @\"{}\" ({}) in gpu.module @{} is not allowed: a PTX symbol name is "
+                            "ASCII letters, digits, '_' and '$', not starting with a digit",
+                            bad->first, bad->second, printable_name(gm.getSymName())));
+}
 
 LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
                              const LoweringOptions& options) {
@@ -160,6 +204,11 @@ LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
   });
   if (found.empty())
     throw Error(ErrorKind::InvalidInput, "the module holds no gpu.module to compile");
+  {
+    std::vector<mlir::gpu::GPUModuleOp> gms;
+    module->walk([&](mlir::gpu::GPUModuleOp gm) { gms.push_back(gm); });
+    for (mlir::gpu::GPUModuleOp gm : gms) check_symbol_names(gm);
+  }
 
   // The anchored form ("builtin.module(...)") is what mlir-opt takes too, so a dumped pipeline
   // can be replayed by hand; parse it as such and copy it into the context's pass manager.

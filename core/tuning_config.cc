@@ -50,7 +50,7 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
   for (auto& [k, v] : j.items()) {
     // A number above int64's range is unsigned in nlohmann: refuse it rather than wrap it.
     if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX))
-      throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {}", k, v.dump()));
+      throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {}", k, v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     if (v.is_number_integer()) c.set(k, v.get<std::int64_t>());
     else if (v.is_string()) c.set(k, v.get<std::string>());
     else throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be an integer or a string", k));

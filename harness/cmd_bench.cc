@@ -109,7 +109,7 @@ void run(const Options& o) {
                                 {"tflops", tflops(ours)}, {"cublas_ms", theirs}, {"cublas_tflops", tflops(theirs)},
                                 {"percent_of_cublas", 100 * theirs / ours}, {"timer", to_string(timer)},
                                 {"events_median_ms", events_ms ? nlohmann::json(*events_ms) : nlohmann::json()}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
     return;
   }

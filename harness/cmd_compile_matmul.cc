@@ -22,6 +22,7 @@
 #include "harness/problem_options.h"
 #include "harness/sass_report.h"
 #include "kernels/matmul_template.h"
+#include "results/output_file.h"
 
 namespace mgpu::harness {
 namespace {
@@ -47,10 +48,9 @@ nlohmann::json sass_evidence(const core::CompiledUnit& u, int spill_store_bytes)
                              u.ptx.find("setmaxnreg") != std::string::npos});
 }
 
+// A full disk is exit 1 with its reason (No space left on device), nothing half-written is left.
 void write_file(const std::filesystem::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  if (!out) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot write {}", p.string()));
+  results::write_file_atomically(p.string(), bytes);
 }
 
 void run(const Options& o) {

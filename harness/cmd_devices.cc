@@ -62,7 +62,7 @@ void add_devices_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print JSON instead of text");
   cmd->callback([json] {
     core::DeviceReport r = core::query_devices();
-    if (*json) std::cout << to_json(r).dump(2) << "\n";
+    if (*json) std::cout << to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else print_text(r);
   });
 }

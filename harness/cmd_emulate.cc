@@ -533,14 +533,14 @@ void run(const Options& o) {
       if (!r.printf_output.empty()) fmt::print("{}", r.printf_output);
       for (const auto& rep : r.reports) fmt::print("  {}\n", rep.format());
       if (r.banks.total.accesses) fmt::print("  {}\n", bank_summary(r.banks));
-      for (auto& [name, values] : buffers.items()) fmt::print("  {} = {}\n", name, values.dump());
+      for (auto& [name, values] : buffers.items()) fmt::print("  {} = {}\n", name, values.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
     results.push_back(std::move(one));
   }
   if (o.json_out)
     std::cout << json{{"kernel_source", o.ptx_file.empty() ? o.mlir_file : o.ptx_file}, {"schedules", results},
                       {"with_findings", with_findings}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   else
     fmt::print("{} of {} schedules clean\n", o.schedules - with_findings, o.schedules);

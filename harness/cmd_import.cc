@@ -134,7 +134,7 @@ void add_import_command(CLI::App& app) {
       std::cout << nlohmann::json{{"db", o->db}, {"t4", o->t4}, {"trials", n.written},
                                   {"already_there", n.already_there}, {"kernel", as.kernel},
                                   {"problem", as.problem}, {"device", as.device}, {"source", "imported"}}
-                       .dump(2)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
     else
       fmt::print("imported {} trials of {} on {} into {}{}\n", n.written, as.kernel, as.device, o->db,

@@ -44,7 +44,7 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                 {"lints", {{"evidence_recorded", r.evidence_recorded}, {"evidence_reused", r.evidence_reused},
                                            {"linted", r.linted}, {"unavailable_why", r.lints_unavailable_why}}},
                                 {"db", o.db}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
     return;
   }
@@ -125,7 +125,7 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
     }
     std::cout << nlohmann::json{{"suite", suite.name}, {"arch", o.arch}, {"db", o.db}, {"interrupted", r.interrupted},
                                 {"shapes", shapes}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
     return;
   }

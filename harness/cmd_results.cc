@@ -96,7 +96,7 @@ void add_best(CLI::App& app) {
           j.push_back({{"id", r.id}, {"uuid", r.uuid}, {"kind", r.kind}, {"arguments", r.arguments},
                        {"started_at", r.started_at}, {"ended_at", r.ended_at}, {"tool_version", r.tool_version},
                        {"trials", held[r.id][0]}, {"measured", held[r.id][1]}, {"predicted", held[r.id][2]}});
-        std::cout << j.dump(2) << "\n";
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return;
       }
       for (const results::RunRow& r : s.runs())
@@ -110,7 +110,7 @@ void add_best(CLI::App& app) {
     if (o->json) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& r : best.rows) j.push_back(trial_json(r.row, r.verification, results::kernel_lints(s, r.row)));
-      std::cout << j.dump(2) << "\n";
+      std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       if (!skipped.empty()) fmt::print(stderr, "mgpu-tune: {}\n", skipped);  // stdout stays one JSON document
       return;
     }
@@ -207,7 +207,7 @@ void add_export(CLI::App& app) {
                      name, how["exact"], how["nearest"], how["default"]);
       }
     }
-    if (o->json) std::cout << summary.dump(2) << "\n";
+    if (o->json) std::cout << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }));
 }
 
@@ -230,7 +230,7 @@ void add_merge(CLI::App& app) {
     if (o->json)
       std::cout << nlohmann::json{{"inputs", o->inputs}, {"output", o->output}, {"trials_added", added},
                                   {"blank_inputs", blank}}
-                       .dump(2)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
     else
       fmt::print("merged {} databases into {}: {} trials added\n", o->inputs.size() - blank.size(), o->output, added);
@@ -280,7 +280,7 @@ void add_regress(CLI::App& app) {
       std::cout << nlohmann::json{{"baseline", b.uuid}, {"candidate", c.uuid}, {"slower", r.slower},
                                   {"faster", r.faster}, {"same", r.same}, {"unstable", r.unstable},
                                   {"rows", rows}, {"winner_changes", winners}}
-                       .dump(2)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
     } else {
       std::cout << results::to_markdown(r);

@@ -127,7 +127,7 @@ void run(const Options& o) {
                         {"ptx_asks_setmaxnreg", ptx_asks_setmaxnreg ? nlohmann::json(*ptx_asks_setmaxnreg) : nlohmann::json()},
                         {"sass", sass_evidence_json(k)}};
   if (o.json) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   std::string spills = from_log ? fmt::format("{} bytes spill stores, {} bytes spill loads", from_log->spill_store_bytes,

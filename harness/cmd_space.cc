@@ -114,7 +114,7 @@ void run(const Options& o) {
                         {"total", c.total}, {"valid", c.valid}, {"distinct_kernels", c.distinct_kernels},
                         {"rejected", rejected}, {"default_config", nlohmann::json::parse(t.default_config().to_json())}};
     if (lints) j["lints"] = census_json(*lints);
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   fmt::print("{} for {} ({}), problem {}\n", t.name(), arch.name, arch.family, p.key());

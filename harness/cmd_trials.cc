@@ -13,6 +13,7 @@
 #include "harness/stop_signals.h"
 #include "harness/measure/measurement.h"
 #include "results/store.h"
+#include "results/stored_config.h"
 
 namespace mgpu::harness {
 namespace {
@@ -74,9 +75,9 @@ void add_trials_command(CLI::App& app) {
                         {"median_ms", t.median_ms ? nlohmann::json(*t.median_ms) : nlohmann::json()},
                         {"tflops", timed(t) ? nlohmann::json(results::tflops(t)) : nlohmann::json()},
                         {"noise", t.noise ? nlohmann::json(*t.noise) : nlohmann::json()},
-                        {"config", nlohmann::json::parse(t.config_json, nullptr, false)}, {"message", t.message},
+                        {"config", nlohmann::json::parse(results::stored_config_text(o->db, t.id, t.config_json).to_json())}, {"message", t.message},
                         {"created_at", t.created_at}});
-      std::cout << nlohmann::json{{"db", o->db}, {"matching", matching}, {"shown", rows.size()}, {"trials", list}}.dump(2)
+      std::cout << nlohmann::json{{"db", o->db}, {"matching", matching}, {"shown", rows.size()}, {"trials", list}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
       return;
     }

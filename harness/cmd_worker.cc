@@ -70,7 +70,7 @@ void serve() {
       if (req.debug_fault == "exit") _exit(3);
       if (req.debug_fault == "oob") {  // a kernel that writes where it must not
         m = run_out_of_bounds_kernel();
-        std::cout << nlohmann::json(m).dump() << "\n" << std::flush;
+        std::cout << nlohmann::json(m).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
         continue;
       }
       m = measure_trial(req);
@@ -85,7 +85,7 @@ void serve() {
       m.source = req.measurer;  // empty when the request did not parse: the parent knows what it asked
       m.message = e.what();
     }
-    std::cout << nlohmann::json(m).dump() << "\n" << std::flush;
+    std::cout << nlohmann::json(m).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
   }
 }
 

@@ -1,12 +1,43 @@
 #include "harness/current_templates.h"
 
 #include "core/backend_fingerprint.h"
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "kernels/matmul_template.h"
+#include "results/stored_config.h"
 
 namespace mgpu::harness {
 
+namespace {
+
+// results::stored_config()'s template half: a stored config of a template this binary builds
+// (same name and source hash) must be one check_config() accepts; other templates (imported
+// landscapes, older versions) are not judged here.
+void check_stored(const results::TemplateId& id, const results::ProblemRecord&, const core::TuningConfig& c) {
+  for (const core::ArchSpec& arch : core::all_archs()) {
+    const kernels::MatmulTemplate* t = nullptr;
+    try {
+      t = &kernels::matmul_template(arch);
+    } catch (const core::Error&) {
+      continue;
+    }
+    if (t->name() != id.name || t->source_hash() != id.source_hash) continue;
+    // Parameters left out read as the template's defaults (as --config takes them): what is
+    // refused is a parameter it does not have, or a value of the wrong type or out of range.
+    core::TuningConfig full = t->default_config();
+    for (const auto& [k, v] : c.values()) full.set(k, v);
+    t->check_config(full);
+    return;
+  }
+}
+
+}  // namespace
+
+void install_stored_config_check() { results::set_template_config_check(check_stored); }
+
 std::vector<results::TemplateId> current_templates() {
+  install_stored_config_check();
   std::vector<results::TemplateId> out;
   for (const core::ArchSpec& arch : core::all_archs()) {
     try {

@@ -50,7 +50,10 @@ CLI::Validator finite_number(double min, double max, bool min_open) {
         double v = std::strtod(s, &end);
         // strtod reads "nan", "inf" and hex floats: only plain decimal text is a number here.
         bool plain = !text.empty() && text.find_first_not_of("+-0123456789.eE") == std::string::npos;
-        if (!plain || end == s || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v < min || (min_open && v == min) || v > max)
+        // ERANGE is overflow (caught as not finite) or underflow: 4.9e-324 is a finite number,
+        // read as the nearest double (a denormal, or 0).
+        bool overflow = errno == ERANGE && std::abs(v) > std::numeric_limits<double>::min();
+        if (!plain || end == s || *end != '\0' || overflow || !std::isfinite(v) || v < min || (min_open && v == min) || v > max)
           return fmt::format("must be {}, got '{}'", want, text);
         return "";
       },

@@ -1,5 +1,6 @@
 #include "results/database.h"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <thread>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
@@ -96,8 +98,32 @@ void check_database_path(const std::string& path) {
                             path, path));
 }
 
+// Why the file system holding `dir` takes no new file or byte ("no free inodes", "no space"),
+// or nothing. SQLite reports a file it could not create (-wal, -shm, the database) as
+// CANTOPEN, with no errno: this tells a full disk (exit 1) from a bad path (exit 2). A file
+// system that reports no inode counts (f_files 0: btrfs) is not taken for full.
+static std::optional<std::string> disk_full_why(const fs::path& dir) {
+  struct statvfs v{};
+  if (::statvfs(dir.c_str(), &v) != 0) return std::nullopt;
+  const bool root = ::geteuid() == 0;
+  if (v.f_files > 0 && (root ? v.f_ffree : v.f_favail) == 0) return "no free inodes: No space left on device";
+  if (v.f_blocks > 0 && (root ? v.f_bfree : v.f_bavail) == 0) return "No space left on device";
+  return std::nullopt;
+}
+
+static fs::path folder_of(const std::string& path) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  if (ec) return fs::path(".");
+  return abs.parent_path();
+}
+
 core::Error database_error(const std::string& path, const SQLite::Exception& e) {
-  switch (e.getErrorCode() & 0xff) {
+  const int code = e.getErrorCode() & 0xff;
+  if (code == SQLITE_CANTOPEN || code == SQLITE_FULL || code == SQLITE_IOERR)
+    if (std::optional<std::string> why = disk_full_why(folder_of(path)))
+      return Error(ErrorKind::IO, fmt::format("the disk holding {} is full ({})", path, *why));
+  switch (code) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return Error(ErrorKind::InvalidInput,
@@ -148,8 +174,11 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     const bool can_write = writable(abs) && writable(dir);
     // immutable hides rows still in a -wal, so only where no -wal holds any.
     const bool wal_rows = had_wal && fs::file_size(wal, ec) > 0;
-    uri = file_uri(abs, !can_write && !wal_rows ? "mode=ro&immutable=1" : "mode=ro");
-    if (can_write && !had_wal && !had_shm) closer.cleanup_path = abs.string();
+    // On a full disk (no inode or byte free) SQLite could create a -wal and fail on the -shm,
+    // leaving an empty -wal: read the file as it is instead, creating nothing.
+    const bool disk_full = can_write && !wal_rows && disk_full_why(dir).has_value();
+    uri = file_uri(abs, (!can_write || disk_full) && !wal_rows ? "mode=ro&immutable=1" : "mode=ro");
+    if (can_write && !disk_full && !had_wal && !had_shm) closer.cleanup_path = abs.string();
     flags |= SQLite::OPEN_READONLY;
   } else {
     if (fs::exists(dir) && !fs::is_directory(dir))
@@ -162,45 +191,90 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
                                                        "-shm files there", dir.string()))
                    : Error(ErrorKind::InvalidInput,
                            fmt::format("cannot create {}: the folder {} cannot be written", path, dir.string()));
+    // A full disk is found before SQLite creates an empty database (or -wal, -shm) it cannot
+    // fill. Where all three are there already, SQLite itself says when a write finds no room.
+    const bool creates = !exists || !fs::exists(abs.string() + "-wal", ec) || !fs::exists(abs.string() + "-shm", ec);
+    if (std::optional<std::string> why = creates ? disk_full_why(dir) : std::nullopt)
+      throw Error(ErrorKind::IO, fmt::format("the disk holding {} is full ({}): nothing was written", path, *why));
     uri = file_uri(abs, "mode=rwc");
     flags |= SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
   }
+  // A database this open created and could not set up (no inode left for its -wal) is an
+  // empty file: removed, not left behind.
+  // So is an empty -wal it made without its -shm (no connection uses a -wal without one).
+  const bool wal_before = fs::exists(abs.string() + "-wal", ec), shm_before = fs::exists(abs.string() + "-shm", ec);
+  auto remove_if_created_empty = [&](DatabasePtr& d) {
+    if (mode != OpenMode::ReadWrite) return;
+    d.reset();
+    std::error_code e2;
+    const std::string wal = abs.string() + "-wal", shm = abs.string() + "-shm";
+    if (!wal_before && !shm_before && !fs::exists(shm, e2) && fs::is_regular_file(wal, e2) &&
+        fs::file_size(wal, e2) == 0 && !e2)
+      fs::remove(wal, e2);
+    if (!exists && fs::is_regular_file(abs, e2) && fs::file_size(abs, e2) == 0 && !e2) fs::remove(abs, e2);
+  };
   DatabasePtr db;
   try {
     db = DatabasePtr(new SQLite::Database(uri, flags, timeout), closer);
     // Reading the schema forces SQLite to check the file header before any write.
     db->exec("SELECT count(*) FROM sqlite_schema");
   } catch (const SQLite::Exception& e) {
-    throw database_error(path, e);
+    // The error is told before the cleanup frees the inode it could not get.
+    core::Error told = database_error(path, e);
+    remove_if_created_empty(db);
+    if (mode == OpenMode::ReadWrite) throw told;
+    const int code = e.getErrorCode() & 0xff;
+    const std::string wal = abs.string() + "-wal", shm = abs.string() + "-shm";
+    if (mode != OpenMode::ReadOnly || closer.cleanup_path.empty() ||
+        (code != SQLITE_CANTOPEN && code != SQLITE_IOERR && code != SQLITE_FULL))
+      throw told;
+    // A reader that could create the -wal but not the -shm (the last inode taken): the empty
+    // -wal it made is removed (no -shm: no connection uses it), and the file is read as it is,
+    // creating nothing. A writer's -wal always has its -shm beside it.
+    db.reset();
+    std::error_code e2;
+    if (!fs::exists(shm, e2) && fs::is_regular_file(wal, e2) && fs::file_size(wal, e2) == 0 && !e2) fs::remove(wal, e2);
+    try {
+      closer.cleanup_path.clear();
+      db = DatabasePtr(new SQLite::Database(file_uri(abs, "mode=ro&immutable=1"), flags, timeout), closer);
+      db->exec("SELECT count(*) FROM sqlite_schema");
+    } catch (const SQLite::Exception&) {
+      throw told;
+    }
   }
-  return guard_database(path, [&] {
-    // A newer schema is refused before anything is written (WAL mode rewrites the header).
-    if (int v = schema_version(*db); v > kSchemaVersion)
-      throw Error(ErrorKind::InvalidInput,
-                  fmt::format("{} has schema version {}, newer than this mgpu-tune knows ({}): use a newer mgpu-tune; "
-                              "the file was not changed", path, v, kSchemaVersion));
-    // Damaged pages are found now, not halfway through a run or an export.
-    if (std::string check = db->execAndGet("PRAGMA quick_check(1)").getString(); check != "ok") {
-      // One line: "*** in database main ***\nPage 4: ..." becomes "Page 4: ...".
-      if (check.rfind("*** in database main ***\n", 0) == 0) check.erase(0, 25);
-      for (char& c : check)
-        if (c == '\n') c = ' ';
-      throw Error(ErrorKind::InvalidInput,
-                  fmt::format("{} is damaged (quick_check: {}): nothing was written; 'sqlite3 {} .recover' may save "
-                              "its rows", path, check, path));
-    }
-    if (mode == OpenMode::ReadWrite) {
-      if (sqlite3_db_readonly(db->getHandle(), "main") == 1) throw read_only_error(path, "SQLite opened it read-only");
-      // Another program's database is refused before WAL mode rewrites its header.
-      if (schema_header(*db).foreign())
+  try {
+    return guard_database(path, [&] {
+      // A newer schema is refused before anything is written (WAL mode rewrites the header).
+      if (int v = schema_version(*db); v > kSchemaVersion)
         throw Error(ErrorKind::InvalidInput,
-                    fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
-                                "version): nothing was written", path));
-      retry_while_busy([&] { db->exec("PRAGMA journal_mode=WAL"); });
-    }
-    db->exec("PRAGMA foreign_keys=ON");
-    return std::move(db);
-  });
+                    fmt::format("{} has schema version {}, newer than this mgpu-tune knows ({}): use a newer mgpu-tune; "
+                                "the file was not changed", path, v, kSchemaVersion));
+      // Damaged pages are found now, not halfway through a run or an export.
+      if (std::string check = db->execAndGet("PRAGMA quick_check(1)").getString(); check != "ok") {
+        // One line: "*** in database main ***\nPage 4: ..." becomes "Page 4: ...".
+        if (check.rfind("*** in database main ***\n", 0) == 0) check.erase(0, 25);
+        for (char& c : check)
+          if (c == '\n') c = ' ';
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is damaged (quick_check: {}): nothing was written; 'sqlite3 {} .recover' may save "
+                                "its rows", path, check, path));
+      }
+      if (mode == OpenMode::ReadWrite) {
+        if (sqlite3_db_readonly(db->getHandle(), "main") == 1) throw read_only_error(path, "SQLite opened it read-only");
+        // Another program's database is refused before WAL mode rewrites its header.
+        if (schema_header(*db).foreign())
+          throw Error(ErrorKind::InvalidInput,
+                      fmt::format("{} is an SQLite database of something else (tables, but no mgpu-tune schema "
+                                  "version): nothing was written", path));
+        retry_while_busy([&] { db->exec("PRAGMA journal_mode=WAL"); });
+      }
+      db->exec("PRAGMA foreign_keys=ON");
+      return std::move(db);
+    });
+  } catch (...) {
+    remove_if_created_empty(db);
+    throw;
+  }
 }
 
 SchemaHeader schema_header(SQLite::Database& db) {

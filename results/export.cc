@@ -112,7 +112,7 @@ Schema schema_of(const nlohmann::json& config, const std::string& what) {
     if (type.empty())
       throw core::Error(core::ErrorKind::InvalidInput,
                         fmt::format("{}: parameter {} is {}, which the C++ header cannot hold (an integer of "
-                                    "int64's range or a string)", what, k, comment_text(v.dump().substr(0, 40))));
+                                    "int64's range or a string)", what, k, comment_text(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40))));
     out[k] = type;
   }
   return out;
@@ -193,7 +193,7 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
   for (auto& [name, doc] : files) {
     std::string file = (std::filesystem::path(folder) / name).string();
     refuse_database_path(file, {store.path()});
-    write_file_atomically(file, doc.dump(2) + "\n");
+    write_file_atomically(file, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     written.push_back(file);
   }
   if (files_written) *files_written = std::move(written);

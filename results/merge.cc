@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "results/output_file.h"
 #include "results/store.h"
@@ -21,12 +22,17 @@ int merge_databases(const std::vector<std::string>& inputs, const std::string& o
     if (s) sources.push_back(std::move(*s));
     else if (blank_inputs) blank_inputs->push_back(in);
   }
+  // Every input's trials are read before the output is opened too: a damaged row (a trial whose
+  // config or environment row is not there) stops the merge before anything is written.
+  std::vector<std::vector<TrialRow>> trials;
+  for (Store& src : sources) trials.push_back(src.trials());
   Store out = Store::open(output, OpenMode::ReadWrite);
   int added = 0;
-  for (Store& src : sources) {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    Store& src = sources[i];
     std::map<std::int64_t, std::int64_t> run_map;
     for (const RunRow& r : src.runs()) run_map[r.id] = out.import_run(r);
-    for (const TrialRow& t : src.trials()) added += out.import_trial(t, run_map.at(t.run_id));
+    for (const TrialRow& t : trials[i]) added += out.import_trial(t, run_map.at(t.run_id));
     for (const EvidenceRecord& e : src.all_evidence()) out.import_evidence(e);  // kernels' SASS evidence (schema 7)
   }
   return added;

@@ -38,9 +38,12 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return resolve(a) == resolve(b);                     // by name: files that do not exist yet
 }
 
+// The environment's failures (exit 1): a full disk or quota, a file-size limit, the device.
+bool environment_errno(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO; }
+
 [[noreturn]] void fail_stream(const std::string& path, const char* what) {
   int err = errno;
-  throw Error(err == ENOSPC ? ErrorKind::IO : ErrorKind::InvalidInput,
+  throw Error(environment_errno(err) ? ErrorKind::IO : ErrorKind::InvalidInput,
               fmt::format("cannot write {}: {} ({})", path, what, err ? std::strerror(err) : "unknown error"));
 }
 
@@ -81,7 +84,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   auto fail = [&](const char* what) {
     int err = errno;
     fs::remove(tmp, ec);
-    throw Error(err == ENOSPC ? ErrorKind::IO : ErrorKind::InvalidInput,
+    throw Error(environment_errno(err) ? ErrorKind::IO : ErrorKind::InvalidInput,
                 fmt::format("cannot write {}: {} ({})", path, what, std::strerror(err)));
   };
   {

@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "results/schema.h"
+#include "results/stored_config.h"
 
 namespace mgpu::results {
 
@@ -35,8 +36,10 @@ static std::string later_trial_columns(int schema) {
                      schema >= 5 ? "t.problem_class" : "''");
 }
 static constexpr const char* kTrialJoins =
-    "FROM trials t JOIN templates tp ON tp.id = t.template_id JOIN problems p ON p.id = t.problem_id "
-    "JOIN configs c ON c.id = t.config_id JOIN environments e ON e.id = t.environment_id";
+    "FROM trials t LEFT JOIN templates tp ON tp.id = t.template_id LEFT JOIN problems p ON p.id = t.problem_id "
+    "LEFT JOIN configs c ON c.id = t.config_id LEFT JOIN environments e ON e.id = t.environment_id";
+// LEFT joins: a trial whose template, problem, config or environment row is not there is read,
+// and refused as damaged by query_trials(), never dropped from the answer without a word.
 
 std::string new_uuid() {
   // Straight from the OS entropy source: a seeded PRNG would repeat itself in a forked child.
@@ -257,12 +260,17 @@ std::int64_t Store::import_run(const RunRow& r) {
 
 bool Store::import_trial(const TrialRow& t, std::int64_t run_id) {
   return guard_database(path_, [&] {
+    // The check and the insert in one write transaction: two merges of the same input into one
+    // output at once would otherwise both find the uuid absent and one fail on UNIQUE(uuid).
+    std::optional<SQLite::Transaction> tx;
+    if (sqlite3_get_autocommit(db_->getHandle())) tx.emplace(*db_, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement q(*db_, "SELECT 1 FROM trials WHERE uuid = ?");
     q.bind(1, t.uuid);
     if (q.executeStep()) return false;
     TrialRecord rec = t;
     rec.run_id = run_id;
     insert_trial(rec, t.uuid, t.created_at);
+    if (tx) tx->commit();
     return true;
   });
 }
@@ -361,6 +369,12 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       TrialRow r;
       int i = 0;
       r.id = q.getColumn(i++).getInt64();
+      // Columns 3 (tp.name), 6 (p.kernel), 14 (c.json), 15 (e.device_name) are NULL only for a
+      // row the trial refers to that is not there (the schema has them NOT NULL).
+      for (auto [col, what] : {std::pair{3, "template"}, {6, "problem"}, {14, "config"}, {15, "environment"}})
+        if (q.getColumn(col).isNull())
+          throw Error(ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} refers to a {} row that is not there", path_, r.id, what));
       r.uuid = q.getColumn(i++).getString();
       r.run_id = q.getColumn(i++).getInt64();
       r.tmpl.name = q.getColumn(i++).getString();
@@ -474,6 +488,7 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
   std::map<std::string, TrialRow> winners;
   for (TrialRow& r : rows) {
     if (!is_current(r.tmpl)) continue;
+    stored_config(path_, r);  // a damaged config never ranks: the database is refused (exit 2)
     if (!failed_keys.empty() && failed_keys.count(key_of(r.config_json, r.kernel_hash, r.problem_class))) {
       if (failed_verification) failed_verification->push_back(r);
       continue;

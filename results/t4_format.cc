@@ -9,6 +9,8 @@
 #include <memory>
 #include <streambuf>
 
+#include <string_view>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <zlib.h>
@@ -176,7 +178,17 @@ json parse_t4(const std::string& path) {
                   fmt::format("{} is not a T4 file: nested more than {} levels deep", path, kMaxT4Depth));
     return true;
   };
-  json doc = json::parse(in, core::refuse_duplicate_keys(path, shallow), false);  // a key twice: which one?
+  json doc;
+  try {
+    doc = json::parse(in, core::refuse_duplicate_keys(path, shallow), true);  // a key twice: which one?
+  } catch (const json::parse_error& e) {
+    // Text that is not UTF-8 is said as such (not "not a JSON object"): where its bad byte is.
+    if (t4->failure().empty() && std::string_view(e.what()).find("ill-formed UTF-8") != std::string_view::npos)
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} is not a T4 file: invalid UTF-8 at byte offset {} of its JSON text", path,
+                              e.byte ? e.byte - 1 : 0));
+    doc = json(json::value_t::discarded);
+  }
   // The stream's failure explains a parse error it caused (the text just stopped), and also
   // refuses a document whose gzip data is damaged after the JSON's end.
   if (!t4->failure().empty()) throw Error(ErrorKind::InvalidInput, t4->failure());
@@ -334,7 +346,7 @@ void write_t4(const T4File& file, const std::string& path) {
                        {"objectives", json::array({"time"})}});
   }
   json doc{{"schema_version", "1.0.0"}, {"metadata", {{"timeunit", "milliseconds"}}}, {"results", results}};
-  std::string text = doc.dump() + "\n";
+  std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   write_file_atomically(path, gz ? gzip(text) : text);
 }

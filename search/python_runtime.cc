@@ -112,8 +112,19 @@ std::string call_python(const std::string& source, const char* function, const s
     scope["__builtins__"] = py::module_::import("builtins");
     py::exec(source, scope);
     py::tuple args(arguments.size());
-    for (size_t i = 0; i < arguments.size(); ++i) args[i] = py::str(arguments[i]);
-    return py::str(scope[function](*args)).cast<std::string>();
+    // Arguments are bytes as the caller has them: a path is any bytes on Linux (-o $'\xffrep'), so
+    // each is decoded as os.fsdecode() would (UTF-8, other bytes as surrogates, which open() and
+    // os.makedirs() turn back into the same bytes), and the result encoded the same way back.
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      PyObject* a = PyUnicode_DecodeUTF8(arguments[i].data(), static_cast<Py_ssize_t>(arguments[i].size()),
+                                         "surrogateescape");
+      if (!a) throw py::error_already_set();
+      args[i] = py::reinterpret_steal<py::object>(a);
+    }
+    py::str result(scope[function](*args));
+    PyObject* b = PyUnicode_AsEncodedString(result.ptr(), "utf-8", "surrogateescape");
+    if (!b) throw py::error_already_set();
+    return py::reinterpret_steal<py::bytes>(b).cast<std::string>();
   } catch (const py::error_already_set& e) {
     throw Error(ErrorKind::IO, fmt::format("Python {} failed: {}", function, e.what()));
   }

@@ -60,7 +60,7 @@ std::string evidence_json(const KernelEvidence& k) {
                       {"advisories", k.advisories},
                       {"spill_store_bytes", k.spill_store_bytes},
                       {"ptx_has_setmaxnreg", k.ptx_has_setmaxnreg}};
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 KernelEvidence evidence_from_json(std::string_view text) {
@@ -87,7 +87,7 @@ KernelEvidence evidence_from_json(std::string_view text) {
 std::string lints_json(const std::vector<Lint>& lints) {
   nlohmann::json a = nlohmann::json::array();
   for (const Lint& l : lints) a.push_back({{"code", l.code}, {"message", l.message}});
-  return a.dump();
+  return a.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace mgpu::core

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
+#include "results/output_file.h"
 
 namespace mgpu::harness {
 namespace {
@@ -23,16 +24,9 @@ namespace fs = std::filesystem;
 using core::Error;
 using core::ErrorKind;
 
-void write_atomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error(ErrorKind::InvalidInput, fmt::format("cannot write {}", path));
-    out << text;
-    if (!out.flush()) throw Error(ErrorKind::IO, fmt::format("cannot write {}", tmp));
-  }
-  fs::rename(tmp, path);
-}
+// Through results::write_file_atomically: a full disk is exit 1 with its reason (ENOSPC), the
+// temporary file is removed on any failure, a device (/dev/stdout) is written in place.
+void write_atomically(const std::string& path, const std::string& text) { results::write_file_atomically(path, text); }
 
 // An integer within [lo, hi]: JSON's 1e30 or 2^70 are no task sizes.
 std::int64_t integer_value(const nlohmann::json& v, const char* key, std::int64_t lo, std::int64_t hi) {
@@ -151,7 +145,7 @@ void save_campaign(const Campaign& c) {
   for (const CampaignSubmission& s : c.submissions)
     subs.push_back({{"job", s.job}, {"merge_job", s.merge_job}, {"tasks", s.tasks}, {"partition", s.partition},
                     {"submitted_at", s.submitted_at}});
-  write_atomically(c.path, nlohmann::json{{"format", 1}, {"name", c.name}, {"tasks", tasks}, {"submissions", subs}}.dump(2) + "\n");
+  write_atomically(c.path, nlohmann::json{{"format", 1}, {"name", c.name}, {"tasks", tasks}, {"submissions", subs}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 void record_task_exit(const Campaign& c, int index, int exit_code) {

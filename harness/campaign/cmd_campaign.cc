@@ -162,7 +162,7 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
   if (dry_run && json) {
     std::cout << nlohmann::json{{"campaign", c.path}, {"dry_run", true}, {"tasks", tasks}, {"array_script", array},
                                 {"merge_script", merge}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
     return;
   }
@@ -179,7 +179,7 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
   if (json) {
     std::cout << nlohmann::json{{"campaign", c.path}, {"tasks", tasks}, {"array_job", job}, {"merge_job", merge_job},
                                 {"merged_db", c.merged_db()}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
     return;
   }
@@ -240,7 +240,7 @@ void add_plan(CLI::App& parent) {
     if (o->json) {
       std::cout << nlohmann::json{{"campaign", c.path}, {"name", c.name}, {"tasks", c.tasks.size()},
                                   {"shards", fmt::format("{}/{}-shards", c.dir(), c.name)}, {"merged_db", c.merged_db()}}
-                       .dump(2)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
       return;
     }
@@ -295,7 +295,7 @@ void add_status(CLI::App& parent) {
                          {"state", states[i].state}, {"detail", states[i].detail}});
       std::cout << nlohmann::json{{"campaign", c.path}, {"slurm_source", source}, {"counts", count}, {"tasks", tasks},
                                   {"merged_db", merged ? c.merged_db() : ""}}
-                       .dump(2)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
       return;
     }
@@ -328,7 +328,7 @@ void add_resume(CLI::App& parent) {
       if (states[i].state != "done" && states[i].state != "running" && states[i].state != "pending")
         missing.push_back(static_cast<int>(i));
     if (missing.empty()) {
-      if (o->json) std::cout << nlohmann::json{{"campaign", c.path}, {"tasks", nlohmann::json::array()}}.dump(2) << "\n";
+      if (o->json) std::cout << nlohmann::json{{"campaign", c.path}, {"tasks", nlohmann::json::array()}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       else fmt::print("{}: nothing to resume: every task is done, queued or running\n", c.name);
       return;
     }

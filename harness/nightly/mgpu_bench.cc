@@ -1,4 +1,5 @@
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -7,7 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -24,6 +27,7 @@
 #include "harness/measure/worker.h"
 #include "harness/nightly/suite.h"
 #include "harness/option_checks.h"
+#include "harness/stop_signals.h"
 #include "harness/version.h"
 #include "kernels/matmul_template.h"
 #include "results/output_file.h"
@@ -146,6 +150,8 @@ bool listing_only(int argc, char** argv) {
   return false;
 }
 
+struct BenchStopped {};  // thrown out of a benchmark when a stop signal came
+
 int run(int argc, char** argv) {
   const bool listing = listing_only(argc, argv);
   bool help = false;
@@ -264,9 +270,17 @@ int run(int argc, char** argv) {
   if (o.device == "cuda" && !listing)
     worker = std::make_shared<WorkerProcess>(std::vector<std::string>{tune_executable(), "worker"}, 120.0);
 
+  // Ctrl-C / SIGTERM / SIGHUP (harness/stop_signals.h): the trial under way finishes and is
+  // committed, the benchmarks left are skipped, the run is closed, and the exit is 128 + signal.
+  // Installed whatever the signal's inherited disposition (a script's '&' leaves SIGINT ignored).
+  install_stop_handlers();
   int failed = 0;
+  std::int64_t recorded = 0;
   for (const SuiteEntry& entry : suite) {
     benchmark::RegisterBenchmark(entry.name.c_str(), [&, entry](benchmark::State& state) {
+      // Not SkipWithError: Google Benchmark aborts (ComputeStats check) when only some
+      // repetitions of a benchmark are skipped. The throw ends RunSpecifiedBenchmarks.
+      if (stop_requested()) throw BenchStopped{};
       const core::ArchSpec& arch = core::parse_arch(entry.arch);
       const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
       for (auto _ : state) {
@@ -281,7 +295,9 @@ int run(int argc, char** argv) {
         if (recording) {
           results::Environment env = gpu ? gpu_environment(*gpu, report, arch) : model_environment(arch);
           record(trial_record(0, template_id(t, arch), entry.problem, entry.config, env, m));
+          ++recorded;
         }
+        if (stop_requested()) throw BenchStopped{};  // this trial is committed: stop here
         if (m.status != TrialStatus::Ok) {
           ++failed;
           state.SkipWithError(fmt::format("{}: {}", to_string(m.status), m.message).c_str());
@@ -302,8 +318,22 @@ int run(int argc, char** argv) {
   std::unique_ptr<benchmark::BenchmarkReporter> out_reporter;
   bool out_failed = false;
   if (!benchmark_out.empty()) out_reporter = file_reporter(benchmark_out_format, &out_failed);
-  const size_t matched = benchmark::RunSpecifiedBenchmarks(nullptr, out_reporter.get());
+  size_t matched = 0;
+  try {
+    matched = benchmark::RunSpecifiedBenchmarks(nullptr, out_reporter.get());
+  } catch (const BenchStopped&) {
+    matched = 1;
+  }
   benchmark::Shutdown();
+  // A --benchmark_out left incomplete (a full disk, a stop) is removed, not left as a partial or
+  // empty file; only a regular file, never a device such as /dev/full named by the user.
+  auto remove_benchmark_out = [&] {
+    std::error_code ec;
+    if (!benchmark_out.empty() && std::filesystem::symlink_status(benchmark_out, ec).type() ==
+                                      std::filesystem::file_type::regular)
+      return std::filesystem::remove(benchmark_out, ec);
+    return false;
+  };
   if (matched == 0)  // Google Benchmark has said which filter matched nothing
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("--benchmark_filter matches none of the suite's {} benchmarks: nothing was measured",
@@ -312,9 +342,19 @@ int run(int argc, char** argv) {
     store->end_run(run_id);
     fmt::print(stderr, "mgpu-bench: recorded run {} in {}\n", store->run(std::to_string(run_id)).uuid, o.db);
   }
+  if (stop_requested()) {
+    store.reset();  // closed (no -wal/-shm left) before saying so
+    fmt::print(stderr, "mgpu-bench: stopped by SIG{}: {}\n", sigabbrev_np(stop_exit_code() - 128),
+               recorded ? fmt::format("{} trials of this run are committed in {}", recorded, o.db)
+                        : std::string("the benchmarks left were skipped"));
+    if (!benchmark_out.empty() && remove_benchmark_out())
+      fmt::print(stderr, "mgpu-bench: the incomplete --benchmark_out {} was removed\n", benchmark_out);
+    return stop_exit_code();
+  }
   if (out_failed) {
+    const bool removed = remove_benchmark_out();
     fmt::print(stderr, "mgpu-bench: error: could not write --benchmark_out {} (disk full, or not a file that takes "
-               "writes): the results are incomplete there{}\n", benchmark_out,
+               "writes): {}{}\n", benchmark_out, removed ? "the incomplete file was removed" : "the results are incomplete there",
                store ? fmt::format(" (the measurements are recorded in {})", o.db) : "");
     return core::kExitFailure;
   }
@@ -327,12 +367,35 @@ int run(int argc, char** argv) {
 namespace mgpu::harness {
 
 int mgpu_bench_main(int argc, char** argv) {
+  // Started with stdout closed ('>&-'): the next file opened (the database) would become fd 1
+  // and take Google Benchmark's console report. /dev/null holds the place, and the run ends
+  // with exit 1 as any output that could not be written does (mgpu-tune's with_output_written).
+  int stdout_errno = 0;
+  if (::fcntl(STDOUT_FILENO, F_GETFD) == -1 && errno == EBADF) {
+    stdout_errno = EBADF;
+    int fd = ::open("/dev/null", O_WRONLY);  // no O_CLOEXEC: fd 1 of the worker too
+    if (fd >= 0 && fd != STDOUT_FILENO) {
+      ::dup2(fd, STDOUT_FILENO);
+      ::close(fd);
+    }
+  }
+  int code;
   try {
-    return run(argc, argv);
+    code = run(argc, argv);
   } catch (const core::Error& e) {
     std::fprintf(stderr, "mgpu-bench: error: %s\n", e.what());
-    return core::exit_code_for(e.kind());
+    code = core::exit_code_for(e.kind());
   }
+  // Output that could not be written (a full disk behind '>', a closed stdout) is a failure.
+  errno = 0;
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good();
+  if (!flushed && stdout_errno == 0) stdout_errno = errno ? errno : EIO;
+  if (stdout_errno != 0) {
+    std::fprintf(stderr, "mgpu-bench: error: cannot write the output to stdout (%s)\n", std::strerror(stdout_errno));
+    if (code == core::kExitOk) code = core::kExitFailure;
+  }
+  return code;
 }
 
 }  // namespace mgpu::harness

@@ -4,6 +4,8 @@
 #include <iostream>
 #include <memory>
 
+#include <stdlib.h>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,10 @@ void add_report_command(CLI::App& app) {
       results::refuse_database_path((std::filesystem::path(o->out) / name).string(), {o->db});
     std::string data = report_data_json(o->db);  // bad databases fail here, before Python starts
     // Python before the folder: a Python that cannot start (MGPU_PYTHON_HOME) leaves nothing behind.
+    // report.py draws with the Agg backend it chooses itself (matplotlib.use("Agg")): a
+    // MPLBACKEND meant for interactive matplotlib (or garbage, which matplotlib refuses at import)
+    // has no say in files it writes, so it is not passed on.
+    ::unsetenv("MPLBACKEND");
     search::ensure_python();
     search::check_python_module("matplotlib", "python3-matplotlib");
     std::error_code ec;
@@ -56,7 +62,7 @@ void add_report_command(CLI::App& app) {
       std::cout << nlohmann::json{{"db", o->db}, {"output", o->out},
                                   {"index", (std::filesystem::path(o->out) / "index.html").string()},
                                   {"pictures", summary["pictures"]}, {"notes", summary["notes"]}}
-                       .dump(2)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
       return;
     }

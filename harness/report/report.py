@@ -310,6 +310,6 @@ for its kernel and problem class), <i>none</i>. A config the virtual device fail
 {('<h2>Notes</h2><ul>' + note_html + '</ul>') if notes else ''}
 </body></html>
 """
-    with open(os.path.join(out_dir, "index.html"), "w") as f:
+    with open(os.path.join(out_dir, "index.html"), "w", encoding="utf-8") as f:
         f.write(page)
     return json.dumps({"pictures": [name for name, _ in pictures], "notes": notes})

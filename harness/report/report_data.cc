@@ -10,6 +10,7 @@
 #include "harness/version.h"
 #include "results/kernel_lints.h"
 #include "results/store.h"
+#include "results/stored_config.h"
 #include "results/verified_best.h"
 
 namespace mgpu::harness {
@@ -25,7 +26,7 @@ std::string report_data_json(const std::string& db_path) {
     bool timed = t.status == "ok" && t.median_ms;
     trials.push_back({{"id", t.id}, {"run", t.run_id}, {"template", t.tmpl.name}, {"problem", t.problem.key},
                       {"device", t.env.device_name}, {"source", t.source}, {"status", t.status},
-                      {"config", nlohmann::json::parse(t.config_json)},
+                      {"config", nlohmann::json::parse(results::stored_config_text(db_path, t.id, t.config_json).to_json())},
                       {"ms", timed ? nlohmann::json(*t.median_ms) : nlohmann::json()},
                       {"noise", t.noise.value_or(0)}, {"tflops", timed ? results::tflops(t) : 0.0}});
   }
@@ -49,7 +50,7 @@ std::string report_data_json(const std::string& db_path) {
                         {"trials", trials}, {"exported", exported},
                         {"skipped_failed_verification", results::skipped_note(store, best.failed)},
                         {"verification", verification_summary(store)}}
-      .dump();
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace mgpu::harness

@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "results/stored_config.h"
+
 namespace mgpu::harness {
 
 nlohmann::json verification_summary(results::Store& store) {
@@ -21,7 +23,7 @@ nlohmann::json verification_summary(results::Store& store) {
     }
     const bool ok = t.status == "ok";
     (ok ? passed : failed) += 1;
-    nlohmann::json config = nlohmann::json::parse(t.config_json);
+    nlohmann::json config = nlohmann::json::parse(results::stored_config_text(store.path(), t.id, t.config_json).to_json());
     for (auto& [name, value] : config.items()) {
       auto& [v, pf] = counts[t.tmpl.name][name][value.dump()];
       v = value;

@@ -31,6 +31,7 @@
 #include "kernels/matmul_template.h"
 #include "results/claims.h"
 #include "results/kernel_lints.h"
+#include "results/stored_config.h"
 #include "results/store.h"
 #include "search/strategy.h"
 
@@ -264,7 +265,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
     last_seen = std::max(last_seen, r.id);
     if (!known.insert(r.config_json).second) return false;  // a config measured twice counts once
     bool ok = r.status == "ok" && r.median_ms;
-    strategy->tell(core::TuningConfig::from_json(r.config_json), ok ? r.median_ms : std::nullopt);
+    strategy->tell(results::stored_config(o.db, r.id, tmpl, nullptr, r.config_json), ok ? r.median_ms : std::nullopt);
     if (ok) {
       results[r.config_json] = *r.median_ms;
       noise_of[r.config_json] = r.noise.value_or(0);

@@ -194,7 +194,7 @@ void run(const Options& o) {
                                 {"counts", counts}, {"wall_s", wall_s}, {"compile_s", compile_s},
                                 {"median_s", median(fresh)}, {"interrupted", bool(stop_requested())},
                                 {"results", rows}}
-                     .dump(2)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   } else {
     int shown = 0;

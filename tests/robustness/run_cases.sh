@@ -283,4 +283,32 @@ bad matmul_nvdisasm_bad_is_noted 0 "SASS lints not available: MGPU_NVDISASM=garb
   sh: MGPU_NVDISASM=garbage '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --strategy random --trials 1 --no-verify --db t.db
 bad sass_nvdisasm_off 2 "sass needs nvdisasm: no nvdisasm \(MGPU_NVDISASM=off\)" --fixture sass -- \
   sh: MGPU_NVDISASM=off '"$MGPU"' sass k.cubin
+# --- a fourth battery: symbol names LLVM's NVPTX back end aborts on, compile-cache entries that
+# are no regular file (a FIFO blocked open() forever, /dev/zero read for a minute) ---
+fixture_bad_symbols() {
+  printf 'module {\n gpu.module @"k\xc3\xab" {\n gpu.func @"f\xc3\xa9"() kernel { gpu.return } } }\n' > "$W/utf8.mlir"
+  printf 'module {\n gpu.module @k {\n gpu.func @"a b"() kernel { gpu.return } } }\n' > "$W/space.mlir"
+  printf 'module {\n gpu.module @k {\n gpu.func @"f@x"() kernel { gpu.return } } }\n' > "$W/at.mlir"
+  printf 'module {\n gpu.module @k {\n gpu.func @"f$x"() kernel { gpu.return } } }\n' > "$W/dollar.mlir"
+}
+SYM_RE='symbol name @".*" \(gpu.func\) in gpu.module @.* is not allowed'
+bad compile_mlir_utf8_symbol_json 2 "$SYM_RE" --fixture bad_symbols -- compile --mlir '$W/utf8.mlir' --arch sm_90a --json --no-cache
+bad compile_mlir_space_symbol_ptx 2 "symbol name @\"a b\"" --fixture bad_symbols -- compile --mlir '$W/space.mlir' --arch sm_90a --emit ptx -o '$W/k.ptx' --no-cache
+bad compile_mlir_at_symbol 2 "symbol name @\"f@x\"" --fixture bad_symbols -- compile --mlir '$W/at.mlir' --arch sm_90a --no-cache
+bad compile_mlir_dollar_symbol_is_fine 0 "compiled .*dollar.mlir" --fixture bad_symbols -- compile --mlir '$W/dollar.mlir' --arch sm_90a --no-cache
+bad emulate_mlir_utf8_symbol 2 "$SYM_RE" --fixture bad_symbols -- emulate --mlir '$W/utf8.mlir' --arch sm_90a --launch '{"kernel":"f","grid":[1,1,1],"block":[32,1,1]}'
+# A cache entry replaced by a FIFO or a link to /dev/zero: recompiled at once, the entry replaced
+# by a regular file. The entry's name is found by a first compile.
+CC=(compile matmul --arch sm_90a --m 64 --n 64 --k 64 --config '{}' --cache-dir cache)
+for kind in fifo devzero; do
+  case $kind in fifo) mk='mkfifo "$e"' ;; devzero) mk='ln -s /dev/zero "$e"' ;; esac
+  bad "compile_cache_entry_$kind" 0 "1 kernels \(0 from cache, 0 failed\).*regular" --writes -- sh: \
+    "'$MGPU' ${CC[*]@Q} >/dev/null 2>&1 && e=\$(ls cache/*/*.mgpu) && rm \"\$e\" && $mk && timeout -s KILL 20 '$MGPU' ${CC[*]@Q} 2>&1 | tail -1 | tr -d '\\n' && test -f \"\$e\" && ! test -L \"\$e\" && echo ' regular'"
+done
+# Output files on a full disk or past a size limit: exit 1 (the environment) with the reason,
+# and nothing half-written left (campaign plan left c.json.tmp). compile --emit-dir
+# on a full disk (exit 2 before) needs a full file system: checked by hand on a small tmpfs.
+NOFILE="trap '' XFSZ; ulimit -f 0; exec"
+bad plan_past_file_size_limit 1 "cannot write c.json: .*File too large.* nothing left" -- sh: \
+  "($NOFILE '$MGPU' campaign plan --arch sm_90a --shapes llama3-8b -o c.json) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls -A | grep -qv '^.out\$' || echo ' nothing left'; exit \$r"
 finish

@@ -138,6 +138,21 @@ bad bench_suite_bad_device 2 "unknown device 'abacus'" --fixture predicted -- sh
 bad bench_suite_bad_timer 2 "unknown timer 'stopwatch'" --fixture predicted -- sh: '$BENCH' --db t.db --timer stopwatch
 bad bench_suite_unknown_flag 2 "frobnicate" --fixture predicted -- sh: '$BENCH' --db t.db --frobnicate
 bad bench_suite_help_lists_exit_codes 0 "Exit codes: 0 success" -- sh: '$BENCH' --help
+# Output that cannot be written is no silent success (as mgpu-tune's); a --benchmark_out left
+# incomplete is removed; Ctrl-C / SIGTERM commit the trial under way, close the run, exit 130/143
+# (also when started by a script with '&', where SIGINT comes ignored).
+B=(--db t.db --device model --include-model)
+bad bench_suite_stdout_full 1 "mgpu-bench: error: cannot write the output to stdout" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --no-record '>' /dev/full
+bad bench_suite_stdout_closed 1 "cannot write the output to stdout \(Bad file descriptor\)" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --no-record '>&-'
+bad bench_suite_out_too_big_is_removed 1 "could not write --benchmark_out b.json .*the incomplete file was removed.*gone" \
+  --fixture predicted -- sh: "(trap '' XFSZ; ulimit -f 0; exec '$BENCH' ${B[*]} --no-record --benchmark_out=b.json) 2>&1 >/dev/null | tr -d '\\n'; r=\${PIPESTATUS[0]}; test -e b.json || echo ' gone'; exit \$r"
+for sig in INT TERM; do
+  bad "bench_suite_sig$sig" $([ $sig = INT ] && echo 130 || echo 143) "stopped by SIG$sig: [0-9]+ trials of this run are committed.*closed" \
+    --fixture predicted --writes -- sh: "(trap '' INT; exec '$BENCH' ${B[*]} --benchmark_repetitions=10000 --benchmark_out=b.json) >/dev/null 2>e & p=\$!;
+      sleep 2; kill -$sig \$p; wait \$p; r=\$?; tr -d '\\n' < e; '$MGPU' best --db t.db --runs | grep -q unfinished || ls t.db-wal t.db-shm b.json 2>/dev/null || echo ' closed'; exit \$r"
+done
 
 ## mgpu-tune bench matmul (no B200 here: nothing can be measured, exit 3 like mgpu-bench)
 bad bench_without_a_gpu 3 "bench needs a sm_100a GPU: .*nothing was measured" -- \

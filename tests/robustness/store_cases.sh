@@ -276,11 +276,75 @@ fixture_dtype_quote() { fixture_good; sql "$W/t.db" "UPDATE problems SET dtype =
 fixture_config_null() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = json_set(json, '\$.tile_k', json('null'));"; }
 fixture_config_object() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = json_set(json, '\$.tile_k', json('{}'));"; }
 CPP_COMPILES='"$MGPU" export --db "$DB" --format cpp -o x.h --include-model --all-versions > /dev/null && printf "#include \"x.h\"\nint main() {}\n" > use.cc && ${CXX:-c++} -std=c++17 -Wall -Werror -fsyntax-only use.cc && echo "compiles: $(grep -c evil x.h) evil"'
-bad export_cpp_config_quote 0 "^compiles: 1 evil$" --fixture config_quote --writes -- sh: "$CPP_COMPILES"
+# A config value no template accepts is a damaged row (results/stored_config.h), refused before
+# any header text is made.
+bad export_cpp_config_quote 2 "t.db is damaged: trial 1 has a config its template matmul_sm90 does not accept .*cluster_dimension must be" \
+  --fixture config_quote --writes -- sh: "$CPP_COMPILES"
 bad export_cpp_arch_quote 0 "^compiles: 0 evil$" --fixture arch_quote --writes -- sh: "$CPP_COMPILES"
 bad export_cpp_dtype_quote 0 "^compiles: 0 evil$" --fixture dtype_quote --writes -- sh: "$CPP_COMPILES"
-bad export_cpp_config_null 2 "t.db is damaged: trial [0-9]+: parameter tile_k is null, which the C\\+\\+ header cannot hold" \
+bad export_cpp_config_null 2 "t.db is damaged: trial [0-9]+ has an unreadable config .*'tile_k' must be an integer or a string" \
   --fixture config_null -- export --db '$DB' --format cpp -o '$W/x.h' --include-model
-bad export_cpp_config_object 2 "t.db is damaged: trial [0-9]+: parameter tile_k is \\{\\}, which the C\\+\\+ header cannot hold" \
+bad export_cpp_config_object 2 "t.db is damaged: trial [0-9]+ has an unreadable config .*'tile_k' must be an integer or a string" \
   --fixture config_object -- export --db '$DB' --format cpp -o '$W/x.h' --include-model
+# --- round 3: a stored config is judged by one rule (results/stored_config.h) wherever it is read;
+# a trial whose config or environment row is missing is damaged, never dropped without a word ---
+fixture_cfg() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = '$1' WHERE id = (SELECT config_id FROM trials WHERE id = 1);"; }
+fixture_cfg_not_json() { fixture_cfg '{not json'; }
+fixture_cfg_array() { fixture_cfg '[1,2]'; }
+fixture_cfg_unknown_key() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = json_set(json, '\$.zzz', 1) WHERE id = (SELECT config_id FROM trials WHERE id = 1);"; }
+fixture_cfg_tile_huge() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = json_set(json, '\$.tile_m', 9223372036854775807) WHERE id = (SELECT config_id FROM trials WHERE id = 1);"; }
+UNREADABLE_CFG="t.db is damaged: trial 1 has an unreadable config"
+NOT_ACCEPTED_CFG="t.db is damaged: trial 1 has a config its template matmul_sm90 does not accept"
+bad best_cfg_not_json 2 "$UNREADABLE_CFG \\(\\{not json\\)" --fixture cfg_not_json -- best --db '$DB' --include-model
+bad best_cfg_array 2 "$UNREADABLE_CFG \\(\\[1,2\\]\\)" --fixture cfg_array -- best --db '$DB' --include-model
+bad trials_json_cfg_not_json 2 "$UNREADABLE_CFG \\(\\{not json\\)" --fixture cfg_not_json -- trials --db '$DB' --json
+bad best_json_cfg_array 2 "$UNREADABLE_CFG" --fixture cfg_array -- best --db '$DB' --include-model --json
+bad best_cfg_unknown_key 2 "$NOT_ACCEPTED_CFG .*zzz" --fixture cfg_unknown_key -- best --db '$DB' --include-model
+bad best_cfg_tile_huge 2 "$NOT_ACCEPTED_CFG .*tile_m" --fixture cfg_tile_huge -- best --db '$DB' --include-model
+bad export_cpp_cfg_tile_huge 2 "$NOT_ACCEPTED_CFG" --fixture cfg_tile_huge -- export --db '$DB' --format cpp --include-model -o '$W/x.h'
+bad export_json_cfg_not_json 2 "$UNREADABLE_CFG" --fixture cfg_not_json -- export --db '$DB' --format json --include-model -o '$W/x'
+bad report_cfg_not_json 2 "$UNREADABLE_CFG" --fixture cfg_not_json -- report --db '$DB' -o '$W/rep'
+bad report_cfg_unknown_key 2 "$NOT_ACCEPTED_CFG" --fixture cfg_unknown_key -- report --db '$DB' -o '$W/rep'
+bad matmul_resume_cfg_not_json 2 "t.db is damaged: trial 1 has an unreadable config" --fixture cfg_not_json --writes -- \
+  matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 6 --seed 1 --db '$DB'
+fixture_trial_dangling_config() { fixture_good; sql "$W/t.db" "PRAGMA foreign_keys=OFF; UPDATE trials SET config_id = 9999 WHERE id = 2;"; }
+fixture_trial_dangling_env() { fixture_good; sql "$W/t.db" "PRAGMA foreign_keys=OFF; UPDATE trials SET environment_id = 9999 WHERE id = 2;"; }
+DANGLING="t.db is damaged: trial 2 refers to a"
+bad trials_json_dangling_config 2 "$DANGLING config row that is not there" --fixture trial_dangling_config -- trials --db '$DB' --json
+bad trials_dangling_env 2 "$DANGLING environment row that is not there" --fixture trial_dangling_env -- trials --db '$DB'
+bad best_dangling_config 2 "$DANGLING config row" --fixture trial_dangling_config -- best --db '$DB' --include-model
+bad merge_dangling_config 2 "$DANGLING config row that is not there" --fixture trial_dangling_config -- merge '$DB' -o m.db
+# --- round 3: text that is not UTF-8 (a path is any bytes; a row may hold anything) reaches every
+# JSON writer as U+FFFD, never as an "internal error" after the work is done ---
+FF=$'\xff'; REPL=$'\xef\xbf\xbd'  # U+FFFD, as the JSON shows the byte
+fixture_good_ff() { fixture_good; mv "$W/t.db" "$W/$FF.db"; }
+fixture_device_ff() { fixture_good; sql "$W/t.db" "UPDATE environments SET device_name = CAST(device_name || x'ff' AS TEXT);"; }
+fixture_created_ff() { fixture_good; sql "$W/t.db" "UPDATE trials SET created_at = CAST(x'ff00ff' AS TEXT) WHERE id = 1;"; }
+fixture_good_t4() { fixture_good; fixture_t4_file; }
+bad matmul_json_db_not_utf8 0 "\"db\": \"$REPL\\.db\"" --writes -- $MODEL_RUN --json --db "$FF.db"
+bad trials_json_db_not_utf8 0 "\"db\": \"$REPL\\.db\"" --fixture good_ff -- trials --json --db "$FF.db"
+bad best_runs_json_db_not_utf8 0 "--db=\\\\\"$REPL\\.db" --writes -- \
+  sh: '"$MGPU"' $MODEL_RUN --db "$FF.db" '>' /dev/null '2>&1' '&&' '"$MGPU"' best --runs --json --db "$FF.db"
+bad merge_json_input_not_utf8 0 "\"$REPL\\.db\"" --fixture good_ff --writes -- merge "$FF.db" --json -o m.db
+bad export_json_flag_output_not_utf8 0 "\"$REPL\\.csv\"" --fixture good --writes -- export --db '$DB' --format csv --include-model --json -o "$FF.csv"
+bad import_json_kernel_not_utf8 0 "\"k$REPL\"" --fixture good_t4 --writes -- import --t4 r.json --kernel "k$FF" --json --db '$DB'
+bad best_json_device_not_utf8 0 "H100 SXM$REPL" --fixture device_ff -- best --db '$DB' --json --include-model
+bad export_json_device_not_utf8 0 "wrote [0-9]+ entries" --fixture device_ff --writes -- \
+  sh: '"$MGPU"' export --db '"$DB"' --format json --include-model -o j '&&' grep -c "'"H100 SXM$REPL"'" j/*.json
+bad report_device_not_utf8 0 "wrote .*index.html" --fixture device_ff --writes -- report --db '$DB' -o '$W/rep'
+bad trials_json_created_at_not_utf8 0 "\"created_at\": \"$REPL" --fixture created_ff -- trials --db '$DB' --json
+# The embedded Python gets a path as bytes (surrogateescape), writes where it was told.
+bad report_output_not_utf8 0 "^ok index$" --fixture good --writes -- \
+  sh: '"$MGPU"' report --db '"$DB"' --json -o "$FF"rep '>' /dev/null '&&' test -s "$FF"rep/index.html '&&' echo ok index
+# MPLBACKEND is not report's business: it draws with Agg, which it chooses itself.
+bad report_mplbackend_garbage 0 "wrote .*index.html" --fixture good --writes -- sh: MPLBACKEND=nonsense '"$MGPU"' report --db '"$DB"' -o rep
+# A finite number that underflows to a denormal is still a finite number (strtod's ERANGE).
+bad regress_max_noise_denormal 0 "0 slower, 0 faster, [0-9]+ same" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --max-noise 4.9e-324
+bad matmul_time_budget_denormal 1 "none of the trials succeeded" --writes -- $MODEL_RUN --time-budget 4.9e-324 --db '$DB'
+# Two merges of the same input into one new output at once: both succeed (the second adds what
+# the first has not), never "UNIQUE constraint failed: trials.uuid". Five tries: the race was
+# hit in 2 of 5.
+bad merge_twice_at_once_into_a_new_output 0 "tries ok" --fixture good --writes -- sh: \
+  "for i in 1 2 3 4 5; do rm -f o.db o.db-wal o.db-shm; '$MGPU' merge t.db -o o.db 2>a.err & a=\$!;
+     '$MGPU' merge t.db -o o.db 2>b.err || { cat b.err; exit 1; }; wait \$a || { cat a.err; exit 1; }; done; echo tries ok"
 finish

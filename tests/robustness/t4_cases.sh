@@ -110,6 +110,9 @@ fixture_t4_imported_twice() {
 }
 
 bad import_not_json 2 "r.json is not a T4 file: not a JSON object" --fixture t4_text -- import --t4 r.json --db t.db
+# Round 3: a byte that is not UTF-8 is said as such, with where it is (it is a JSON object).
+fixture_t4_not_utf8() { fixture_good; printf '{"schema_version":"1.0.0","results":[{"configuration":{"x":"\xff"},"times":{"runtimes":[1]}}]}' > "$W/r.json"; }
+bad import_not_utf8 2 "r.json is not a T4 file: invalid UTF-8 at byte offset 60 of its JSON text" --fixture t4_not_utf8 -- import --t4 r.json --db t.db
 bad import_missing_file 2 "cannot read T4 file nowhere.json" --fixture good -- import --t4 nowhere.json --db t.db
 bad import_no_results 2 "r.json has no results" --fixture t4_empty -- import --t4 r.json --db t.db
 bad import_no_configuration 2 "result 0: no \"configuration\" object" --fixture t4_no_config -- import --t4 r.json --db t.db

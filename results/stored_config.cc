@@ -1,0 +1,59 @@
+#include "results/stored_config.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace mgpu::results {
+namespace {
+
+TemplateConfigCheck& template_check() {
+  static TemplateConfigCheck check;
+  return check;
+}
+
+// The stored text as a message quotes it: one line, at most 80 bytes, control bytes as '?'.
+std::string quoted(const std::string& text) {
+  std::string s = text.substr(0, 80);
+  for (char& ch : s)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  return text.size() > 80 ? s + "..." : s;
+}
+
+}  // namespace
+
+void set_template_config_check(TemplateConfigCheck check) { template_check() = std::move(check); }
+
+core::TuningConfig stored_config_text(const std::string& db, std::int64_t trial_id, const std::string& config_json) {
+  return stored_config(db, trial_id, TemplateId{}, nullptr, config_json);
+}
+
+core::TuningConfig stored_config(const std::string& db, std::int64_t trial_id, const TemplateId& tmpl,
+                                 const ProblemRecord* problem, const std::string& config_json) {
+  nlohmann::json j = nlohmann::json::parse(config_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} has an unreadable config ({})", db, trial_id,
+                                  quoted(config_json)));
+  core::TuningConfig c;
+  try {
+    c = core::TuningConfig::from_json(config_json);  // ints and strings only, each within int64
+  } catch (const core::Error& e) {
+    if (e.kind() != core::ErrorKind::InvalidInput) throw;
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} has an unreadable config ({}): {}", db, trial_id,
+                                  quoted(config_json), e.what()));
+  }
+  try {
+    if (template_check() && !tmpl.name.empty()) template_check()(tmpl, problem ? *problem : ProblemRecord{}, c);
+  } catch (const core::Error& e) {
+    if (e.kind() != core::ErrorKind::InvalidInput) throw;
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} has a config its template {} does not accept ({}): {}", db,
+                                  trial_id, tmpl.name, quoted(config_json), e.what()));
+  }
+  return c;
+}
+
+}  // namespace mgpu::results
