@@ -29,23 +29,11 @@
 namespace mgpu::emu {
 namespace {
 
-constexpr int kSeeds = 200;
+using emu_test::clean;
+using emu_test::count_seeds;
+using emu_test::kSeeds;
 
 const char* kHeader = ".version 8.0\n.target sm_90a\n.address_size 64\n";
-
-// How many of seeds 1..kSeeds `found` says yes to.
-int count_seeds(const std::function<LaunchResult(std::uint64_t)>& run, const std::function<bool(const LaunchResult&)>& found,
-                std::string* example) {
-  int n = 0;
-  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
-    LaunchResult r = run(seed);
-    if (found(r)) ++n;
-    else if (example && example->empty()) *example = "seed " + std::to_string(seed) + ": " + emu_test::all(r);
-  }
-  return n;
-}
-
-bool clean(const LaunchResult& r) { return r.ok && r.reports.empty(); }
 
 // ---- TMA stores of a 16 x 16 bf16 tile (512 bytes) that 64 threads write, 8 bytes each --------
 

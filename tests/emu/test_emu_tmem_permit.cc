@@ -39,24 +39,12 @@
 namespace mgpu::emu {
 namespace {
 
+using emu_test::clean;
+using emu_test::count_seeds;
+using emu_test::kSeeds;
+
 using emu_test::all;
 using emu_test::has;
-
-constexpr int kSeeds = 200;
-
-// How many of seeds 1..kSeeds `found` says yes to; the first miss is described in `example`.
-int count_seeds(const std::function<LaunchResult(std::uint64_t)>& run, const std::function<bool(const LaunchResult&)>& found,
-                std::string* example) {
-  int n = 0;
-  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) {
-    LaunchResult r = run(seed);
-    if (found(r)) ++n;
-    else if (example && example->empty()) *example = "seed " + std::to_string(seed) + ": " + all(r);
-  }
-  return n;
-}
-
-bool clean(const LaunchResult& r) { return r.ok && r.reports.empty(); }
 
 bool contains(const LaunchResult& r, const std::string& text) { return all(r).find(text) != std::string::npos; }
 
