@@ -15,16 +15,18 @@ namespace {
 struct Model {
   const char* name;
   const char* what;
-  std::int64_t hidden, intermediate, heads, kv_heads, head_dim;
+  std::int64_t hidden, intermediate, heads, kv_heads, head_dim, vocab;
 };
 
 constexpr Model kModels[] = {
     // Meta Llama 3 model cards / config.json: hidden_size, intermediate_size, attention heads,
-    // key-value heads, head_dim = hidden / heads.
-    {"llama3-8b", "Llama-3-8B", 4096, 14336, 32, 8, 128},
-    {"llama3-70b", "Llama-3-70B", 8192, 28672, 64, 8, 128},
+    // key-value heads, head_dim = hidden / heads, vocab_size.
+    {"llama3-8b", "Llama-3-8B", 4096, 14336, 32, 8, 128, 128256},
+    {"llama3-70b", "Llama-3-70B", 8192, 28672, 64, 8, 128, 128256},
 };
-constexpr std::int64_t kTokens[] = {128, 512, 2048, 8192};  // prefill batch sizes (rows of A)
+// Rows of A: decode (one token per sequence of a batch of 1..128) and prefill (prompt tokens).
+constexpr std::int64_t kTokens[] = {1, 16, 32, 64, 128, 2048, 8192};
+constexpr const char* kTokensText = "decode M = 1, 16, 32, 64, 128 and prefill M = 2048, 8192";
 
 std::vector<MatmulProblem> model_shapes(const Model& m, DType in, DType out) {
   const std::int64_t qkv = (m.heads + 2 * m.kv_heads) * m.head_dim;
@@ -33,6 +35,7 @@ std::vector<MatmulProblem> model_shapes(const Model& m, DType in, DType out) {
       {m.hidden, m.heads * m.head_dim},  // attention output projection
       {2 * m.intermediate, m.hidden},  // fused gate and up projections
       {m.hidden, m.intermediate},      // down projection
+      {m.vocab, m.hidden},             // lm_head: the logits
   };
   std::vector<MatmulProblem> out_shapes;
   for (std::int64_t tokens : kTokens)
@@ -46,8 +49,8 @@ std::vector<MatmulProblem> model_shapes(const Model& m, DType in, DType out) {
 std::vector<NamedSuite> named_suites() {
   std::vector<NamedSuite> out;
   for (const Model& m : kModels)
-    out.push_back({m.name, fmt::format("{}: QKV, output, gate+up and down projections at {} tokens", m.what,
-                                       "128, 512, 2048 and 8192")});
+    out.push_back({m.name, fmt::format("{}: QKV, output, gate+up, down and lm_head projections at {}", m.what,
+                                       kTokensText)});
   out.push_back({"llama3", "both Llama-3 suites (8B and 70B)"});
   return out;
 }

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -43,6 +44,12 @@ class MatmulTemplate {
   // descriptors.
   virtual unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const = 0;
   virtual std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  // What a launch of the config's kernel for `p` on `sm_count` SMs does that neither the binary
+  // nor the problem fixes, as one canonical text: the tiles each cluster computes, in order,
+  // the clusters' sequences sorted. Two configs with one binary, one problem and one signature
+  // run the same work, cluster for cluster, up to which cluster runs which sequence -- an order
+  // the virtual device's scheduler draws at random anyway -- so one verification stands for both.
+  virtual std::string launch_signature(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const = 0;
   // The extents (M, N, K) the kernels' tile grids and K loops are counted in, over the whole
   // default space: problems with the same counts for every one of them run the same padded
   // grids, so they share a best config (shape-suite bucketing).

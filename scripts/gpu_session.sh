@@ -2,7 +2,7 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
@@ -15,6 +15,11 @@
 # profile: Nsight Compute (ncu, clocks left alone) over one launch each of the default config and
 # its 2-CTA clusters along M and N at 4096^3: OUTDIR/ncu-*.ncu-rep, their details and raw pages
 # as text beside them (ncu-*.details.txt, ncu-*.raw.csv).
+# models: the shapes models run (issue 32's baseline): the default config beside cuBLASLt at each
+# llama3-8b projection (QKV, output, gate+up, down, lm_head; B as N x K) for M = 1, 16, 32, 64, 128
+# (decode) and 2048, 8192 (prefill), decode first, one OUTDIR/models/bench-MxNxK.json each
+# (MODELS_SECONDS bounds the whole sweep, 200 by default), then random configs measured and
+# verified at three decode shapes (MODELS_TRIALS per shape, 25 by default) into OUTDIR/lease.db.
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
@@ -30,7 +35,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models)" >&2; exit 2;; esac
 done
 command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
@@ -110,6 +115,23 @@ for s in "${steps[@]}"; do
         ncu -i "$out/ncu-$tag.ncu-rep" --page details >"$out/ncu-$tag.details.txt" 2>&1
         ncu -i "$out/ncu-$tag.ncu-rep" --page raw --csv >"$out/ncu-$tag.raw.csv" 2>&1
       done ;;
+    models)
+      mkdir -p "$out/models"
+      t0=$SECONDS failed=0 done=0 skipped=0
+      for m in 1 16 32 64 128 2048 8192; do
+        for nk in "6144 4096" "4096 4096" "28672 4096" "4096 14336" "128256 4096"; do
+          set -- $nk
+          if (( SECONDS - t0 > ${MODELS_SECONDS:-200} )); then skipped=$((skipped + 1)); continue; fi
+          f="$out/models/bench-${m}x$1x$2"
+          timeout --kill-after=5 60 $run mgpu-tune bench matmul --arch sm_90a --m "$m" --n "$1" --k "$2" --layout nk \
+            --repeat 3 --json >"$f.json" 2>"$f.log" && done=$((done + 1)) || failed=$((failed + 1))
+          grep -h -E '"(median_ms|cublas_ms|percent_of_cublas)"' "$f.json" | tr -d ' \n'; echo " ${m}x$1x$2"
+        done
+      done
+      verdict[models-bench]="rc=$((failed > 0)) $done measured, $failed failed, $skipped past the time bound, in $((SECONDS - t0)) s"
+      printf '%s\n' 16,6144,4096,bf16,bf16,nk 16,28672,4096,bf16,bf16,nk 16,4096,14336,bf16,bf16,nk >"$out/decode.csv"
+      step models-tune 240 $run mgpu-tune matmul --arch sm_90a --shapes "$out/decode.csv" --device cuda --strategy random \
+        --trials "${MODELS_TRIALS:-25}" --seed 3 --db "$out/lease.db" --top 3 ;;
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
   esac

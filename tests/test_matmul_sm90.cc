@@ -20,6 +20,7 @@
 #include "kernels/matmul_common/operand_tma.h"
 #include "kernels/matmul_sm90/config.h"
 #include "kernels/matmul_sm90/kernel.h"
+#include "kernels/matmul_sm90/template.h"
 #include "kernels/matmul_sm90/validity.h"
 #include "tests/support/compile_space.h"
 #include "tests/support/jit_schedule.h"
@@ -63,6 +64,59 @@ TEST(TileSchedule, ConsecutiveTilesStayInABand) {
   EXPECT_EQ(order, expected);
 }
 
+TEST(TileSchedule, TheHostWalkIsTheEmittedWalk) {
+  // kernels::host_tile_walk() decides which configs run the same work (verification by
+  // equivalence), so it must be the kernel's own walk, CTA by CTA, tile by tile.
+  int ctas = 0;
+  for (TileWalkShape s : {TileWalkShape{256, 128, 1, 1}, TileWalkShape{16, 128, 1, 2}, TileWalkShape{128, 64, 2, 1},
+                          TileWalkShape{64, 256, 1, 1}}) {
+    ::mgpu::testing::JitTileWalk walk(s);
+    for (int m : {1, 16, 130, 1000})
+      for (int n : {8, 500, 2048})
+        for (int sms : {132, 7, 2})
+          for (int minor : {0, 1})
+            for (int width : {1, 3, 16}) {
+              const unsigned grid = kernels::persistent_grid(m, n, s, sms);
+              for (unsigned b = 0; b < grid; ++b) {
+                ::mgpu::testing::WalkArgs a{m, n, static_cast<int>(b), static_cast<int>(grid),
+                                            static_cast<int>(b % s.cluster_size()), minor, width};
+                auto host = kernels::host_tile_walk(s, m, n, b, grid, minor == 1, width);
+                ASSERT_EQ(host.size(), size_t(walk.count(a))) << m << "x" << n << " block " << b << " of " << grid;
+                for (size_t it = 0; it < host.size(); ++it) {
+                  auto [m0, n0] = walk.origin(a, static_cast<int>(it));
+                  ASSERT_EQ(host[it], (std::pair<std::int64_t, std::int64_t>{m0, n0})) << m << "x" << n << " block " << b;
+                }
+                ++ctas;
+              }
+            }
+  }
+  EXPECT_GT(ctas, 10000);
+}
+
+TEST(TileSchedule, TheLaunchSignatureTellsWhichTileOrdersRunTheSameWork) {
+  // Verification runs one config per signature (harness/verify/verifier.h): configs that differ
+  // only in the tile order share it exactly when every cluster computes the same tiles.
+  const MatmulTemplate& t = hopper_matmul();
+  auto with = [&](const char* minor, int width, const char* cluster) {
+    core::TuningConfig c = t.default_config();
+    c.set("grid_minor_dim", std::string(minor));
+    c.set("grid_tile_width", std::int64_t{width});
+    c.set("cluster_dimension", std::string(cluster));
+    return c;
+  };
+  MatmulProblem one_each{.m = 256, .n = 256, .k = 256};  // 2 CTA tiles of 256 x 128 on 132 SMs
+  EXPECT_EQ(t.launch_signature(one_each, with("N", 8, "none"), 132), t.launch_signature(one_each, with("M", 1, "none"), 132));
+  MatmulProblem several{.m = 1024, .n = 1024, .k = 256};  // 32 tiles on 3 SMs: 11, 11 and 10 each
+  EXPECT_NE(t.launch_signature(several, with("N", 2, "none"), 3), t.launch_signature(several, with("M", 2, "none"), 3));
+  // One band as wide as the 8 tile columns, snaking down the rows, is the width-1 bands along M.
+  EXPECT_EQ(t.launch_signature(several, with("N", 8, "none"), 3), t.launch_signature(several, with("M", 1, "none"), 3));
+  EXPECT_NE(t.launch_signature(several, with("N", 1, "none"), 3), t.launch_signature(several, with("N", 2, "none"), 3));
+  EXPECT_EQ(t.launch_signature(several, with("N", 4, "none"), 3), t.launch_signature(several, with("N", 4, "none"), 3));
+  // A cluster's two CTAs walk together: the pair's sequences are one unit of the signature.
+  EXPECT_NE(t.launch_signature(one_each, with("N", 8, "M"), 132), t.launch_signature(one_each, with("N", 8, "none"), 132));
+  EXPECT_NE(t.launch_signature(several, with("N", 8, "N"), 4), t.launch_signature(several, with("M", 8, "N"), 4));
+}
+
 TEST(MatmulConfig, RoundTripsThroughTuningConfigJson) {
   MatmulConfig c;
   c.tile_n = 64;
@@ -78,6 +132,69 @@ TEST(MatmulConfig, RoundTripsThroughTuningConfigJson) {
                        "epi_tile_n":64,"grid_minor_dim":"K","grid_tile_width":8,"wg_dimension":"M",
                        "cluster_dimension":"none"})")),
                core::Error);
+}
+
+TEST(MatmulConfig, SwapAbRoundTripsAndConfigsStoredBeforeItRanUnswapped) {
+  MatmulConfig c;
+  c.swap_ab = true;
+  c.tile_m = 16;
+  c.tile_n = 64;
+  MatmulConfig back = MatmulConfig::from_tuning_config(core::TuningConfig::from_json(c.to_tuning_config().to_json()));
+  EXPECT_TRUE(back.swap_ab);
+  EXPECT_EQ(back.to_tuning_config(), c.to_tuning_config());
+  EXPECT_EQ(back.mma_rows(), 64);  // wgmma's M is C's columns, its N C's rows
+  EXPECT_EQ(back.mma_n(), 16);
+  EXPECT_EQ(back.epi_rows(), 16);
+  // A config stored before swap_ab existed names every other parameter: it ran unswapped.
+  MatmulConfig old = MatmulConfig::from_tuning_config(core::TuningConfig::from_json(
+      R"({"tile_m":128,"tile_n":128,"tile_k":64,"max_concurrent_steps":4,"epi_tile_m":64,"epi_tile_n":64,
+          "grid_minor_dim":"N","grid_tile_width":8,"wg_dimension":"M","cluster_dimension":"none"})"));
+  EXPECT_FALSE(old.swap_ab);
+  EXPECT_EQ(old.to_tuning_config(), MatmulConfig{}.to_tuning_config());
+  core::TuningConfig bad = c.to_tuning_config();
+  bad.set("swap_ab", std::string("maybe"));
+  try {
+    MatmulConfig::from_tuning_config(bad);
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(R"(swap_ab must be "no" or "yes", got "maybe")"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MatmulSm90Validity, SwapAbRulesWithTheirReasons) {
+  MatmulProblem p{.m = 16, .n = 4096, .k = 4096, .b_layout = BLayout::NK};
+  auto rule = [&](MatmulConfig c) {
+    auto r = why_invalid(p, c, hopper());
+    return r ? r->rule + ": " + r->reason : std::string("valid");
+  };
+  MatmulConfig s;
+  s.swap_ab = true;
+  s.tile_n = 64;
+  for (int m : {8, 16, 24, 32, 64}) {
+    s.tile_m = m;
+    EXPECT_EQ(rule(s), "valid") << m;
+  }
+  s.tile_m = 128;
+  EXPECT_NE(rule(s).find("swap_ab: tile_m 128 is not a multiple of 8 in [8, 64]"), std::string::npos) << rule(s);
+  s.tile_m = 12;
+  EXPECT_NE(rule(s).find("swap_ab: tile_m 12"), std::string::npos) << rule(s);
+  s.tile_m = 16;
+  s.tile_n = 96;  // fine as wgmma's N, not as its M
+  EXPECT_NE(rule(s).find("swap_ab: tile_n 96 is not 64, 128, 192 or 256"), std::string::npos) << rule(s);
+  s.tile_n = 64;
+  s.epi_tile_m = 128;
+  EXPECT_NE(rule(s).find("swap_ab: epi_tile_m 128 must stay 64"), std::string::npos) << rule(s);
+  MatmulConfig u;  // unswapped, a small tile_m is no wgmma M
+  u.tile_m = 16;
+  EXPECT_NE(rule(u).find("shape: tile_m 16 is not 64, 128, 192 or 256"), std::string::npos) << rule(u);
+  EXPECT_NE(rule(u).find("swap_ab \"yes\" takes 8..64"), std::string::npos) << rule(u);
+  // The SMEM the swapped kernel needs: A's stage is tile_m rows, the epilogue tile_m-row pieces.
+  s.epi_tile_m = 64;
+  s.max_concurrent_steps = 8;
+  s.tile_k = 128;
+  s.tile_n = 256;
+  s.wg_dimension = Dim::N;  // B stages of 512 rows x 256 bytes: 8 x 144 KiB do not fit
+  EXPECT_NE(rule(s).find("smem: needs"), std::string::npos) << rule(s);
 }
 
 TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
@@ -165,7 +282,7 @@ TEST(MatmulSm90, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSeriali
     if (sass_checked.insert(&o).second) {
       ASSERT_EQ(sass.at(&o).error, "") << c.to_tuning_config().to_json();
       const core::SassProfile& sp = sass.at(&o).profile;
-      const int blocks = c.tile_m / 64;  // each consumer warpgroup holds tile_m x tile_n
+      const int blocks = c.mma_blocks();  // 64-row wgmma blocks of each consumer's tile_m x tile_n (or its C^T)
       EXPECT_EQ(sp.whole.setmaxnreg, 2) << c.to_tuning_config().to_json();
       EXPECT_EQ(sp.whole.local_memory, 0) << c.to_tuning_config().to_json();
       ASSERT_TRUE(sp.has_main_loop) << c.to_tuning_config().to_json();

@@ -32,17 +32,21 @@ TEST(ShapeSuites, TheNamedLlamaSuitesHoldEachProjectionAtEachTokenCount) {
   EXPECT_NE(std::find(names.begin(), names.end(), "llama3-8b"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "llama3-70b"), names.end());
   auto s8 = kernels::named_suite("llama3-8b");
-  ASSERT_EQ(s8.size(), 16u);
-  EXPECT_TRUE(has(s8, 2048, 6144, 4096));    // fused QKV: (32 + 2 x 8) heads x 128
-  EXPECT_TRUE(has(s8, 2048, 4096, 4096));    // attention output
-  EXPECT_TRUE(has(s8, 2048, 28672, 4096));   // gate + up
-  EXPECT_TRUE(has(s8, 2048, 4096, 14336));   // down
+  ASSERT_EQ(s8.size(), 35u);  // 5 projections x (5 decode + 2 prefill token counts)
+  for (std::int64_t m : {1, 16, 32, 64, 128, 2048, 8192}) {
+    EXPECT_TRUE(has(s8, m, 6144, 4096)) << m;    // fused QKV: (32 + 2 x 8) heads x 128
+    EXPECT_TRUE(has(s8, m, 4096, 4096)) << m;    // attention output
+    EXPECT_TRUE(has(s8, m, 28672, 4096)) << m;   // gate + up
+    EXPECT_TRUE(has(s8, m, 4096, 14336)) << m;   // down
+    EXPECT_TRUE(has(s8, m, 128256, 4096)) << m;  // lm_head over Llama 3's 128,256-token vocabulary
+  }
   for (const MatmulProblem& p : s8) EXPECT_EQ(p.b_layout, BLayout::NK);  // Linear weights are N x K
   auto s70 = kernels::named_suite("llama3-70b", DType::F16, DType::F16);
   EXPECT_TRUE(has(s70, 128, 10240, 8192));
-  EXPECT_TRUE(has(s70, 8192, 8192, 28672));
+  EXPECT_TRUE(has(s70, 1, 8192, 28672));
+  EXPECT_TRUE(has(s70, 8192, 128256, 8192));
   EXPECT_EQ(s70.front().in_dtype, DType::F16);
-  EXPECT_EQ(kernels::named_suite("llama3").size(), 32u);
+  EXPECT_EQ(kernels::named_suite("llama3").size(), 70u);
   try {
     kernels::named_suite("gpt-5");
     FAIL();
@@ -167,13 +171,15 @@ TEST(ShapeSuites, AJsonShapeWithANestedValue) {
 
 TEST(ShapeSuites, BucketsAreShapesWithTheSamePaddedTileGrids) {
   const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch("sm_90a"));
-  std::vector<MatmulProblem> shapes = {{.m = 1000, .n = 1024, .k = 1024},
-                                       {.m = 1020, .n = 1024, .k = 1024},
+  // 1001 and 1008 rows round alike for every CTA tile height down to swap_ab's 8 (1000 and
+  // 1020 did until 8-row tiles existed: 125 against 128 of them).
+  std::vector<MatmulProblem> shapes = {{.m = 1001, .n = 1024, .k = 1024},
+                                       {.m = 1008, .n = 1024, .k = 1024},
                                        {.m = 1100, .n = 1024, .k = 1024},
                                        {.m = 1000, .n = 1024, .k = 1024, .b_layout = BLayout::NK}};
   auto buckets = grid_buckets(t, shapes);
   ASSERT_EQ(buckets.size(), 3u);
-  EXPECT_EQ(buckets[0], (std::vector<size_t>{0, 1}));  // every tile size rounds 1000 and 1020 alike
+  EXPECT_EQ(buckets[0], (std::vector<size_t>{0, 1}));  // every tile size rounds 1001 and 1008 alike
   EXPECT_EQ(buckets[1], (std::vector<size_t>{2}));
   EXPECT_EQ(buckets[2], (std::vector<size_t>{3}));     // another layout never shares
 }

@@ -105,6 +105,9 @@ TEST_F(TuningLoop, BudgetsAndExhaustion) {
   EXPECT_FALSE(r.exhausted);
   opts_.time_budget_s = 0;
   opts_.strategy = "exhaustive";
+  // Exhaustion over a whole space: the Blackwell template's (thousands of configs), not the
+  // Hopper one's (tens of thousands since swap_ab), which would only make the test longer.
+  opts_.arch = "sm_100a";
   opts_.problem = {.m = 256, .n = 256, .k = 64, .out_dtype = kernels::DType::F32};
   TuneReport all = tune(opts_, stop_);
   EXPECT_TRUE(all.exhausted);

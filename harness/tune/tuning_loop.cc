@@ -475,6 +475,10 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         req.verify = pass == 0;
         req.timer = o.timer;
         Measurement m = device.measure(req);
+        // As in the search above: a stop reaches the worker too, and its failure then says
+        // nothing about the config (an H200 lease stopped by `timeout` recorded two configs as
+        // faults, "the worker was killed by signal 15", in this confirmation, 2026-11-26).
+        if (interrupted && m.status != TrialStatus::Ok) break;
         store.record_trial(trial_record(run, tmpl, o.problem, req.config, device.env, m));
         if (m.status == TrialStatus::Ok) {
           strict[ranked[i].first].push_back(m.median_ms);

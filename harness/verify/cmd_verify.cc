@@ -75,6 +75,8 @@ nlohmann::json result_json(const VerifyResult& r) {
                       {"kernel_hash", r.job.kernel_hash},
                       {"status", r.status},
                       {"reused", r.reused},
+                      {"equivalent_to", r.equivalent_to.empty() ? nlohmann::json(nullptr)
+                                                                : nlohmann::json::parse(r.equivalent_to)},
                       {"message", r.message},
                       {"wall_s", r.wall_s}};
   if (r.job.proxy) j["proxy"] = {{"problem", r.job.proxy->problem.key()}, {"sm_count", r.job.proxy->sm_count}};
@@ -161,16 +163,20 @@ void run(const Options& o) {
                "{} at a time\n", format_elapsed(compile_s), compile_s, unique.size(), o.seeds, threads);
 
   std::map<std::string, int> counts;
-  int done = 0, reused = 0;
+  int done = 0, reused = 0, equivalent = 0;
   const bool terminal = isatty(STDERR_FILENO) != 0;
   const int every = std::max<int>(1, static_cast<int>(unique.size()) / 50);
   auto on_result = [&](const VerifyResult& r) {
     ++done;
     ++counts[r.status];
     reused += r.reused;
+    equivalent += !r.equivalent_to.empty();
     if (o.verbose)
       fmt::print(stderr, "{:<13} {} {} ({}){}{}\n", r.status, r.job.config.to_json(), r.job.problem_class.key(),
-                 proxy_text(r.job), r.reused ? " [from the store]" : fmt::format(" {:.2f} s", r.wall_s),
+                 proxy_text(r.job),
+                 r.reused                    ? " [from the store]"
+                 : !r.equivalent_to.empty() ? " [by equivalence]"
+                                             : fmt::format(" {:.2f} s", r.wall_s),
                  r.message.empty() ? "" : ": " + r.message);
     else if (progress && (terminal || done % every == 0 || done == static_cast<int>(unique.size())))
       fmt::print(stderr, "{}[{}] {}/{} verified {}, failed {}{}", terminal ? "\r" : "", format_elapsed(elapsed()), done,
@@ -182,7 +188,7 @@ void run(const Options& o) {
   const double wall_s = elapsed();
   std::vector<double> fresh;
   for (const VerifyResult& r : results)
-    if (!r.reused) fresh.push_back(r.wall_s);
+    if (!r.reused && r.equivalent_to.empty()) fresh.push_back(r.wall_s);
   const int failed = static_cast<int>(results.size()) - counts["verified"];
 
   if (o.json) {
@@ -191,6 +197,7 @@ void run(const Options& o) {
     std::cout << nlohmann::json{{"arch", arch.name}, {"template", t.name()}, {"db", o.db}, {"seeds", o.seeds},
                                 {"configs", configs.size()}, {"jobs", unique.size()}, {"done", results.size()},
                                 {"verified", counts["verified"]}, {"failed", failed}, {"reused", reused},
+                                {"by_equivalence", equivalent},
                                 {"counts", counts}, {"wall_s", wall_s}, {"compile_s", compile_s},
                                 {"median_s", median(fresh)}, {"interrupted", bool(stop_requested())},
                                 {"results", rows}}
@@ -210,10 +217,10 @@ void run(const Options& o) {
     std::string by_status;
     for (const auto& [status, n] : counts) by_status += fmt::format("{}{} {}", by_status.empty() ? "" : ", ", n, status);
     fmt::print("{} on the virtual {}: {} of {} (config, problem class) pairs checked ({}); {} from earlier "
-               "verifications in {}; {} schedule(s) each; {:.1f} s ({:.1f} s compiling), median {:.2f} s per "
-               "verification run\n",
+               "verifications in {}; {} by equivalence (the same kernel running the same tiles as a config "
+               "run here); {} schedule(s) each; {:.1f} s ({:.1f} s compiling), median {:.2f} s per verification run\n",
                t.name(), arch.name, results.size(), unique.size(), by_status.empty() ? "none" : by_status, reused, o.db,
-               o.seeds, wall_s, compile_s, median(fresh));
+               equivalent, o.seeds, wall_s, compile_s, median(fresh));
   }
   if (stop_requested()) {
     fmt::print(stderr, "mgpu-tune: stopped: {} verifications are committed in {}; the same command resumes\n",

@@ -184,17 +184,57 @@ std::vector<VerifyJob> Verifier::plan_standard(const std::vector<core::TuningCon
   return jobs;
 }
 
+void Verifier::record(const VerifyJob& job, const Measurement& m, const kernels::MatmulProblem& problem) {
+  results::TrialRecord rec = trial_record(run_id_, template_id(t_, t_.arch()), problem, job.config, env_, m);
+  rec.kernel_hash = m.kernel_hash.empty() ? job.kernel_hash : m.kernel_hash;
+  rec.problem_class = job.problem_class.key();
+  std::lock_guard<std::mutex> lock(store_mu_);
+  store_.record_trial(rec);
+}
+
+std::string Verifier::work_key(const VerifyJob& job) const {
+  if (!job.compile_error.empty() || !job.proxy || job.kernel_hash.empty()) return "";
+  return fmt::format("{} {} {} {} {}", job.kernel_hash, job.proxy->problem.key(), job.proxy->sm_count,
+                     job.problem_class.key(), t_.launch_signature(job.proxy->problem, job.config, job.proxy->sm_count));
+}
+
+VerifyResult Verifier::answer_by_equivalence(const VerifyJob& job, const VerifyJob& ran, const VerifyResult& verdict) {
+  VerifyResult r;
+  r.job = job;
+  {
+    std::lock_guard<std::mutex> lock(store_mu_);
+    results::Verification v = store_.verification({job.config.to_json(), job.kernel_hash, job.problem_class.key()});
+    if (v.state != results::Verification::State::None) {  // an earlier verification of its own
+      r.reused = true;
+      r.status = v.state == results::Verification::State::Verified ? "verified" : v.failure->status;
+      if (v.failure) {
+        r.message = v.failure->message;
+        r.verification_error = v.failure->verification_error;
+      }
+      return r;
+    }
+  }
+  r.status = verdict.status;
+  r.verification_error = verdict.verification_error;
+  r.equivalent_to = ran.config.to_json();
+  const std::string why = fmt::format("by equivalence: kernel {} runs the same tiles, cluster for cluster, as for {}",
+                                      job.kernel_hash, r.equivalent_to);
+  r.message = verdict.message.empty() ? why : verdict.message + " (" + why + ")";
+  Measurement m;
+  m.source = "emulate";
+  m.status = verdict.passed() ? TrialStatus::Ok : parse_trial_status(verdict.status);
+  m.message = r.message;
+  m.verification_error = verdict.verification_error;
+  m.kernel_hash = job.kernel_hash;
+  record(job, m, job.proxy->problem);
+  return r;
+}
+
 VerifyResult Verifier::answer(const VerifyJob& job, WorkerProcess& worker, const std::atomic<bool>& interrupted) {
   VerifyResult r;
   r.job = job;
   const std::string cls = job.problem_class.key();
-  auto record = [&](const Measurement& m, const kernels::MatmulProblem& problem) {
-    results::TrialRecord rec = trial_record(run_id_, template_id(t_, t_.arch()), problem, job.config, env_, m);
-    rec.kernel_hash = m.kernel_hash.empty() ? job.kernel_hash : m.kernel_hash;
-    rec.problem_class = cls;
-    std::lock_guard<std::mutex> lock(store_mu_);
-    store_.record_trial(rec);
-  };
+  auto record = [&](const Measurement& m, const kernels::MatmulProblem& problem) { this->record(job, m, problem); };
   if (!job.compile_error.empty() || !job.proxy) {
     Measurement m;
     m.source = "emulate";
@@ -260,24 +300,47 @@ VerifyResult Verifier::verify(const core::TuningConfig& config, const kernels::M
 std::vector<VerifyResult> Verifier::run(const std::vector<VerifyJob>& jobs, int parallel,
                                         const std::atomic<bool>& interrupted,
                                         const std::function<void(const VerifyResult&)>& on_result) {
+  // One run per distinct work: the first job of each key runs, the rest follow its verdict.
+  std::vector<std::vector<size_t>> followers(jobs.size());
+  std::vector<size_t> leaders;
+  {
+    std::map<std::string, size_t> leader_of;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      std::string key = work_key(jobs[i]);
+      auto it = key.empty() ? leader_of.end() : leader_of.find(key);
+      if (it != leader_of.end()) {
+        followers[it->second].push_back(i);
+        continue;
+      }
+      if (!key.empty()) leader_of.emplace(std::move(key), i);
+      leaders.push_back(i);
+    }
+  }
   std::vector<std::optional<VerifyResult>> slots(jobs.size());
   std::atomic<size_t> next{0};
   std::mutex report_mu;
   auto work = [&] {
     std::unique_ptr<WorkerProcess> worker;
-    for (size_t i; !interrupted && (i = next++) < jobs.size();) {
+    for (size_t n; !interrupted && (n = next++) < leaders.size();) {
+      const size_t i = leaders[n];
       if (!worker)
         worker = std::make_unique<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 900.0,
                                                 worker_environment_);
       VerifyResult r = answer(jobs[i], *worker, interrupted);
       // A signal reaches the worker too: its failure then says nothing about the config.
       if (interrupted && !r.reused && !r.passed()) break;
+      std::vector<VerifyResult> follow;
+      for (size_t f : followers[i]) follow.push_back(answer_by_equivalence(jobs[f], jobs[i], r));
       std::lock_guard<std::mutex> lock(report_mu);
       if (on_result) on_result(r);
       slots[i] = std::move(r);
+      for (size_t k = 0; k < follow.size(); ++k) {
+        if (on_result) on_result(follow[k]);
+        slots[followers[i][k]] = std::move(follow[k]);
+      }
     }
   };
-  int n = std::max(1, std::min<int>(parallel, static_cast<int>(jobs.size())));
+  int n = std::max(1, std::min<int>(parallel, static_cast<int>(leaders.size())));
   std::vector<std::thread> threads;
   for (int i = 1; i < n; ++i) threads.emplace_back(work);
   work();

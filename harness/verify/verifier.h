@@ -47,6 +47,9 @@ struct VerifyResult {
   std::string message;     // the checker's report / the error
   std::optional<double> verification_error;
   double wall_s = 0;       // this run's time for it (0 when reused)
+  // Not run: the verdict of this config, which runs the same work as the one named here (same
+  // binary, proxy problem and launch signature, MatmulTemplate::launch_signature).
+  std::string equivalent_to;
   bool passed() const { return status == "verified"; }
 };
 
@@ -68,7 +71,9 @@ class Verifier {
                                        const kernels::MatmulProblem& like, int compile_threads);
 
   // Answers every job; `on_result` is called as each finishes (from worker threads, one at a
-  // time). Stops starting jobs when `interrupted`; unstarted jobs get no result.
+  // time). Stops starting jobs when `interrupted`; unstarted jobs get no result. Jobs whose
+  // configs differ only in run-time parameters and launch the same work at their proxy run once:
+  // the others take that verdict (recorded as theirs, equivalent_to set).
   std::vector<VerifyResult> run(const std::vector<VerifyJob>& jobs, int parallel, const std::atomic<bool>& interrupted,
                                 const std::function<void(const VerifyResult&)>& on_result);
 
@@ -82,6 +87,11 @@ class Verifier {
   std::vector<Compiled> compile(const std::vector<core::TuningConfig>& configs, const kernels::MatmulProblem& like,
                                 int threads);
   VerifyResult answer(const VerifyJob& job, WorkerProcess& worker, const std::atomic<bool>& interrupted);
+  // The verdict of `job`, which runs the same work as `ran` (whose verdict is `verdict`).
+  VerifyResult answer_by_equivalence(const VerifyJob& job, const VerifyJob& ran, const VerifyResult& verdict);
+  // The work a job's run does: equal keys, equal runs (empty: the job does not run).
+  std::string work_key(const VerifyJob& job) const;
+  void record(const VerifyJob& job, const Measurement& m, const kernels::MatmulProblem& problem);
 
   results::Store& store_;
   std::int64_t run_id_;

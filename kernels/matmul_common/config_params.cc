@@ -14,13 +14,19 @@ using core::ErrorKind;
 
 std::string_view to_string(Dim d) { return d == Dim::M ? "M" : "N"; }
 
-void check_param_names(const core::TuningConfig& t, std::initializer_list<const char*> names) {
+void check_param_names(const core::TuningConfig& t, std::initializer_list<const char*> names,
+                       std::initializer_list<const char*> added_later) {
   // Names and value types are checked here; ranges are the validity rules' business, so a
   // config outside the default space (say tile_n 96) can still be tried and explained.
   std::string all;
   for (const char* n : names) all += (all.empty() ? "" : ", ") + std::string(n);
+  for (const char* n : added_later) all += (all.empty() ? "" : ", ") + std::string(n);
+  auto known = [&](const std::string& k) {
+    auto is = [&](const char* n) { return k == n; };
+    return std::any_of(names.begin(), names.end(), is) || std::any_of(added_later.begin(), added_later.end(), is);
+  };
   for (const auto& [k, v] : t.values())
-    if (std::none_of(names.begin(), names.end(), [&](const char* n) { return k == n; }))
+    if (!known(k))
       throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}' (the parameters: {})", k, all));
   for (const char* n : names)
     if (!t.has(n))

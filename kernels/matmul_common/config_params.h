@@ -15,8 +15,11 @@ enum class Dim { M, N };
 std::string_view to_string(Dim d);
 
 // Every name present, no other: "unknown matmul config parameter 'x' (the parameters: ...)"
-// or "the config lacks 'x' (...)".
-void check_param_names(const core::TuningConfig& t, std::initializer_list<const char*> names);
+// or "the config lacks 'x' (...)". `added_later` names parameters a template gained after
+// configs were stored without them: those may be absent (the reader then takes the value that
+// reproduces the kernel the stored config ran), and are listed among the parameters.
+void check_param_names(const core::TuningConfig& t, std::initializer_list<const char*> names,
+                       std::initializer_list<const char*> added_later = {});
 Dim get_dim(const core::TuningConfig& t, const char* name);  // "M" | "N"
 int get_int(const core::TuningConfig& t, const char* name);
 

@@ -53,6 +53,33 @@ std::pair<Value, Value> TileWalk::origin(core::ir::Emitter& e, Value iter) const
   return {e.mul(tm, e.c32(s_.cta_tile_m)), e.mul(tn, e.c32(s_.cta_tile_n))};
 }
 
+std::vector<std::pair<std::int64_t, std::int64_t>> host_tile_walk(const TileWalkShape& s, std::int64_t m, std::int64_t n,
+                                                                  unsigned block, unsigned grid, bool minor_is_n,
+                                                                  int band_width) {
+  // The same steps as emit_planar_snake() and TileWalk, in the same unsigned arithmetic.
+  const std::uint64_t cs = std::uint64_t(s.cluster_size());
+  const std::uint64_t m_ct = (m + std::int64_t(s.cta_tile_m) * s.cluster_m - 1) / (std::int64_t(s.cta_tile_m) * s.cluster_m);
+  const std::uint64_t n_ct = (n + std::int64_t(s.cta_tile_n) * s.cluster_n - 1) / (std::int64_t(s.cta_tile_n) * s.cluster_n);
+  const std::uint64_t cluster_tiles = m_ct * n_ct, first = block / cs, stride = grid / cs, rank = block % cs;
+  const std::uint64_t count = first < cluster_tiles ? (cluster_tiles - first + stride - 1) / stride : 0;
+  const std::uint64_t rank_m = rank / std::uint64_t(s.cluster_n), rank_n = rank % std::uint64_t(s.cluster_n);
+  const std::uint64_t minor_tiles = minor_is_n ? n_ct : m_ct, major_tiles = minor_is_n ? m_ct : n_ct;
+  const std::uint64_t w = std::min<std::uint64_t>(std::uint64_t(band_width), minor_tiles);
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (std::uint64_t it = 0; it < count; ++it) {
+    const std::uint64_t t = first + it * stride, band_size = w * major_tiles;
+    const std::uint64_t band = t / band_size, within = t % band_size, band_start = band * w;
+    const std::uint64_t bw = std::min(w, minor_tiles - band_start);
+    const std::uint64_t major_step = within / bw, minor_step = within % bw;
+    const std::uint64_t minor = band_start + ((major_step & 1) ? bw - 1 - minor_step : minor_step);
+    const std::uint64_t major = (band & 1) ? major_tiles - 1 - major_step : major_step;
+    const std::uint64_t tm = (minor_is_n ? major : minor) * s.cluster_m + rank_m;
+    const std::uint64_t tn = (minor_is_n ? minor : major) * s.cluster_n + rank_n;
+    out.push_back({std::int64_t(tm * s.cta_tile_m), std::int64_t(tn * s.cta_tile_n)});
+  }
+  return out;
+}
+
 unsigned persistent_grid(std::int64_t m, std::int64_t n, const TileWalkShape& s, int sm_count) {
   std::int64_t cm = std::int64_t(s.cta_tile_m) * s.cluster_m, cn = std::int64_t(s.cta_tile_n) * s.cluster_n;
   std::int64_t cluster_tiles = ((m + cm - 1) / cm) * ((n + cn - 1) / cn);

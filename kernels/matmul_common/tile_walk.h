@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "core/ir/emitter.h"
 
@@ -53,6 +54,13 @@ class TileWalk {
   TileWalkShape s_;
   mlir::Value m_ct_, n_ct_, first_, stride_, count_, rank_m_, rank_n_, minor_is_n_, band_width_;
 };
+
+// The host's copy of TileWalk, for the CTA `block` of a `grid`-CTA launch (its cluster rank
+// block % cluster size): the origins (m0, n0) of the tiles it computes, in order. Tests hold it
+// to the emitted walk, JIT-run, for every walk shape, grid, order and band width.
+std::vector<std::pair<std::int64_t, std::int64_t>> host_tile_walk(const TileWalkShape& s, std::int64_t m, std::int64_t n,
+                                                                  unsigned block, unsigned grid, bool minor_is_n,
+                                                                  int band_width);
 
 // Persistent grid: as many whole clusters as fit on `sm_count` SMs, no more than there are
 // cluster tiles, at least one.

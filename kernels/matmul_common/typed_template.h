@@ -10,14 +10,19 @@
 //   static std::optional<Rejection> why_invalid(const MatmulProblem&, const Config&, const core::ArchSpec&);
 //   static core::BuiltKernel build(const MatmulProblem&, const Config&, const core::ArchSpec&);
 //   static unsigned grid(const MatmulProblem&, const Config&, int sm_count);
+//   static TileWalkShape walk_shape(const Config&);      // what the kernel's TileWalk is built with
 //   static std::array<int, 3> grid_unit(const Config&);  // (M, N, K) a grid counts in
 //   static KernelShape kernel_shape(const Config&);
 //   static Prediction predict(const MatmulProblem&, const Config&, const core::DeviceSpec&, const KernelDefects&);
 #pragma once
 
+#include <algorithm>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "kernels/matmul_common/config_params.h"
+#include "kernels/matmul_common/tile_walk.h"
 #include "kernels/matmul_template.h"
 
 namespace mgpu::kernels {
@@ -49,6 +54,27 @@ class TypedMatmulTemplate final : public MatmulTemplate {
     Config c = parse(t);
     return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
             c.grid_minor_dim == Dim::N ? 1 : 0, c.grid_tile_width};
+  }
+  std::string launch_signature(const MatmulProblem& p, const core::TuningConfig& t, int sm_count) const override {
+    // The run-time parameters reach the kernel only through its TileWalk (the tile order):
+    // what the launch does beyond the binary and the problem is each cluster's tile sequence.
+    Config c = parse(t);
+    const TileWalkShape s = Ops::walk_shape(c);
+    const unsigned grid = Ops::grid(p, c, sm_count), cs = unsigned(s.cluster_size());
+    std::vector<std::string> clusters;
+    for (unsigned first = 0; first < grid; first += cs) {
+      std::string seq;
+      for (unsigned r = 0; r < cs; ++r) {
+        for (auto [m0, n0] : host_tile_walk(s, p.m, p.n, first + r, grid, c.grid_minor_dim == Dim::N, c.grid_tile_width))
+          seq += fmt::format("{},{};", m0, n0);
+        seq += '|';
+      }
+      clusters.push_back(std::move(seq));
+    }
+    std::sort(clusters.begin(), clusters.end());
+    std::string out = fmt::format("grid {} cluster {}:", grid, cs);
+    for (const std::string& x : clusters) out += ' ' + x;
+    return out;
   }
   std::vector<std::array<int, 3>> grid_units() const override {
     std::set<std::array<int, 3>> units;

@@ -28,12 +28,14 @@ core::TuningConfig MatmulConfig::to_tuning_config() const {
   c.set("grid_tile_width", grid_tile_width);
   c.set("wg_dimension", std::string(to_string(wg_dimension)));
   c.set("cluster_dimension", std::string(to_string(cluster_dimension)));
+  c.set("swap_ab", std::string(swap_ab ? "yes" : "no"));
   return c;
 }
 
 MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
   check_param_names(t, {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
-                        "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"});
+                        "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"},
+                    {"swap_ab"});  // configs stored before 2026-11-26 ran unswapped
   MatmulConfig c;
   c.tile_m = get_int(t, "tile_m");
   c.tile_n = get_int(t, "tile_n");
@@ -49,6 +51,12 @@ MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
   else if (cl == "M") c.cluster_dimension = ClusterDim::M;
   else if (cl == "N") c.cluster_dimension = ClusterDim::N;
   else throw Error(ErrorKind::InvalidInput, fmt::format("cluster_dimension must be \"none\", \"M\" or \"N\", got \"{}\"", cl));
+  if (t.has("swap_ab")) {
+    const std::string& sw = t.get_str("swap_ab");
+    if (sw != "no" && sw != "yes")
+      throw Error(ErrorKind::InvalidInput, fmt::format("swap_ab must be \"no\" or \"yes\", got \"{}\"", sw));
+    c.swap_ab = sw == "yes";
+  }
   return c;
 }
 
@@ -60,7 +68,8 @@ core::ParamSpace default_space() {
     return out;
   };
   return core::ParamSpace({
-      {"tile_m", ints({64, 128, 192, 256}), "rows of C per compute warpgroup (multiple of wgmma's 64)"},
+      {"tile_m", ints({8, 16, 32, 64, 128, 192, 256}),
+       "rows of C per compute warpgroup (a multiple of wgmma's 64; with swap_ab 8..64, wgmma's N)"},
       {"tile_n", ints({64, 128, 192, 256}), "columns of C per compute warpgroup (wgmma N)"},
       {"tile_k", ints({32, 64, 128}), "K per pipeline step"},
       {"max_concurrent_steps", ints({2, 3, 4, 5, 6}), "SMEM pipeline depth (stages in flight)"},
@@ -70,6 +79,7 @@ core::ParamSpace default_space() {
       {"grid_tile_width", ints({1, 2, 4, 8, 16}), "width of a planar-snake band, in tiles"},
       {"wg_dimension", strs({"M", "N"}), "dimension the two compute warpgroups split"},
       {"cluster_dimension", strs({"none", "M", "N"}), "2-CTA cluster along M or N sharing (multicasting) an operand"},
+      {"swap_ab", strs({"no", "yes"}), "compute C^T = B^T A^T, so that a small M is wgmma's N (decode)"},
   });
 }
 
@@ -86,9 +96,9 @@ core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c) {
   // Operand stages first, each 1024-aligned: swizzled TMA tiles need it.
   plan.alloc("a", a_stage_bytes(p, c) * c.max_concurrent_steps, 1024);
   plan.alloc("b", b_stage_bytes(p, c) * c.max_concurrent_steps, 1024);
-  // 1024-aligned: a staging atom is epi_tile_m (a multiple of 64) rows of at least 16 bytes,
-  // so every atom starts on a 1024-byte boundary, where the 128B swizzle pattern starts.
-  plan.alloc("epilogue", 2LL * c.epi_tile_m * c.epi_tile_n * size_in_bytes(p.out_dtype), 1024);
+  // 1024-aligned: a staging atom is epi_rows() (a multiple of 8) rows of W bytes, so every
+  // atom starts on an 8 W-byte boundary, where a W-byte swizzle pattern starts (1024 for 128B).
+  plan.alloc("epilogue", 2LL * c.epi_rows() * c.epi_tile_n * size_in_bytes(p.out_dtype), 1024);
   plan.alloc("full", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
   plan.alloc("empty", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
   return plan;

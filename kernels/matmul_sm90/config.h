@@ -3,6 +3,9 @@
 // (epilogue pieces stored through SMEM with TMA), grid_minor_dim and grid_tile_width (the
 // planar-snake tile order), wg_dimension (which dimension the two compute warpgroups split)
 // and cluster_dimension (none, M or N: a 2-CTA cluster that multicasts the shared operand).
+// swap_ab ("yes"): the MMAs compute C^T = B^T . A^T, so M is wgmma's N (8..256 in steps of 8)
+// and tile_m may be as small as 8 -- for decode, where M is a handful of tokens; the output
+// is still C (the epilogue transposes the fragments on their way through SMEM).
 // Contract: from_tuning_config() checks names and domains (Error{InvalidInput}); the derived
 // sizes below are the single source of truth for the kernel builder and the validity rules.
 #pragma once
@@ -30,12 +33,20 @@ struct MatmulConfig {
   int grid_tile_width = 8;
   Dim wg_dimension = Dim::M;
   ClusterDim cluster_dimension = ClusterDim::None;
+  bool swap_ab = false;
 
   // CTA tile: the two compute warpgroups side by side along wg_dimension.
   int cta_tile_m() const { return tile_m * (wg_dimension == Dim::M ? 2 : 1); }
   int cta_tile_n() const { return tile_n * (wg_dimension == Dim::N ? 2 : 1); }
   int cluster_size() const { return cluster_dimension == ClusterDim::None ? 1 : 2; }
   int accumulator_registers() const { return tile_m * tile_n / 128; }  // f32 per thread
+  // wgmma's M and N for one warpgroup: its instructions are mma_m (64) rows by mma_n columns,
+  // mma_blocks() of them per k16 step.
+  int mma_rows() const { return swap_ab ? tile_n : tile_m; }   // a multiple of 64
+  int mma_n() const { return swap_ab ? tile_m : tile_n; }
+  int mma_blocks() const { return mma_rows() / 64; }
+  // Rows of C in one epilogue piece: epi_tile_m, or with swap_ab the warpgroup's tile_m rows.
+  int epi_rows() const { return swap_ab ? tile_m : epi_tile_m; }
 
   core::TuningConfig to_tuning_config() const;
   static MatmulConfig from_tuning_config(const core::TuningConfig& c);

@@ -25,12 +25,13 @@ PersistentCost cost_terms(const MatmulProblem& p, const MatmulConfig& c) {
   t.grid_minor_dim = c.grid_minor_dim;
   t.grid_tile_width = c.grid_tile_width;
   if (c.cluster_dimension != ClusterDim::None) t.mma_efficiency = 1.0 / kMeasuredClusterSlowdown;
-  t.epilogue_pieces = double(c.tile_m / c.epi_tile_m) * (c.tile_n / c.epi_tile_n);
+  t.epilogue_pieces = double(c.tile_m / c.epi_rows()) * (c.tile_n / c.epi_tile_n);
   // Lint penalty terms.
   t.threads = kThreads;
   t.mma_issuers = kConsumers;
-  t.mmas_per_step = (c.tile_m / kWgmmaM) * (c.tile_k / kWgmmaK);
-  t.mma_operand_bytes = double(kWgmmaM + c.tile_n) * kWgmmaK * size_in_bytes(p.in_dtype);
+  // With swap_ab the MMAs run over C^T: 64-row blocks of tile_n, wgmma N = tile_m.
+  t.mmas_per_step = (c.mma_rows() / kWgmmaM) * (c.tile_k / kWgmmaK);
+  t.mma_operand_bytes = double(kWgmmaM + c.mma_n()) * kWgmmaK * size_in_bytes(p.in_dtype);
   t.main_loop_warps = kConsumers * 4;
   t.accumulator_registers = c.accumulator_registers();
   t.uniform_registers = core::parse_arch("sm_90a").regs_per_sm / kThreads / 8 * 8;

@@ -76,7 +76,7 @@ Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
 
 }  // namespace
 
-static TileWalkShape walk_shape(const MatmulConfig& c) {
+TileWalkShape walk_shape(const MatmulConfig& c) {
   return {c.cta_tile_m(), c.cta_tile_n(), c.cluster_dimension == ClusterDim::M ? 2 : 1,
           c.cluster_dimension == ClusterDim::N ? 2 : 1};
 }
@@ -191,7 +191,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     Value leader = e.eq(local, zero);
     Value wg_row = c.wg_dimension == Dim::M ? e.mul(cw, e.c32(c.tile_m)) : zero;  // inside the CTA tile
     Value wg_col = c.wg_dimension == Dim::N ? e.mul(cw, e.c32(c.tile_n)) : zero;
-    const int mblocks = c.tile_m / 64;
+    const int mblocks = c.mma_blocks();  // 64-row wgmma blocks per warpgroup (of C, or of C^T with swap_ab)
     Value peer = g.clustered ? e.bit_and(e.add(cta_rank, one), one) : Value();
 
     // The stage was read by this warp's wgmma only, and wgmma.wait_group has retired those MMAs:
@@ -260,13 +260,25 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       for (int kk = 0; kk < c.tile_k / 16; ++kk) {
         int kbytes = kk * 16 * g.in;
         int atom = kbytes / g.swz, in_atom = kbytes % g.swz;
-        Value db = g.b_k_major ? core::ir::descriptor_advanced(e, b_base, std::int64_t(atom) * g.cn * g.swz + in_atom)
-                               : core::ir::descriptor_advanced(e, b_base, kk * 16 * 128);  // a k16 step is 16 rows
-        for (int mb = 0; mb < mblocks; ++mb) {
-          Value da = core::ir::descriptor_advanced(e, a_base, std::int64_t(atom) * g.cm * g.swz + in_atom + mb * 64 * g.swz);
-          acc[mb] = core::ir::wgmma_scaled(e, acc[mb], da, db, c.tile_n, mma_input(p.in_dtype), true,
-                                           g.b_k_major, kk == 0 ? accumulate : keep);
-        }
+        // The k16 slice of each operand, and its 64-row block `blk` (wgmma's M side).
+        auto a_slice = [&](int blk) {
+          return core::ir::descriptor_advanced(e, a_base, std::int64_t(atom) * g.cm * g.swz + in_atom + blk * 64 * g.swz);
+        };
+        auto b_slice = [&](int blk) {
+          return g.b_k_major ? core::ir::descriptor_advanced(e, b_base, std::int64_t(atom) * g.cn * g.swz + in_atom +
+                                                                             blk * 64 * g.swz)
+                             // a k16 step is 16 rows; the next 64 N-columns are the next atom
+                             : core::ir::descriptor_advanced(e, b_base, kk * 16 * 128 + std::int64_t(blk) * c.tile_k * 128);
+        };
+        // Unswapped: wgmma's M is C's rows (A, K-major), its N C's columns (B). Swapped: its M
+        // is C's columns (B, as given: K-major for N x K, MN-major -- "transposed" -- for K x N)
+        // and its N is C's rows (A): the accumulator holds C^T.
+        for (int mb = 0; mb < mblocks; ++mb)
+          acc[mb] = c.swap_ab
+                        ? core::ir::wgmma_scaled(e, acc[mb], b_slice(mb), a_slice(0), c.mma_n(), mma_input(p.in_dtype),
+                                                 g.b_k_major, true, kk == 0 ? accumulate : keep)
+                        : core::ir::wgmma_scaled(e, acc[mb], a_slice(mb), b_slice(0), c.mma_n(), mma_input(p.in_dtype),
+                                                 true, g.b_k_major, kk == 0 ? accumulate : keep);
       }
       core::ir::wgmma_commit(e);
       core::ir::wgmma_wait(e, 1);  // the previous step's MMAs are done: its stage is free
@@ -323,13 +335,80 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
         }
     };
 
+    // The epilogue of a swapped tile: the accumulator block mb holds C^T, rows n = mb * 64 +
+    // warp * 16 + lane / 4 (+ 8) and columns m = 8 j + 2 (lane % 4) (+ 1) (PTX ISA 9.7.15.5.1,
+    // the wgmma D fragment). A piece is the warpgroup's tile_m rows x epi_tile_n columns of C,
+    // staged as the same swizzled column atoms as above, so each element goes to row m, column
+    // n: one out-byte store each. For a fixed element of the fragment the 32 lanes write 8
+    // consecutive columns (one 16-byte chunk at 2 bytes, two at 4) of 4 rows two apart, and the
+    // swizzle XOR ((row * W) >> 7) & (W / 16 - 1) puts those rows in different chunks, so the
+    // stores do not share banks.
+    auto epilogue_swapped = [&](const Values& accs, Value m0, Value n0) {
+      const int PM = c.tile_m, EN = c.epi_tile_n;
+      Value buffer = e.smem_offset(smem, e.add(e.c32(g.epi_off), e.mul(cw, e.c32(std::int64_t(PM) * EN * g.out))));
+      Value epi_bar = e.add(cw, one);
+      mlir::Type out_t = element_type(e, p.out_dtype);
+      for (int pn = 0; pn < c.tile_n / EN; ++pn) {
+        e.if_then(leader, [&] { core::ir::tma_store_wait(e, 0, /*read_only=*/true); });  // buffer free again
+        e.named_barrier(epi_bar, 128);
+        for (int mb = 0; mb < mblocks; ++mb) {
+          // Which of this block's rows fall in the piece: all, none, or (epi_tile_n 32) the
+          // rows of warps 0-1 or of warps 2-3.
+          const int lo = pn * EN - mb * 64, hi = lo + EN;  // the piece's rows, relative to the block
+          if (hi <= 0 || lo >= 64) continue;
+          auto write_block = [&] {
+            // Per lane, the address of its element (j, half, x) is a base per (half, x) plus
+            // 8 j rows: 8 j leaves the swizzle XOR ((row * W) >> 7) & (W/16 - 1) unchanged for
+            // every W (8 rows of W bytes are a multiple of 128 bytes times the XOR's period).
+            Value base[2][2];
+            for (int half = 0; half < 2; ++half) {
+              Value col = e.sub(e.add(lane_row, e.c32(8 * half)), e.c32(lo));  // n in the piece
+              Value byte = e.mul(col, e.c32(g.out));
+              Value atom = e.div(byte, e.c32(W)), in_row = e.rem(byte, e.c32(W));
+              Value chunk = e.div(in_row, e.c32(16)), within = e.rem(in_row, e.c32(16));
+              for (int x = 0; x < 2; ++x) {
+                Value row = e.add(e.mul(q, e.c32(2)), e.c32(x));  // m in the piece, less 8 j
+                Value xr = e.bit_and(e.div(e.mul(row, e.c32(W)), e.c32(128)), e.c32(W / 16 - 1));
+                base[half][x] = e.add(e.add(e.mul(atom, e.c32(std::int64_t(PM) * W)), e.mul(row, e.c32(W))),
+                                      e.add(e.mul(e.bit_xor(chunk, xr), e.c32(16)), within));
+              }
+            }
+            for (int j = 0; j < c.tile_m / 8; ++j)
+              for (int half = 0; half < 2; ++half)
+                for (int x = 0; x < 2; ++x) {
+                  Value v = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[mb], 4 * j + 2 * half + x);
+                  if (p.out_dtype != DType::F32) v = mlir::arith::TruncFOp::create(e.b, e.loc, out_t, v);
+                  Value off = e.add(base[half][x], e.c32(8 * j * W));
+                  mlir::LLVM::StoreOp::create(e.b, e.loc, v, e.smem_offset(buffer, off), g.out);
+                }
+          };
+          if (lo <= 0 && hi >= 64) write_block();
+          else e.if_then(e.eq(e.div(warp, e.c32(2)), e.c32(lo / 32)), write_block);  // EN 32: half the warps
+        }
+        core::ir::fence_proxy_async_shared(e);
+        e.named_barrier(epi_bar, 128);
+        e.if_then(leader, [&] {
+          Value col = e.add(e.add(n0, wg_col), e.c32(pn * EN));
+          Value row = e.add(m0, wg_row);
+          for (int a = 0; a < EN * g.out / W; ++a)
+            core::ir::tma_store(e, desc_c, e.smem_offset(buffer, e.c32(std::int64_t(a) * PM * W)),
+                                {e.add(col, e.c32(a * W / g.out)), row});
+          core::ir::tma_store_commit(e);
+        });
+      }
+    };
+    auto store_tile = [&](const Values& accs, Value m0, Value n0) {
+      if (c.swap_ab) epilogue_swapped(accs, m0, n0);
+      else epilogue(accs, m0, n0);
+    };
+
     // The tile loop. When two accumulators fit the registers (overlaps_epilogue), tile i's first
     // k-step is issued before tile i-1's epilogue, which then runs beside those MMAs (wgmma is
     // asynchronous: the epilogue reads the finished accumulator while the tensor cores write
     // the next one); otherwise each tile's epilogue follows its own k-loop.
     auto undefined = [&] {
       Values v;
-      for (int mb = 0; mb < mblocks; ++mb) v.push_back(core::ir::wgmma_undefined_accumulator(e, c.tile_n));
+      for (int mb = 0; mb < mblocks; ++mb) v.push_back(core::ir::wgmma_undefined_accumulator(e, c.mma_n()));
       return v;
     };
     auto k_loop = [&](Value iter, Value from, Values init) {
@@ -343,7 +422,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     if (!overlaps_epilogue(c)) {
       e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
         auto [m0, n0] = tile_origin(iter);
-        epilogue(k_loop(iter, zero, undefined()), m0, n0);
+        store_tile(k_loop(iter, zero, undefined()), m0, n0);
         return Values{};
       });
     } else {
@@ -351,13 +430,13 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
         Values first = k_step(iter, zero, undefined(), true);  // in flight during the epilogue
         e.if_then(e.ult(zero, iter), [&] {
           auto [m0, n0] = tile_origin(e.sub(iter, one));
-          epilogue(Values(previous.begin(), previous.end()), m0, n0);
+          store_tile(Values(previous.begin(), previous.end()), m0, n0);
         });
         return k_loop(iter, one, first);
       });
       e.if_then(e.ult(zero, my_tiles), [&] {
         auto [m0, n0] = tile_origin(e.sub(my_tiles, one));
-        epilogue(last, m0, n0);
+        store_tile(last, m0, n0);
       });
     }
     e.if_then(leader, [&] { core::ir::tma_store_wait(e, 0, false); });
@@ -378,7 +457,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   out.tensor_maps.push_back(g.b_k_major ? operand(p.n, p.k, p.in_dtype, lb, swizzle_of(g.swz))
                                         : operand(p.k, p.n, p.in_dtype, lb, Swizzle::B128));
   const int W = epilogue_atom_bytes(p, c);
-  out.tensor_maps.push_back(operand_tensor_map(p.m, p.n, p.out_dtype, c.epi_tile_m, W / g.out, swizzle_of(W)));
+  out.tensor_maps.push_back(operand_tensor_map(p.m, p.n, p.out_dtype, c.epi_rows(), W / g.out, swizzle_of(W)));
   return out;
 }
 

@@ -17,6 +17,7 @@
 
 #include "core/arch.h"
 #include "core/built_kernel.h"
+#include "kernels/matmul_common/tile_walk.h"
 #include "kernels/matmul_problem.h"
 #include "kernels/matmul_sm90/config.h"
 
@@ -28,6 +29,9 @@ using BuiltMatmul = core::BuiltKernel;
 BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch);
 // Builds without the validity rules, so tests can show that a rejected config really fails.
 BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c);
+
+// The CTA tile and cluster the persistent tile walk (kernels/matmul_common/tile_walk.h) uses.
+TileWalkShape walk_shape(const MatmulConfig& c);
 
 // Persistent grid: one CTA per SM (whole clusters), no more CTAs than tiles.
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count);

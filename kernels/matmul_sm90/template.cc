@@ -22,6 +22,7 @@ struct Ops {
     return build_matmul(p, c, a);
   }
   static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
+  static TileWalkShape walk_shape(const Config& c) { return sm90::walk_shape(c); }
   // A cluster walks tiles two CTA tiles long along its dimension.
   static std::array<int, 3> grid_unit(const Config& c) {
     return {c.cta_tile_m() * (c.cluster_dimension == ClusterDim::M ? 2 : 1),

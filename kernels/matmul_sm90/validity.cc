@@ -13,22 +13,32 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
   auto reject = [](const char* rule, std::string reason) { return Rejection{rule, std::move(reason)}; };
   const int out = size_in_bytes(p.out_dtype);
 
-  if (c.tile_m < 64 || c.tile_m > 256 || c.tile_m % 64 != 0)
-    return reject("shape", fmt::format("tile_m {} is not 64, 128, 192 or 256 (wgmma covers 64 rows)", c.tile_m));
+  if (!c.swap_ab && (c.tile_m < 64 || c.tile_m > 256 || c.tile_m % 64 != 0))
+    return reject("shape", fmt::format("tile_m {} is not 64, 128, 192 or 256 (wgmma covers 64 rows; swap_ab \"yes\" "
+                                       "takes 8..64, as wgmma's N)", c.tile_m));
+  if (c.swap_ab && (c.tile_m < 8 || c.tile_m > 64 || c.tile_m % 8 != 0))
+    return reject("swap_ab", fmt::format("tile_m {} is not a multiple of 8 in [8, 64]: with swap_ab it is wgmma's N, and "
+                                         "from 64 rows up the unswapped kernel issues the same MMAs", c.tile_m));
+  if (c.swap_ab && (c.tile_n < 64 || c.tile_n > 256 || c.tile_n % 64 != 0))
+    return reject("swap_ab", fmt::format("tile_n {} is not 64, 128, 192 or 256: with swap_ab it is wgmma's M (64 rows)",
+                                         c.tile_n));
+  if (c.swap_ab && c.epi_tile_m != 64)
+    return reject("swap_ab", fmt::format("epi_tile_m {} must stay 64 with swap_ab: a piece is the warpgroup's tile_m rows",
+                                         c.epi_tile_m));
   if (c.tile_n < 8 || c.tile_n > 256 || c.tile_n % 8 != 0)
     return reject("shape", fmt::format("tile_n {} is not a multiple of 8 in [8, 256] (wgmma N)", c.tile_n));
   if (auto r = operand_shape_rule(p, {c.tile_n, c.tile_k, c.max_concurrent_steps, c.grid_tile_width})) return r;
 
   // Sizes below the smallest legal one first: 0 would divide by zero below, a negative one pass.
-  if (c.epi_tile_m < 64 || c.epi_tile_m % 64 != 0 || c.tile_m % c.epi_tile_m != 0)
+  if (!c.swap_ab && (c.epi_tile_m < 64 || c.epi_tile_m % 64 != 0 || c.tile_m % c.epi_tile_m != 0))
     return reject("epilogue", fmt::format("epi_tile_m {} must be a multiple of 64 dividing tile_m {}", c.epi_tile_m,
                                           c.tile_m));
   if (c.epi_tile_n < 8 || c.epi_tile_n % 8 != 0 || c.tile_n % c.epi_tile_n != 0)
     return reject("epilogue", fmt::format("epi_tile_n {} must be a multiple of 8 dividing tile_n {}", c.epi_tile_n,
                                           c.tile_n));
-  if (c.epi_tile_n * out % 16 != 0 || c.epi_tile_n > 256 || c.epi_tile_m > 256)
+  if (c.epi_tile_n * out % 16 != 0 || c.epi_tile_n > 256 || c.epi_rows() > 256)
     return reject("epilogue", fmt::format("a {}x{} epilogue piece is no TMA box (inner extent a multiple of 16 "
-                                          "bytes, sides at most 256)", c.epi_tile_m, c.epi_tile_n));
+                                          "bytes, sides at most 256)", c.epi_rows(), c.epi_tile_n));
 
   // No multicast rule: each CTA of a pair loads half of the shared operand's rows to the
   // half's offset and multicasts it. The swizzle pattern is a function of the absolute shared

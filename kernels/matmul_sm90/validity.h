@@ -4,6 +4,7 @@
 // breaks, with a reason, or nullopt when the config is valid. Rules, in order:
 //   shape      tile sizes the instructions can express (wgmma M=64 rows, N<=256, k16 steps),
 //              and the shared operand-tile rules
+//   swap_ab    with swap_ab, tile_m is wgmma's N (8..64) and tile_n its M (multiples of 64)
 //   epilogue   epilogue pieces that tile the warpgroup tile and suit a TMA store
 //   smem       stages x operand tiles + epilogue buffers + barriers <= the arch's opt-in SMEM
 //   registers  the f32 accumulator fits the consumer warpgroups' registers without spilling

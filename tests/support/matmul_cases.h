@@ -46,6 +46,19 @@ inline constexpr const char* kHalvesOffPattern32 =
     R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":40,"grid_minor_dim":"M","grid_tile_width":1,)"
     R"("max_concurrent_steps":3,"tile_k":16,"tile_m":64,"tile_n":40,"wg_dimension":"M"})";
 
+// swap_ab: C^T = B^T A^T, M as wgmma's N; decode-sized M, both B layouts (K x N B is wgmma's
+// MN-major "transposed" A operand), a pair along N multicasting A's few rows, f32 output with
+// half-block epilogue pieces (epi_tile_n 32).
+inline constexpr const char* kSwapDecode =
+    R"({"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N","grid_tile_width":8,)"
+    R"("max_concurrent_steps":6,"swap_ab":"yes","tile_k":64,"tile_m":16,"tile_n":64,"wg_dimension":"N"})";
+inline constexpr const char* kSwapPair =
+    R"({"cluster_dimension":"N","epi_tile_m":64,"epi_tile_n":128,"grid_minor_dim":"M","grid_tile_width":2,)"
+    R"("max_concurrent_steps":4,"swap_ab":"yes","tile_k":32,"tile_m":8,"tile_n":128,"wg_dimension":"M"})";
+inline constexpr const char* kSwapHalfPieces =
+    R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":32,"grid_minor_dim":"N","grid_tile_width":1,)"
+    R"("max_concurrent_steps":3,"swap_ab":"yes","tile_k":128,"tile_m":32,"tile_n":128,"wg_dimension":"N"})";
+
 inline std::vector<MatmulCase> gpu_matmul_cases() {
   using kernels::BLayout;
   return {MatmulCase{{.m = 512, .n = 512, .k = 512}, kBase},
@@ -58,7 +71,12 @@ inline std::vector<MatmulCase> gpu_matmul_cases() {
           MatmulCase{{.m = 1, .n = 8, .k = 8}, kBase},  // smaller than one tile
           MatmulCase{{.m = 768, .n = 256, .k = 256}, kTallStage},
           MatmulCase{{.m = 520, .n = 392, .k = 264, .b_layout = BLayout::NK}, kHalvesOffPattern64},
-          MatmulCase{{.m = 300, .n = 200, .k = 136, .b_layout = BLayout::NK}, kHalvesOffPattern32}};
+          MatmulCase{{.m = 300, .n = 200, .k = 136, .b_layout = BLayout::NK}, kHalvesOffPattern32},
+          MatmulCase{{.m = 16, .n = 776, .k = 264, .b_layout = BLayout::NK}, kSwapDecode},
+          MatmulCase{{.m = 1, .n = 512, .k = 256}, kSwapDecode},
+          MatmulCase{{.m = 40, .n = 1000, .k = 200}, kSwapPair},
+          MatmulCase{{.m = 100, .n = 520, .k = 264, .out_dtype = kernels::DType::F32, .b_layout = BLayout::NK},
+                     kSwapHalfPieces}};
 }
 
 }  // namespace mgpu::testing
