@@ -1,5 +1,8 @@
 #include "core/input_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -55,6 +58,22 @@ std::string read_input_file(const std::string& path, const std::string& what, st
   }
   if (in.bad()) throw Error(ErrorKind::InvalidInput, fmt::format("{} {}: cannot read it (an I/O error)", what, path));
   return bytes;
+}
+
+int open_output_fifo(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (fs::status(path, ec).type() != fs::file_type::fifo) return -1;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENXIO)
+      refuse(what, path, "is a FIFO (named pipe) that no program is reading: writing it would wait forever (start "
+                         "its reader first, or give a regular file)");
+    refuse(what, path, fmt::format("is a FIFO (named pipe) that cannot be opened: {}", std::strerror(err)));
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
 }
 
 }  // namespace mgpu::core

@@ -23,4 +23,11 @@ void check_input_file(const std::string& path, const std::string& what);
 std::string read_input_file(const std::string& path, const std::string& what,
                             std::uint64_t max_bytes = kMaxInputFileBytes);
 
+// An output path that is a FIFO (named pipe): opening it to write waits until some program opens
+// it to read, forever when none does. open_output_fifo() returns -1 when `path` is no FIFO;
+// for a FIFO, a descriptor opened without waiting (then made blocking, so writes wait for the
+// reader as pipes do) when a reader has it open, else Error{InvalidInput} naming `what` and
+// the path. The caller writes through the descriptor and closes it.
+int open_output_fifo(const std::string& path, const std::string& what);
+
 }  // namespace mgpu::core

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
@@ -109,11 +110,13 @@ std::string nvvm_pipeline(const ArchSpec& arch, const LoweringOptions& options) 
 
 // MLIR's parser recurses once per nesting level: a module nested thousands deep overflowed the
 // stack (SIGSEGV). Our templates nest a few dozen levels; brackets inside strings and comments
-// do not count.
+// do not count. Types and attributes nest with < > (tuple<tuple<...>>, vector<...>,
+// #gpu.address_space<...>): those count too, but not the '>' of an arrow (->) nor a comparison
+// (>= in an affine set), and a '>' with no '<' open never closes a ( [ { level.
 constexpr int kMaxMlirNesting = 256;
 
 static void check_nesting(std::string_view text) {
-  int depth = 0, deepest = 0;
+  int depth = 0, angles = 0, deepest = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '"') {  // a string literal, with its escapes
@@ -123,9 +126,14 @@ static void check_nesting(std::string_view text) {
       i = text.find('\n', i);
       if (i == std::string_view::npos) break;
     } else if (c == '{' || c == '(' || c == '[') {
-      deepest = std::max(deepest, ++depth);
+      deepest = std::max(deepest, ++depth + angles);
     } else if (c == '}' || c == ')' || c == ']') {
       --depth;
+    } else if (c == '<' && !(i + 1 < text.size() && text[i + 1] == '=')) {
+      deepest = std::max(deepest, depth + ++angles);
+    } else if (c == '>' && angles > 0 && !(i > 0 && text[i - 1] == '-') &&
+               !(i + 1 < text.size() && text[i + 1] == '=')) {
+      --angles;
     }
   }
   if (deepest > kMaxMlirNesting)
@@ -193,15 +201,35 @@ LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
 
   // Kernel names before lowering: gpu.binary keeps only the objects.
   std::vector<PtxModule> found;
+  std::optional<std::string> too_big;  // thrown after the walk: no exception through MLIR's frames
   module->walk([&](mlir::gpu::GPUModuleOp gm) {
     gm->removeAttr("targets");  // the pipeline attaches the target for `arch`
     PtxModule m;
     m.name = gm.getSymName().str();
     gm.walk([&](mlir::gpu::GPUFuncOp f) {
-      if (f.isKernel()) m.kernels.push_back(f.getName().str());
+      if (!f.isKernel()) return;
+      m.kernels.push_back(f.getName().str());
+      // Workgroup attributions are shared memory the kernel asks for; one it never uses is
+      // dropped by the lowering, so a kernel asking more than a block may have would compile
+      // and report "0 B static SMEM". Said here, whether or not it is used.
+      unsigned __int128 bytes = 0;
+      for (mlir::BlockArgument a : f.getWorkgroupAttributions()) {
+        auto mt = llvm::dyn_cast<mlir::MemRefType>(a.getType());
+        if (!mt || !mt.hasStaticShape() || !mt.getElementType().isIntOrIndexOrFloat()) continue;
+        const unsigned bits = mt.getElementType().isIndex() ? 64 : mt.getElementType().getIntOrFloatBitWidth();
+        bytes += static_cast<unsigned __int128>(mt.getNumElements()) * ((bits + 7) / 8);
+      }
+      if (bytes > static_cast<unsigned __int128>(arch.smem_per_block_optin) && !too_big)
+        too_big = fmt::format("kernel @{}::{} asks {} bytes of shared memory in its workgroup attributions; a block "
+                                "on {} has at most {} (it could never launch)",
+                                gm.getSymName().str(), f.getName().str(),
+                                bytes > static_cast<unsigned __int128>(UINT64_MAX) ? std::string("more than 2^64")
+                                                                                    : std::to_string(static_cast<std::uint64_t>(bytes)),
+                                arch.name, arch.smem_per_block_optin);
     });
     found.push_back(std::move(m));
   });
+  if (too_big) throw Error(ErrorKind::InvalidInput, *too_big);
   if (found.empty())
     throw Error(ErrorKind::InvalidInput, "the module holds no gpu.module to compile");
   {

@@ -1,8 +1,10 @@
 #include "core/ptxas.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include <llvm/Support/Program.h>
 
 #include "core/error.h"
+#include "core/external_tool.h"
 #include "core/toolkit.h"
 
 namespace mgpu::core {
@@ -53,20 +56,37 @@ Cubin assemble_with_ptxas(std::string_view ptx, const ArchSpec& arch, int opt_le
   }
   std::string arch_flag = fmt::format("-arch={}", arch.name);
   std::string opt_flag = fmt::format("-O{}", opt_level);
-  llvm::StringRef args[] = {ptxas, arch_flag, opt_flag, "-v", in.path, "-o", out.path};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path, log.path};
-  std::string err;
   auto t0 = std::chrono::steady_clock::now();
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &err);
+  int rc = run_external_tool("ptxas", ptxas, {ptxas, arch_flag, opt_flag, "-v", in.path, "-o", out.path}, log.path);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::string report = read_file(log.path);
   if (rc != 0)
-    throw Error(ErrorKind::Compile, fmt::format("ptxas failed for {} (exit {}{}):\n{}", arch.name, rc,
-                                                err.empty() ? "" : ", " + err, report));
+    throw Error(ErrorKind::Compile, fmt::format("ptxas failed for {} (exit {}):\n{}", arch.name, rc, report));
   Cubin c;
   c.image = read_file(out.path);
+  // An assembler that says it succeeded but wrote no cubin, or something that is no ELF file,
+  // is a broken tool (the machine's failure): never a kernel that "built" with 0 registers.
+  if (c.image.empty())
+    throw Error(ErrorKind::Unavailable,
+                fmt::format("ptxas {} exited 0 but wrote no cubin for {} (a broken assembler; set MGPU_PTXAS or "
+                            "CUDA_HOME to a working one)",
+                            ptxas, arch.name));
+  if (c.image.size() < 64 || c.image.compare(0, 4, "\x7f" "ELF") != 0)
+    throw Error(ErrorKind::Unavailable,
+                fmt::format("ptxas {} exited 0 but what it wrote for {} is no cubin ({} bytes, not an ELF file; a "
+                            "broken assembler; set MGPU_PTXAS or CUDA_HOME to a working one)",
+                            ptxas, arch.name, c.image.size()));
   c.log = std::move(report);
   c.kernels = parse_assembler_report(c.log);
+  // `ptxas -v` reports every entry it assembled; one it does not is a report we cannot read.
+  static const std::regex entry(R"(\.entry\s+([\w$.]+))");
+  const std::string text(ptx);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), entry); it != std::sregex_iterator(); ++it)
+    if (!c.kernels.count((*it)[1].str()))
+      throw Error(ErrorKind::Unavailable,
+                  fmt::format("ptxas {} assembled {} but its -v report names no resources for kernel {} (a broken or "
+                              "unknown assembler; set MGPU_PTXAS or CUDA_HOME to a working one)",
+                              ptxas, arch.name, (*it)[1].str()));
   c.assemble_ms = ms;
   return c;
 }
@@ -75,9 +95,13 @@ std::string ptxas_version() {
   static const std::string version = [] {
     std::string ptxas = ptxas_path();
     TempFile out(".txt");
-    llvm::StringRef args[] = {ptxas, "--version"};
-    std::optional<llvm::StringRef> redirects[] = {std::nullopt, out.path, out.path};
-    if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects) != 0) return std::string("unknown");
+    // A ptxas that hangs or cannot run has no version to tell; the compile that follows says why.
+    try {
+      if (run_external_tool("ptxas --version", ptxas, {ptxas, "--version"}, out.path,
+                            std::min(30.0, tool_time_limit_s())) != 0) return std::string("unknown");
+    } catch (const Error&) {
+      return std::string("unknown");
+    }
     std::istringstream lines(read_file(out.path));
     for (std::string line; std::getline(lines, line);)
       if (line.find("release") != std::string::npos) return line;

@@ -1,6 +1,10 @@
 #include "harness/cmd_compile.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,6 +17,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "harness/cmd_compile_matmul.h"
+#include "harness/numeric_options.h"
 #include "harness/problem_options.h"
 #include "results/output_file.h"
 
@@ -36,6 +41,22 @@ struct Options {
 // hard link): `-o k.mlir` once turned the source into PTX.
 void write_output(const Options& o, const std::string& bytes) {
   results::refuse_database_path(o.output, {o.mlir_file}, "the input MLIR file");
+  // A FIFO is written in place, and only when a reader has it open: else the open waits forever.
+  if (const int fd = core::open_output_fifo(o.output, "-o"); fd >= 0) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int err = errno;
+        ::close(fd);
+        throw core::Error(core::ErrorKind::IO, fmt::format("cannot write {}: {}", o.output, std::strerror(err)));
+      }
+      done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+    return;
+  }
   results::write_file_atomically(o.output, bytes);
 }
 
@@ -125,7 +146,7 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--assembler", o->assembler, "PTX assembler: auto (the toolkit's ptxas, whole-program so setmaxnreg survives; nvJitLink where ptxas is missing), nvjitlink, ptxas")
       ->capture_default_str();
   cmd->add_option("-O,--opt-level", o->opt_level, "Optimization level of LLVM and the assembler")
-      ->check(CLI::Range(0, 3))
+      ->check(whole_number(0, 3))
       ->capture_default_str();
   cmd->add_option("--cache-dir", o->cache_dir, "Compile cache folder (also $MGPU_CACHE_DIR)")->capture_default_str();
   cmd->add_flag("--no-cache", o->no_cache, "Neither read nor write the compile cache");

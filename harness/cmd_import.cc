@@ -128,8 +128,11 @@ void add_import_command(CLI::App& app) {
       as.arch = std::string(t->arch().name);
       check_configs(*t, file, o->t4);
     }
+    // A new database the import could not fill (a full disk, a stop) is not left behind.
+    results::NewDatabaseGuard created(o->db);
     results::Store store = results::Store::open(o->db, results::OpenMode::ReadWrite);
     results::T4Imported n = results::import_t4(store, file, as);
+    created.keep();
     if (o->json)
       std::cout << nlohmann::json{{"db", o->db}, {"t4", o->t4}, {"trials", n.written},
                                   {"already_there", n.already_there}, {"kernel", as.kernel},

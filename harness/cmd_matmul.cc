@@ -12,15 +12,18 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/arch.h"
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/numeric_options.h"
 #include "harness/problem_options.h"
 #include "harness/tune/progress_printer.h"
+#include "harness/tune/shape_suite.h"
 #include "harness/stop_signals.h"
 #include "harness/tune/tune_suite.h"
 #include "harness/tune/tuning_loop.h"
 #include "kernels/matmul_suites.h"
+#include "kernels/matmul_template.h"
 #include "search/strategy.h"
 
 namespace mgpu::harness {
@@ -88,7 +91,10 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                                  "--include-model')", r.linted)
                                    : "");
   if (r.top.empty()) {
-    fmt::print("none of the trials succeeded: no config produced a result\n");
+    if (r.trials_this_run == 0 && r.trials_resumed == 0 && o.time_budget_s > 0 && !r.interrupted)
+      fmt::print("the time budget ({:g} s) ended before any trial ran: no config produced a result\n", o.time_budget_s);
+    else
+      fmt::print("none of the trials succeeded: no config produced a result\n");
     if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
     return;
   }
@@ -140,8 +146,11 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
       ++tuned;
       source = s.report->source;
       const TuneReport& t = *s.report;
-      std::string best = t.top.empty() ? "no result"
-                                       : fmt::format("{:.1f} TFLOP/s {}", t.top.front().tflops, t.top.front().config.to_json());
+      // The virtual device verifies and has no clock: its result is the verdicts, not a time.
+      std::string best = t.source == "emulate" ? fmt::format("verified {}, failed {}", t.verified, t.verify_failed)
+                         : t.top.empty()        ? "no result"
+                                                : fmt::format("{:.1f} TFLOP/s {}", t.top.front().tflops,
+                                                              t.top.front().config.to_json());
       fmt::print("{:<36} {:>3} new trials ({} resumed{})  {}\n", s.problem.key(), t.trials_this_run, t.trials_resumed,
                  t.warm_started_from.empty() ? "" : fmt::format(", warm start from {}", t.warm_started_from.size()), best);
     } else if (!s.covered_by.empty()) {
@@ -151,7 +160,10 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
       fmt::print("{:<36} not reached\n", s.problem.key());
     }
   }
-  std::string label = source == "cuda" ? "measured" : source == "model" ? "PREDICTED (model; nothing was measured)" : "replayed";
+  std::string label = source == "cuda"      ? "measured"
+                      : source == "model"   ? "PREDICTED (model; nothing was measured)"
+                      : source == "emulate" ? "VERIFIED on the virtual device (no times)"
+                                            : "replayed";
   fmt::print("suite {}: {} shapes, {} tuned, {} covered by a bucket{}{}; results {} in {}\n", suite.name, r.shapes.size(),
              tuned, covered, stopped ? fmt::format(", {} stopped partway", stopped) : "",
              suite.duplicates_dropped ? fmt::format(", {} duplicate rows dropped", suite.duplicates_dropped) : "",
@@ -261,6 +273,7 @@ void add_matmul_command(CLI::App& app) {
                             fmt::format("--shapes gives the shapes: drop {} (--dtype, --out-dtype and --layout still "
                                         "fill what the suite leaves out)", flag));
       ShapeSuite suite = load_shape_suite(o->shapes, o->tune.problem);
+      check_suite_shapes(suite, kernels::matmul_template(core::parse_arch(o->tune.arch)));  // by file and line
       SuiteReport r = tune_suite(o->tune, suite, o->bucket, stop_requested(), progress);
       printer->finish();
       print_suite_report(o->tune, suite, r, o->json);
@@ -271,8 +284,14 @@ void add_matmul_command(CLI::App& app) {
                    sigabbrev_np(stop_exit_code() - 128), committed, o->tune.db);
         throw ExitWith{stop_exit_code()};
       }
-      for (const SuiteShapeResult& sr : r.shapes)
-        if (sr.report && sr.report->top.empty()) throw ExitWith{core::kExitFailure};  // a shape with no result
+      for (const SuiteShapeResult& sr : r.shapes) {
+        if (!sr.report) continue;
+        if (sr.report->source == "emulate") {  // as for one shape: a config failed, or none was verified
+          if (sr.report->verify_failed > 0 || sr.report->verified == 0) throw ExitWith{core::kExitFailure};
+        } else if (sr.report->top.empty()) {
+          throw ExitWith{core::kExitFailure};  // a shape with no result
+        }
+      }
       return;
     }
     if (o->bucket) throw core::Error(core::ErrorKind::InvalidInput, "--bucket groups the shapes of --shapes: give a suite");

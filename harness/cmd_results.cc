@@ -271,7 +271,7 @@ void add_regress(CLI::App& app) {
         rows.push_back({{"verdict", results::to_string(x.verdict)}, {"template", x.template_name},
                         {"problem", x.problem_key}, {"device", x.device}, {"config", nlohmann::json::parse(x.config_json)},
                         {"baseline_ms", x.base_ms}, {"candidate_ms", x.candidate_ms}, {"change", x.change},
-                        {"tolerance", x.tolerance}});
+                        {"tolerance", x.tolerance}, {"predicted", x.predicted}});
       nlohmann::json winners = nlohmann::json::array();
       for (const auto& w : r.winner_changes)
         winners.push_back({{"template", w.template_name}, {"problem", w.problem_key}, {"device", w.device},
@@ -279,12 +279,17 @@ void add_regress(CLI::App& app) {
                            {"candidate", nlohmann::json::parse(w.candidate_config)}});
       std::cout << nlohmann::json{{"baseline", b.uuid}, {"candidate", c.uuid}, {"slower", r.slower},
                                   {"faster", r.faster}, {"same", r.same}, {"unstable", r.unstable},
+                                  {"predicted", r.predicted},
                                   {"rows", rows}, {"winner_changes", winners}}
                        .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
     } else {
       std::cout << results::to_markdown(r);
     }
+    if (r.predicted > 0)
+      fmt::print(stderr, "mgpu-tune: note: {} of the {} comparisons are between cost-model predictions (source "
+                         "model): nothing was measured, and predictions are never a pass\n",
+                 r.predicted, r.rows.size());
     if (r.slower > 0)
       throw core::Error(core::ErrorKind::WrongResult, fmt::format("{} configs got slower", r.slower));
     if (o->fail_on_unstable && (r.unstable > 0 || r.rows.empty())) {

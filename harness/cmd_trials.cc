@@ -20,8 +20,10 @@ namespace {
 
 std::vector<std::string> status_names() {
   std::vector<std::string> out;
+  // Every status the store records, verification failures and env_error included.
   for (TrialStatus s : {TrialStatus::Ok, TrialStatus::CompileError, TrialStatus::LaunchError, TrialStatus::Fault,
-                        TrialStatus::Timeout, TrialStatus::WrongResult, TrialStatus::InvalidConfig})
+                        TrialStatus::Timeout, TrialStatus::WrongResult, TrialStatus::InvalidConfig,
+                        TrialStatus::EnvError, TrialStatus::Hazard, TrialStatus::Deadlock, TrialStatus::Unsupported})
     out.emplace_back(to_string(s));
   return out;
 }
@@ -41,8 +43,9 @@ void add_trials_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "Results database (read only)")->required();
   cmd->add_option("--run", o->run, "Only this run's trials (id or uuid prefix; see 'best --runs')");
   cmd->add_option("--status", o->status, "Only trials with this status")->check(CLI::IsMember(status_names()));
-  cmd->add_option("--source", o->source, "Only measured (cuda), predicted (model) or replayed trials")
-      ->check(CLI::IsMember({"cuda", "model", "replay"}));
+  cmd->add_option("--source", o->source,
+                  "Only measured (cuda), predicted (model), replayed, virtual-device (emulate) or imported trials")
+      ->check(CLI::IsMember({"cuda", "model", "replay", "emulate", "imported"}));
   cmd->add_option("--template", o->template_name, "Only this template's trials");
   cmd->add_option("--arch", o->arch, "Only trials for this arch (sm_90a, sm_100a; sm_90, sm_100)");
   cmd->add_option("--limit", o->limit, "Show only the newest N matching trials")->check(whole_number(1, 1000000000));

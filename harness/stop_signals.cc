@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/external_tool.h"
 #include "harness/cli.h"
 
 namespace mgpu::harness {
@@ -33,6 +34,8 @@ void install_stop_handlers() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // An external tool under way (ptxas, nvdisasm) is killed at the first stop, not waited for.
+  core::set_tool_stop_flag(&g_interrupted);
 }
 
 const std::atomic<bool>& stop_requested() { return g_interrupted; }

@@ -1,5 +1,7 @@
 #include "results/claims.h"
 
+#include <sqlite3.h>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -94,9 +96,17 @@ void Claims::reclaim_dead() {
   }
 }
 
+const std::string& Claims::path() const {
+  if (path_.empty()) {  // the file's path, never the URI it was opened by
+    const char* f = sqlite3_db_filename(db_.getHandle(), "main");
+    path_ = f && *f ? f : "the results database";
+  }
+  return path_;
+}
+
 ClaimResult Claims::claim(const std::string& config_json, int budget) {
   // A full disk or a lock held too long is said as such (database_error), like the store's own.
-  return guard_database(db_.getFilename(), [&] {
+  return guard_database(path(), [&] {
     SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
     const std::string host = host_name();
     const long pid = static_cast<long>(getpid());
@@ -143,7 +153,7 @@ ClaimResult Claims::claim(const std::string& config_json, int budget) {
 }
 
 void Claims::release(const std::string& config_json) {
-  return guard_database(db_.getFilename(), [&] {
+  return guard_database(path(), [&] {
     SQLite::Statement d(db_, "DELETE FROM claims WHERE study = ? AND config = ? AND host = ? AND pid = ?");
     d.bind(1, study_.text());
     d.bind(2, config_json);
@@ -154,7 +164,7 @@ void Claims::release(const std::string& config_json) {
 }
 
 int Claims::counted() {
-  return guard_database(db_.getFilename(), [&] {
+  return guard_database(path(), [&] {
     SQLite::Statement q(db_, fmt::format("SELECT count(DISTINCT t.config_id) {}", kStudyTrials));
     bind_study(q, study_);
     q.executeStep();
@@ -163,7 +173,7 @@ int Claims::counted() {
 }
 
 std::vector<StudyTrial> Claims::trials_after(std::int64_t after_id) {
-  return guard_database(db_.getFilename(), [&] {
+  return guard_database(path(), [&] {
     SQLite::Statement q(db_, fmt::format("SELECT t.id, c.json, t.status, t.median_ms, t.noise {} AND t.id > ?7 "
                                          "ORDER BY t.id", kStudyTrials));
     bind_study(q, study_);

@@ -44,7 +44,9 @@ class Claims {
  public:
   static constexpr std::int64_t kLeaseSeconds = 900;
 
-  Claims(SQLite::Database& db, StudyKey study) : db_(db), study_(std::move(study)) {}
+  // `path`: the database as the user named it, for messages (default: the file SQLite has open).
+  Claims(SQLite::Database& db, StudyKey study, std::string path = "")
+      : db_(db), study_(std::move(study)), path_(std::move(path)) {}
 
   ClaimResult claim(const std::string& config_json, int budget);
   void release(const std::string& config_json);
@@ -55,8 +57,10 @@ class Claims {
 
  private:
   void reclaim_dead();
+  const std::string& path() const;
   SQLite::Database& db_;
   StudyKey study_;
+  mutable std::string path_;
 };
 
 }  // namespace mgpu::results

@@ -1,10 +1,13 @@
 #include "results/database.h"
 
+#include <fcntl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <thread>
 #include <cstdlib>
@@ -72,8 +75,24 @@ Error read_only_error(const std::string& path, const std::string& why) {
 
 }  // namespace
 
+// Removes a -shm no connection uses. Every SQLite connection to a WAL database holds a shared
+// lock on the -shm's "DMS" byte (offset 128) while it is open: where this process can take a
+// write lock on it, no connection of any process has the file, and it is unlinked under the lock.
+static void remove_unused_shm(const std::string& shm) {
+  int fd = ::open(shm.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return;
+  struct flock l{};
+  l.l_type = F_WRLCK;
+  l.l_whence = SEEK_SET;
+  l.l_start = 128;
+  l.l_len = 1;
+  if (::fcntl(fd, F_SETLK, &l) == 0) ::unlink(shm.c_str());
+  ::close(fd);
+}
+
 void CloseDatabase::operator()(SQLite::Database* db) const {
   delete db;
+  if (!reader_shm.empty()) remove_unused_shm(reader_shm);
   if (cleanup_path.empty() || !fs::exists(cleanup_path + "-wal")) return;
   // The reader created -wal/-shm. A connection that may write (and writes nothing) removes them
   // on close when it is the last one; while another process has the database open, they stay.
@@ -98,6 +117,18 @@ void check_database_path(const std::string& path) {
                             path, path));
 }
 
+NewDatabaseGuard::NewDatabaseGuard(std::string path) : path_(std::move(path)) {
+  std::error_code ec;
+  created_ = fs::symlink_status(path_, ec).type() == fs::file_type::not_found;  // (ec says ENOENT then)
+}
+
+NewDatabaseGuard::~NewDatabaseGuard() {
+  if (kept_ || !created_) return;
+  std::error_code ec;
+  for (const char* suffix : {"-wal", "-shm", "-journal", ""})
+    if (fs::is_regular_file(path_ + suffix, ec)) fs::remove(path_ + suffix, ec);
+}
+
 // Why the file system holding `dir` takes no new file or byte ("no free inodes", "no space"),
 // or nothing. SQLite reports a file it could not create (-wal, -shm, the database) as
 // CANTOPEN, with no errno: this tells a full disk (exit 1) from a bad path (exit 2). A file
@@ -118,7 +149,25 @@ static fs::path folder_of(const std::string& path) {
   return abs.parent_path();
 }
 
-core::Error database_error(const std::string& path, const SQLite::Exception& e) {
+// The path a message names: never an SQLite URI this file built (file:/abs/t.db?mode=rwc, which
+// a user may not give), but the file it names. A user's own path never starts with "file:".
+static std::string display_path(const std::string& path) {
+  if (path.rfind("file:", 0) != 0) return path;
+  std::string raw = path.substr(5, path.find('?') == std::string::npos ? std::string::npos : path.find('?') - 5), out;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '%' && i + 2 < raw.size() && std::isxdigit(static_cast<unsigned char>(raw[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(raw[i + 2]))) {
+      out += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += raw[i];
+    }
+  }
+  return out;
+}
+
+core::Error database_error(const std::string& given, const SQLite::Exception& e) {
+  const std::string path = display_path(given);
   const int code = e.getErrorCode() & 0xff;
   if (code == SQLITE_CANTOPEN || code == SQLITE_FULL || code == SQLITE_IOERR)
     if (std::optional<std::string> why = disk_full_why(folder_of(path)))
@@ -138,7 +187,16 @@ core::Error database_error(const std::string& path, const SQLite::Exception& e) 
       return Error(ErrorKind::InvalidInput,
                    fmt::format("cannot use {} as a results database: it is not an SQLite database; nothing was written",
                                path));
-    case SQLITE_READONLY: return read_only_error(path, e.getErrorStr());
+    case SQLITE_READONLY:
+      // Not a read-only file: a hot journal (a writer stopped mid-transaction) that a read-only
+      // connection may not roll back. open_database() rolls it back where it may write.
+      if (e.getExtendedErrorCode() == SQLITE_READONLY_ROLLBACK || e.getExtendedErrorCode() == SQLITE_READONLY_RECOVERY)
+        return Error(ErrorKind::InvalidInput,
+                     fmt::format("{} needs recovery: a writer stopped in the middle of a transaction and left its "
+                                 "journal ({}-journal or -wal) beside it, which only a process that may write {} and "
+                                 "its folder can roll back; nothing was read or written",
+                                 path, path, path));
+      return read_only_error(path, e.getErrorStr());
     case SQLITE_CANTOPEN:
       return Error(ErrorKind::InvalidInput, fmt::format("cannot open the database {}: {}", path, e.getErrorStr()));
     case SQLITE_FULL: return Error(ErrorKind::IO, fmt::format("the disk holding {} is full", path));
@@ -157,6 +215,11 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
   const fs::path dir = abs.parent_path();
   const fs::file_status st = fs::status(abs, ec);
   const bool exists = fs::exists(st);
+  // A folder on the way this user may not search: not "does not exist", but why.
+  if (ec == std::errc::permission_denied)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("cannot open the database {}: a folder on its path cannot be searched ({})", path,
+                            ec.message()));
   if (exists && fs::is_directory(st))
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is a folder, not a results database", path));
   // SQLite needs a file it can lock and seek: a FIFO would block open() until some writer came
@@ -164,6 +227,12 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
   if (exists && !fs::is_regular_file(st))
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("{} is {}, not a results database: give a regular file's path", path, core::file_type_name(st.type())));
+  // SQLite says only "unable to open database file": the reason (no permission) is said here.
+  if (exists && ::access(abs.c_str(), R_OK) != 0) {
+    const int err = errno;
+    throw Error(ErrorKind::InvalidInput, fmt::format("cannot open the database {}: cannot read it ({})", path,
+                                                     std::strerror(err)));
+  }
   std::string uri;
   CloseDatabase closer;
   int flags = SQLite::OPEN_URI;
@@ -179,6 +248,7 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     const bool disk_full = can_write && !wal_rows && disk_full_why(dir).has_value();
     uri = file_uri(abs, (!can_write || disk_full) && !wal_rows ? "mode=ro&immutable=1" : "mode=ro");
     if (can_write && !disk_full && !had_wal && !had_shm) closer.cleanup_path = abs.string();
+    if (can_write && !disk_full && had_wal && !had_shm) closer.reader_shm = abs.string() + "-shm";
     flags |= SQLite::OPEN_READONLY;
   } else {
     if (fs::exists(dir) && !fs::is_directory(dir))
@@ -215,9 +285,25 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
   };
   DatabasePtr db;
   try {
-    db = DatabasePtr(new SQLite::Database(uri, flags, timeout), closer);
-    // Reading the schema forces SQLite to check the file header before any write.
-    db->exec("SELECT count(*) FROM sqlite_schema");
+    try {
+      db = DatabasePtr(new SQLite::Database(uri, flags, timeout), closer);
+      // Reading the schema forces SQLite to check the file header before any write.
+      db->exec("SELECT count(*) FROM sqlite_schema");
+    } catch (const SQLite::Exception& e) {
+      // A hot rollback journal: a writer stopped mid-transaction. Any SQLite connection that may
+      // write rolls it back on open, restoring the last committed state; a read-only one may
+      // not and says "readonly". Where this process may write the file and its folder, it opens
+      // it so once (no other change), then reads as asked.
+      const int ext = e.getExtendedErrorCode();
+      if (mode != OpenMode::ReadOnly || ext != SQLITE_READONLY_ROLLBACK || !writable(abs) || !writable(dir)) throw;
+      db.reset();
+      {
+        SQLite::Database recover(file_uri(abs, "mode=rw"), SQLite::OPEN_READWRITE | SQLite::OPEN_URI, timeout);
+        recover.exec("SELECT count(*) FROM sqlite_schema");
+      }
+      db = DatabasePtr(new SQLite::Database(uri, flags, timeout), closer);
+      db->exec("SELECT count(*) FROM sqlite_schema");
+    }
   } catch (const SQLite::Exception& e) {
     // The error is told before the cleanup frees the inode it could not get.
     core::Error told = database_error(path, e);
@@ -226,8 +312,10 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     const int code = e.getErrorCode() & 0xff;
     const std::string wal = abs.string() + "-wal", shm = abs.string() + "-shm";
     if (mode != OpenMode::ReadOnly || closer.cleanup_path.empty() ||
-        (code != SQLITE_CANTOPEN && code != SQLITE_IOERR && code != SQLITE_FULL))
+        (code != SQLITE_CANTOPEN && code != SQLITE_IOERR && code != SQLITE_FULL)) {
+      db.reset();  // a reader's -shm made for a -wal it found is removed on close (CloseDatabase)
       throw told;
+    }
     // A reader that could create the -wal but not the -shm (the last inode taken): the empty
     // -wal it made is removed (no -shm: no connection uses it), and the file is read as it is,
     // creating nothing. A writer's -wal always has its -shm beside it.

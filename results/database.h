@@ -35,11 +35,31 @@ enum class OpenMode { ReadOnly, ReadWrite };
 // Removes the -wal/-shm files a reader created, after closing the connection.
 struct CloseDatabase {
   std::string cleanup_path;  // the database's absolute path; empty: nothing to clean up
+  // A reader that found a -wal without a -shm (a writer's leftover, or a stray -wal) makes the
+  // -shm itself: its path, removed on close when no other connection uses it.
+  std::string reader_shm;
   void operator()(SQLite::Database* db) const;
 };
 using DatabasePtr = std::unique_ptr<SQLite::Database, CloseDatabase>;
 
 void check_database_path(const std::string& path);
+// A database a command is about to create (a merge's new output, an import's new database):
+// unless keep() is called, the destructor removes it and its -wal, -shm and -journal when it
+// was not there at construction, so a failed or stopped command leaves nothing behind (a
+// schema-less file would read as a "blank" database). Declared before the Store, so the
+// Store is closed first.
+class NewDatabaseGuard {
+ public:
+  explicit NewDatabaseGuard(std::string path);
+  NewDatabaseGuard(const NewDatabaseGuard&) = delete;
+  NewDatabaseGuard& operator=(const NewDatabaseGuard&) = delete;
+  ~NewDatabaseGuard();
+  void keep() { kept_ = true; }
+
+ private:
+  std::string path_;
+  bool created_ = false, kept_ = false;
+};
 DatabasePtr open_database(const std::string& path, OpenMode mode);
 // The schema version and the table count, read in one statement (one snapshot: another
 // process may be creating the schema meanwhile). Both zero: blank, what SQLite leaves of a run

@@ -5,8 +5,10 @@
 #include <optional>
 #include <vector>
 
+#include "results/database.h"
 #include "results/output_file.h"
 #include "results/store.h"
+#include "results/stored_config.h"
 
 namespace mgpu::results {
 
@@ -25,7 +27,13 @@ int merge_databases(const std::vector<std::string>& inputs, const std::string& o
   // Every input's trials are read before the output is opened too: a damaged row (a trial whose
   // config or environment row is not there) stops the merge before anything is written.
   std::vector<std::vector<TrialRow>> trials;
-  for (Store& src : sources) trials.push_back(src.trials());
+  // So is a config that is not a JSON object of ints and strings (the rule every reader applies):
+  // copied, it would make the merged database "damaged" for best, export and report.
+  for (Store& src : sources) {
+    trials.push_back(src.trials());
+    for (const TrialRow& t : trials.back()) stored_config_text(src.path(), t.id, t.config_json);
+  }
+  NewDatabaseGuard created(output);  // a new output is not left behind by a merge that failed
   Store out = Store::open(output, OpenMode::ReadWrite);
   int added = 0;
   for (size_t i = 0; i < sources.size(); ++i) {
@@ -35,6 +43,7 @@ int merge_databases(const std::vector<std::string>& inputs, const std::string& o
     for (const TrialRow& t : trials[i]) added += out.import_trial(t, run_map.at(t.run_id));
     for (const EvidenceRecord& e : src.all_evidence()) out.import_evidence(e);  // kernels' SASS evidence (schema 7)
   }
+  created.keep();
   return added;
 }
 

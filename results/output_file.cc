@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 namespace mgpu::results {
 
@@ -68,6 +69,25 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   // A device or a pipe (/dev/stdout, a FIFO) is written in place: there is nothing to replace,
   // and renaming over it would put a regular file where the device was.
   if (fs::exists(st) && !fs::is_regular_file(st)) {
+    // A FIFO no program reads would block the open forever: refused (exit 2) instead.
+    if (const int fd = core::open_output_fifo(path, "the output"); fd >= 0) {
+      const char* p = text.data();
+      std::size_t left = text.size();
+      while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          const int err = errno;
+          ::close(fd);
+          throw Error(environment_errno(err) ? ErrorKind::IO : ErrorKind::InvalidInput,
+                      fmt::format("cannot write {}: writing failed ({})", path, std::strerror(err)));
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+      }
+      ::close(fd);
+      return;
+    }
     errno = 0;
     std::ofstream out(path, std::ios::binary);
     if (!out) fail_stream(path, "cannot open it");

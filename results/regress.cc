@@ -46,6 +46,8 @@ RegressReport compare_runs(Store& store, std::int64_t baseline_run, std::int64_t
     const TrialRow& c = it->second;
     Comparison row{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), *b.median_ms, *c.median_ms,
                    b.noise.value_or(0), c.noise.value_or(0)};
+    row.predicted = b.source == "model" || c.source == "model";
+    rep.predicted += row.predicted;
     row.change = (row.candidate_ms - row.base_ms) / row.base_ms;
     row.tolerance = std::max(threshold, row.base_noise + row.candidate_noise);
     if (row.base_noise > max_noise || row.candidate_noise > max_noise) row.verdict = Verdict::Unstable;
@@ -73,10 +75,15 @@ RegressReport compare_runs(Store& store, std::int64_t baseline_run, std::int64_t
 
 std::string to_markdown(const RegressReport& r) {
   std::string s = fmt::format("**{} slower, {} faster, {} same, {} unstable**\n\n", r.slower, r.faster, r.same, r.unstable);
+  if (r.predicted > 0)
+    s += fmt::format("**{} of {} comparisons are between cost-model predictions (source model), not measurements: "
+                     "nothing was measured, so their verdicts say nothing about performance (PREDICTED below)**\n\n",
+                     r.predicted, r.rows.size());
   s += "| verdict | template | problem | device | baseline ms | candidate ms | change | noise tolerance | config |\n";
   s += "|---|---|---|---|---:|---:|---:|---:|---|\n";
   for (const Comparison& c : r.rows)
-    s += fmt::format("| {} | {} | {} | {} | {:.4f} | {:.4f} | {:+.2f}% | {:.2f}% | `{}` |\n", to_string(c.verdict),
+    s += fmt::format("| {}{} | {} | {} | {} | {:.4f} | {:.4f} | {:+.2f}% | {:.2f}% | `{}` |\n", to_string(c.verdict),
+                     c.predicted ? " (PREDICTED)" : "",
                      c.template_name, c.problem_key, c.device, c.base_ms, c.candidate_ms, 100 * c.change,
                      100 * c.tolerance, c.config_json);
   for (const WinnerChange& w : r.winner_changes)

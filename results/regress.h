@@ -21,6 +21,7 @@ struct Comparison {
   double change = 0;     // (candidate - base) / base
   double tolerance = 0;  // what counted as noise
   Verdict verdict = Verdict::Same;
+  bool predicted = false;  // either side is a cost-model prediction (source model): nothing measured
 };
 
 struct WinnerChange {
@@ -31,6 +32,7 @@ struct RegressReport {
   std::vector<Comparison> rows;
   std::vector<WinnerChange> winner_changes;
   int slower = 0, faster = 0, same = 0, unstable = 0;
+  int predicted = 0;  // rows comparing predictions: labelled, never a measured verdict
 };
 
 RegressReport compare_runs(Store& store, std::int64_t baseline_run, std::int64_t candidate_run,

@@ -1,5 +1,6 @@
 #include "results/schema.h"
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,18 @@ const char kWidenTrialsSource[] = "-- widen trials.source";
 // column for column, and its indexes recreated from their stored SQL.
 void widen_trials_source(SQLite::Database& db) {
   std::string sql = db.execAndGet("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'trials'").getString();
-  const std::string from = "'emulate')", to = "'emulate', 'imported')";
-  size_t at = sql.find(from), open = sql.find('(');
-  if (at == std::string::npos || open == std::string::npos)
-    throw core::Error(core::ErrorKind::IO, "the trials table does not have the source CHECK this migration widens");
-  sql.replace(at, from.size(), to);
+  // The list's end as SQLite keeps the statement text: spacing and line breaks as written.
+  static const std::regex from(R"('emulate'\s*\))");
+  const std::string to = "'emulate', 'imported')";
+  std::smatch m;
+  size_t open = sql.find('(');
+  if (!std::regex_search(sql, m, from) || open == std::string::npos)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} cannot be migrated: its trials table does not have the source CHECK (source IN "
+                                  "(..., 'emulate')) of schema version 5, which this step widens; it was changed "
+                                  "behind mgpu-tune's back; the migration was rolled back",
+                                  sqlite3_db_filename(db.getHandle(), "main")));
+  sql.replace(static_cast<size_t>(m.position(0)), static_cast<size_t>(m.length(0)), to);
   sql.replace(0, open, "CREATE TABLE trials_widened");
   std::vector<std::string> indexes;
   SQLite::Statement q(db, "SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'trials' AND sql IS NOT NULL");

@@ -122,12 +122,18 @@ std::int64_t Store::begin_run(const std::string& kind, const std::string& argume
 }
 
 void Store::end_run(std::int64_t run_id) {
-  return guard_database(path_, [&] {
+  try {
     SQLite::Statement q(*db_, "UPDATE runs SET ended_at = ? WHERE id = ?");
     q.bind(1, now_utc());
     q.bind(2, run_id);
     q.exec();
-  });
+  } catch (const SQLite::Exception& e) {
+    // The run's trials are committed by now: a refused close (a trigger, a constraint) is a
+    // database write that failed (exit 1), not a database that could not be used (exit 2).
+    if ((e.getErrorCode() & 0xff) != SQLITE_CONSTRAINT) throw database_error(path_, e);
+    throw Error(ErrorKind::IO, fmt::format("cannot record the end of run {} in {}: {}; the trials it committed stay",
+                                           run_id, path_, e.what()));
+  }
 }
 
 static RunRow read_run(SQLite::Statement& q) {
@@ -276,6 +282,14 @@ bool Store::import_trial(const TrialRow& t, std::int64_t run_id) {
 }
 
 std::int64_t Store::insert_trial(const TrialRecord& t, const std::string& uuid, const std::string& created_at) {
+  // A row every reader would refuse ("damaged: a time must be a positive finite number") is
+  // never written: one such row makes the whole database unreadable to best, trials, export,
+  // report and merge (battery r4 A23: a replay of virtual-device rows stored ok trials of 0 ms).
+  if (t.median_ms && !(std::isfinite(*t.median_ms) && *t.median_ms > 0))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("refusing to record a {} trial of {} with median_ms {} in {}: a time must be a positive "
+                            "finite number; that trial was not written",
+                            t.source, t.problem.key, *t.median_ms, path_));
   return guard_database(path_, [&] {
     // One transaction per trial: committed as soon as it is measured, nothing half-written.
     // Inside a caller's transaction (a bulk import: all or nothing) the trial is part of that.

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <istream>
 #include <memory>
+#include <stdexcept>
 #include <streambuf>
 
 #include <string_view>
@@ -333,6 +334,8 @@ void write_t4(const T4File& file, const std::string& path) {
     }
     json times{{"compilation", t.compile_ms}, {"framework", 0}, {"search_algorithm", 0}, {"validation", 0}};
     if (!t.runtimes_ms.empty()) times["runtimes"] = t.runtimes_ms;
+    if (t.valid() && !t.objective_ms())  // a valid result is a time: never a value read from nothing
+      throw std::logic_error("write_t4: a valid result without a time");
     json value = t.valid() && t.time_ms ? json(*t.time_ms)
                : t.valid()              ? json(*t.objective_ms())
                : t.invalidity == "compile" ? json("CompilationFailedConfig")

@@ -129,9 +129,19 @@ T4Imported import_t4(Store& store, const T4File& file, const T4Import& as) {
 int export_t4(Store& store, const std::string& path, bool include_model, const std::string& study) {
   refuse_database_path(path, {store.path()});
   std::map<std::string, std::map<std::string, TrialRow>> studies;  // study -> config -> latest trial
+  int untimed = 0, predictions = 0;
   for (TrialRow& t : store.trials()) {
-    if (t.source == "model" && !include_model) continue;
+    if (t.source == "model" && !include_model) {
+      ++predictions;
+      continue;
+    }
     if (t.status == "env_error") continue;  // the machine's fault, not the config's
+    // A T4 study is a landscape of times: virtual-device verifications (no clock) and an ok row
+    // without a time hold none, and are no study of their own.
+    if (t.source == "emulate" || (t.status == "ok" && !t.median_ms && t.samples_ms.empty())) {
+      ++untimed;
+      continue;
+    }
     std::string key = fmt::format("{}/{}/{}", t.tmpl.name, t.problem.key, t.env.device_name);
     studies[key][t.config_json] = std::move(t);  // oldest first: the latest wins
   }
@@ -145,7 +155,14 @@ int export_t4(Store& store, const std::string& path, bool include_model, const s
     std::string names;
     for (const auto& [k, v] : studies) names += fmt::format("{}'{}' ({} configs)", names.empty() ? "" : ", ", k, v.size());
     throw core::Error(core::ErrorKind::InvalidInput,
-                      studies.empty() ? fmt::format("{} has no trials to export", store.path())
+                      studies.empty() ? fmt::format("{} has no trials to export{}{}", store.path(),
+                                                    predictions ? fmt::format(" ({} predictions: add --include-model",
+                                                                              predictions)
+                                                                : std::string(),
+                                                    !untimed ? std::string(predictions ? ")" : "")
+                                                             : fmt::format("{}{} virtual-device verifications, which "
+                                                                           "hold no times)",
+                                                                           predictions ? "; " : " (", untimed))
                                       : fmt::format("a T4 file holds one study and {} has {}: {}; pick one with --study",
                                                     store.path(), studies.size(), names));
   }

@@ -91,10 +91,21 @@ void import_or_explain(const char* module, std::string_view debian_package) {
   try {
     py::module_::import(module);
   } catch (const py::error_already_set& e) {
-    throw Error(ErrorKind::InvalidInput,
+    // The environment's fault, not the input's (exit 1): a Python home without the module, or
+    // one its libraries cannot be loaded from (a memory limit). The error in one line, without
+    // Python's traceback of importlib frames.
+    std::string why;
+    try {
+      why = fmt::format("{}: {}", py::str(e.type().attr("__name__")).cast<std::string>(),
+                        py::str(e.value()).cast<std::string>());
+    } catch (const std::exception&) {
+      why = e.what();
+      why = why.substr(0, why.find("\n\nAt:"));
+    }
+    throw Error(ErrorKind::Unavailable,
                 fmt::format("the embedded Python {} (home {}) cannot import {}: {}\n"
-                            "install it with: apt-get install {}",
-                            PY_VERSION, python_home(), module, e.what(), debian_package));
+                            "install it with: apt-get install {} (or set MGPU_PYTHON_HOME to a Python home that has it)",
+                            PY_VERSION, python_home(), module, why, debian_package));
   }
 }
 

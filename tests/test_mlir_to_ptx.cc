@@ -79,5 +79,40 @@ TEST(LowerToPtx, DumpDirectoryReceivesPassesAndPtx) {
   std::filesystem::remove_all(dir);
 }
 
+// The nesting guard counts < > as well as ( [ {: 30000 nested tuple<...> types overflowed the
+// parser's stack (round 4); an arrow (->) and an affine comparison (>=) are no nesting.
+TEST(LowerToPtx, TypesNestedTooDeepAreRefused) {
+  std::string deep = "module attributes {gpu.container_module} { gpu.module @k { gpu.func @f(%a: ";
+  for (int i = 0; i < 30000; ++i) deep += "tuple<";
+  deep += "i32";
+  for (int i = 0; i < 30000; ++i) deep += ">";
+  deep += ") kernel { gpu.return } } }";
+  try {
+    lower_mlir_to_ptx(deep, parse_arch("sm_90a"));
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("levels deep"), std::string::npos) << e.what();
+  }
+  std::string arrows = "module attributes {gpu.container_module} { gpu.module @k {";
+  for (int i = 0; i < 300; ++i)
+    arrows += "func.func @g" + std::to_string(i) + "(%a: index) -> index { %b = affine.apply affine_map<(d0) -> (d0 + 1)>(%a) return %b : index }\n";
+  arrows += "gpu.func @f() kernel { gpu.return } } }";
+  EXPECT_NO_THROW(lower_mlir_to_ptx(arrows, parse_arch("sm_90a")));
+}
+
+// Workgroup attributions beyond a block's shared memory: refused, not dropped unseen (N_mlir_bigwg).
+TEST(LowerToPtx, WorkgroupAttributionsBeyondABlockAreRefused) {
+  const std::string big = "module attributes {gpu.container_module} { gpu.module @k { gpu.func @f() workgroup(%w : "
+                          "memref<1073741824xf32, #gpu.address_space<workgroup>>) kernel { gpu.return } } }";
+  try {
+    lower_mlir_to_ptx(big, parse_arch("sm_90a"));
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("workgroup attributions"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace mgpu::core

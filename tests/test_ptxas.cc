@@ -4,10 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 #include "core/error.h"
+#include "core/external_tool.h"
 #include "tests/support/test_data.h"
 #include "core/mlir_to_ptx.h"
 
@@ -69,6 +79,92 @@ TEST(Ptxas, BrokenPtxIsACompileErrorCarryingTheLog) {
     EXPECT_NE(msg.find("ptxas failed"), std::string::npos) << msg;
     EXPECT_NE(msg.find("bogus"), std::string::npos) << msg;
   }
+}
+
+// A fake ptxas in a temporary folder, named by MGPU_PTXAS for the test's span.
+struct FakePtxas {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("mgpu-fake-ptxas-" + std::to_string(::getpid()));
+  std::string old;
+  bool had = false;
+  explicit FakePtxas(const std::string& body) {
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "ptxas") << "#!/bin/sh\n" << body << "\n";
+    ::chmod((dir / "ptxas").c_str(), 0755);
+    if (const char* e = std::getenv("MGPU_PTXAS")) old = e, had = true;
+    ::setenv("MGPU_PTXAS", (dir / "ptxas").c_str(), 1);
+  }
+  ~FakePtxas() {
+    if (had) ::setenv("MGPU_PTXAS", old.c_str(), 1);
+    else ::unsetenv("MGPU_PTXAS");
+    std::filesystem::remove_all(dir);
+  }
+};
+
+ErrorKind kind_of_assembling(std::string* message) {
+  try {
+    assemble_with_ptxas(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n",
+                        parse_arch("sm_90a"));
+  } catch (const Error& e) {
+    *message = e.what();
+    return e.kind();
+  }
+  *message = "no error";
+  return ErrorKind::InvalidInput;
+}
+
+// An assembler that exits 0 without a cubin, or with bytes that are no ELF file, is a broken
+// tool (the machine's failure), never a kernel with 0 registers (round 4, H05-H11).
+TEST(Ptxas, AnAssemblerThatWritesNoCubinIsUnavailable) {
+  FakePtxas fake("exit 0");
+  std::string msg;
+  EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
+  EXPECT_NE(msg.find("wrote no cubin"), std::string::npos) << msg;
+}
+
+TEST(Ptxas, AnAssemblerThatWritesGarbageIsUnavailable) {
+  FakePtxas fake(R"(out=""; while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift;; esac; shift; done; head -c 5000 /dev/urandom > "$out")");
+  std::string msg;
+  EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
+  EXPECT_NE(msg.find("not an ELF file"), std::string::npos) << msg;
+}
+
+// A hung assembler is killed, with its children, at MGPU_TOOL_TIMEOUT (round 4, H01, H02).
+TEST(Ptxas, AHungAssemblerIsKilledAtTheTimeLimit) {
+  FakePtxas fake("sleep 1000");
+  ::setenv("MGPU_TOOL_TIMEOUT", "1", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string msg;
+  const ErrorKind kind = kind_of_assembling(&msg);
+  ::unsetenv("MGPU_TOOL_TIMEOUT");
+  EXPECT_EQ(kind, ErrorKind::Unavailable) << msg;
+  EXPECT_NE(msg.find("did not finish in 1 s and was killed"), std::string::npos) << msg;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+}
+
+TEST(ExternalTool, AStopFlagEndsTheWaitAndKillsTheTool) {
+  std::atomic<bool> stop{false};
+  set_tool_stop_flag(&stop);
+  const std::string log = (std::filesystem::temp_directory_path() / "mgpu-tool-test.log").string();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(run_external_tool("sleeper", "/bin/sh", {"/bin/sh", "-c", "sleep 1000"}, log), Error);
+  stopper.join();
+  set_tool_stop_flag(nullptr);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+  std::filesystem::remove(log);
+}
+
+TEST(ExternalTool, ReturnsTheExitCode) {
+  const std::string log = (std::filesystem::temp_directory_path() / "mgpu-tool-test2.log").string();
+  EXPECT_EQ(run_external_tool("sh", "/bin/sh", {"/bin/sh", "-c", "echo hi; exit 3"}, log), 3);
+  std::ifstream in(log);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "hi");
+  std::filesystem::remove(log);
 }
 
 }  // namespace

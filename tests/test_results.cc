@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -136,6 +137,26 @@ TEST_F(Results, ABlankDatabaseHoldsNothingEarlierAndIsNamedBlankWhenRead) {
     other.exec("CREATE TABLE notes(x)");
   }
   EXPECT_THROW(Store::open_earlier(path("other.db")), core::Error);
+}
+
+// Battery r4 A23: a replay stored ok trials of 0 ms, and every reader then refused the whole
+// database as damaged. The store never writes a time its readers refuse.
+TEST_F(Results, ATimeReadersWouldRefuseIsNeverWritten) {
+  Store s = Store::open(path("z.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0");
+  s.record_trial(trial(run, problem(256, 256, 256), cfg(64), 0.5));
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    try {
+      s.record_trial(trial(run, problem(256, 256, 256), cfg(128), bad, 0, "replay"));
+      ADD_FAILURE() << "a median of " << bad << " was written";
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      EXPECT_NE(std::string(e.what()).find("a time must be a positive finite number"), std::string::npos) << e.what();
+    }
+  }
+  std::vector<TrialRow> rows = s.trials();  // readable: no damaged row
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(*rows[0].median_ms, 0.5);
 }
 
 TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {

@@ -48,11 +48,30 @@ std::vector<CubinFunction> cubin_functions(std::string_view image) {
   if (eh.e_ident[EI_CLASS] != ELFCLASS64) not_a_cubin("a 32-bit ELF file");
   if (eh.e_machine != kEmCuda) not_a_cubin(fmt::format("an ELF file for machine {}, not CUDA ({})", eh.e_machine, kEmCuda));
   if (eh.e_shentsize != sizeof(Elf64_Shdr)) not_a_cubin("unexpected section header size");
+  if (eh.e_shoff > image.size() || (image.size() - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum)
+    not_a_cubin(fmt::format("its section headers lie past the end of the file ({} bytes)", image.size()));
   std::vector<Elf64_Shdr> sections;
   for (unsigned i = 0; i < eh.e_shnum; ++i)
     sections.push_back(read_at<Elf64_Shdr>(image, eh.e_shoff + std::uint64_t(i) * sizeof(Elf64_Shdr), "section headers"));
-  if (eh.e_shstrndx >= sections.size()) not_a_cubin("no section name table");
+  if (eh.e_shstrndx >= sections.size() || sections[eh.e_shstrndx].sh_type != SHT_STRTAB)
+    not_a_cubin("no section name table");
   std::string_view names = section_bytes(image, sections[eh.e_shstrndx], "section name table");
+  // Every section that has bytes in the file lies inside it, and each symbol table has
+  // ELF64-sized entries and names a string table: nvdisasm refuses a file where any of these
+  // fails ("an invalid ELF file"), so they are said here, of the user's file, as bad input.
+  for (unsigned i = 1; i < sections.size(); ++i) {
+    const Elf64_Shdr& s = sections[i];
+    if (s.sh_type == SHT_NOBITS || s.sh_type == SHT_NULL) continue;
+    const std::string what = fmt::format("section {} ({})", i, c_string(names, s.sh_name));
+    section_bytes(image, s, what.c_str());
+    if (s.sh_type == SHT_SYMTAB) {
+      if (s.sh_entsize != sizeof(Elf64_Sym))
+        not_a_cubin(fmt::format("its symbol table ({}) has entries of {} bytes, not {}", what, s.sh_entsize,
+                                sizeof(Elf64_Sym)));
+      if (s.sh_link >= sections.size() || sections[s.sh_link].sh_type != SHT_STRTAB)
+        not_a_cubin(fmt::format("its symbol table ({}) names no string table (link {})", what, s.sh_link));
+    }
+  }
 
   // Symbol index -> name, for the attributes that refer to functions by symbol.
   std::vector<std::string_view> symbols;

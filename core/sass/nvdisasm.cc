@@ -12,6 +12,7 @@
 #include <llvm/Support/Program.h>
 
 #include "core/error.h"
+#include "core/external_tool.h"
 #include "core/toolkit.h"
 
 namespace mgpu::core {
@@ -88,16 +89,16 @@ std::string disassemble(std::string_view cubin_image) {
   }
   // -ndf: no dataflow analysis, which only annotates; the listing is the same and each run is
   // ~20% cheaper (0.25 s instead of 0.31 s on a one-instruction cubin: nvdisasm's cost is its start).
-  llvm::StringRef args[] = {*tool, "-c", "-ndf", in.path};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, out.path, out.path};
-  std::string err;
-  int rc = llvm::sys::ExecuteAndWait(*tool, args, std::nullopt, redirects, 0, 0, &err);
+  int rc = run_external_tool("nvdisasm", *tool, {*tool, "-c", "-ndf", in.path}, out.path);
   std::ifstream f(out.path, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
-  if (rc != 0)
-    throw Error(ErrorKind::Compile, fmt::format("nvdisasm failed (exit {}{}):\n{}", rc, err.empty() ? "" : ", " + err,
-                                                ss.str()));
+  if (rc != 0) {
+    // nvdisasm names the temporary copy it was given, which is gone by now: say "the cubin".
+    std::string said = ss.str();
+    for (size_t at; (at = said.find(in.path)) != std::string::npos;) said.replace(at, in.path.size(), "(the cubin)");
+    throw Error(ErrorKind::Compile, fmt::format("nvdisasm failed (exit {}):\n{}", rc, said));
+  }
   return ss.str();
 }
 

@@ -1,6 +1,10 @@
 #include "harness/campaign/campaign.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <chrono>
 #include <ctime>
@@ -42,7 +46,22 @@ std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, 
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max();
 
+// Every other JSON input refuses a key it does not know; a hand-edited task with "tile_m": 64
+// would otherwise run and tune every tile_m.
+void refuse_unknown_keys(const nlohmann::json& j, std::initializer_list<std::string_view> known, const char* what) {
+  if (!j.is_object()) throw Error(ErrorKind::InvalidInput, fmt::format("{} must be an object, not {}", what, j.dump()));
+  for (const auto& [key, value] : j.items())
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (std::string_view k : known) list += fmt::format("{}{}", list.empty() ? "" : ", ", k);
+      throw Error(ErrorKind::InvalidInput, fmt::format("{} has an unknown key \"{}\" (it takes: {})", what, key, list));
+    }
+}
+
 CampaignTask read_task(const nlohmann::json& t) {
+  refuse_unknown_keys(t, {"index", "arch", "problem", "strategy", "trials", "time_budget_s", "device", "seed", "key"},
+                      "the task");
+  refuse_unknown_keys(t.at("problem"), {"m", "n", "k", "dtype", "out_dtype", "layout"}, "its \"problem\"");
   CampaignTask task;
   task.index = static_cast<int>(integer(t, "index", 0, kMaxInt));
   task.arch = t.at("arch");
@@ -77,6 +96,16 @@ void check_campaign_names(const Campaign& c) {
   if (c.name.empty() || !std::all_of(c.name.begin(), c.name.end(), word))
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("'{}' is no campaign name (letters, digits, ., - and _; --name gives one)", c.name));
+  // The longest file named after the campaign is its database's journal, NAME.db-journal:
+  // a name too long for one file name (255 bytes on most file systems) can never run.
+  const std::string longest = c.name + ".db-journal";
+  long name_max = ::pathconf(c.dir().c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = 255;
+  if (static_cast<long>(longest.size()) > name_max)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("the campaign name is {} characters: its files ({}.db-journal, {}-shards, ...) would "
+                            "have names longer than the {} bytes a file name may have here (--name gives a shorter one)",
+                            c.name.size(), c.name.substr(0, 20) + "...", c.name.substr(0, 20) + "...", name_max));
   // Any other character of the folder is quoted in the generated scripts; a control character
   // (a newline) would end the line it is on.
   std::string dir = c.dir();
@@ -94,8 +123,22 @@ std::string Campaign::scripts_dir() const { return fmt::format("{}/{}-slurm", di
 std::optional<int> Campaign::exit_code(int i) const {
   std::ifstream in(status_file(i));
   int code = 0;
-  if (in >> code) return code;
+  std::string rest;
+  if (in >> code && !(in >> rest)) return code;
   return std::nullopt;
+}
+
+std::optional<std::string> Campaign::status_file_problem(int i) const {
+  const std::string path = status_file(i);
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (!fs::exists(st)) return std::nullopt;  // the task has not ended (or never ran)
+  if (!fs::is_regular_file(fs::status(path, ec)))
+    return fmt::format("{} is {}, not the exit code the task writes", path, core::file_type_name(fs::status(path, ec).type()));
+  std::ifstream in(path);
+  if (!in) return fmt::format("{} cannot be read ({})", path, std::strerror(errno));
+  if (exit_code(i)) return std::nullopt;
+  return fmt::format("{} holds no exit code (damaged? the task wrote it when it ended)", path);
 }
 
 Campaign load_campaign(const std::string& path) {
@@ -106,6 +149,7 @@ Campaign load_campaign(const std::string& path) {
   c.path = path;
   try {
     nlohmann::json j = core::parse_user_json(in, "");  // a key given twice (hand-edited) is refused
+    refuse_unknown_keys(j, {"format", "name", "tasks", "submissions"}, "the campaign");
     if (j.at("format") != 1) throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").dump()));
     c.name = j.at("name").get<std::string>();
     const nlohmann::json& tasks = j.at("tasks");
@@ -120,6 +164,8 @@ Campaign load_campaign(const std::string& path) {
       if (task.index != static_cast<int>(i)) throw Error(ErrorKind::InvalidInput, fmt::format("task {} is out of order", task.index));
       c.tasks.push_back(task);
     }
+    for (const auto& s : j.value("submissions", nlohmann::json::array()))
+      refuse_unknown_keys(s, {"job", "merge_job", "tasks", "partition", "submitted_at"}, "a submission");
     for (const auto& s : j.value("submissions", nlohmann::json::array()))
       c.submissions.push_back({s.at("job"), s.at("merge_job"), indices(s.at("tasks")), s.at("partition"),
                                s.at("submitted_at")});

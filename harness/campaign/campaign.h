@@ -53,6 +53,8 @@ struct Campaign {
   std::string scripts_dir() const;
   // The task's recorded exit code, if it ended.
   std::optional<int> exit_code(int index) const;
+  // Why the task's status file, where there is one, holds no exit code (garbage, a folder, unreadable).
+  std::optional<std::string> status_file_problem(int index) const;
 };
 
 // The name (letters, digits, - and _: it names files and the Slurm job) and the folder (no

@@ -6,6 +6,7 @@
 #include <map>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -130,6 +131,10 @@ std::vector<TaskState> task_states_of(const Campaign& c, std::string* source) {
                                          "continues it", *code)};
       else if (out[i].state != "running" && out[i].state != "pending")
         out[i] = {"failed", fmt::format("exit code {} (see {}/task-{}.out)", *code, c.logs_dir(), i)};
+    } else if (auto why = c.status_file_problem(static_cast<int>(i));
+               why && out[i].state != "running" && out[i].state != "pending") {
+      // The task ran and ended, but its record cannot be read: never "not submitted".
+      out[i] = {"unreadable", fmt::format("{} (see {}/task-{}.out)", *why, c.logs_dir(), i)};
     }
   return out;
 }
@@ -173,8 +178,21 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
     return;
   }
   std::string job = submit(array);
-  std::string merge_job = submit(merge, {"--dependency=afterany:" + job});
-  c.submissions.push_back({job, merge_job, tasks, o.partition, results::now_utc()});
+  // A job Slurm accepted is recorded at once: were the merge job refused, status and resume
+  // must still know the array job runs (resume would submit every task again into the same shards).
+  c.submissions.push_back({job, "", tasks, o.partition, results::now_utc()});
+  save_campaign(c);
+  std::string merge_job;
+  try {
+    merge_job = submit(merge, {"--dependency=afterany:" + job});
+  } catch (const Error& e) {
+    throw Error(e.kind(), fmt::format("{}\nthe array job {} ({} tasks) WAS submitted and is recorded in {} ('campaign "
+                                      "status' follows it); only its merge job was not: once the array job ends, "
+                                      "submit it with 'sbatch --dependency=afterany:{} {}' or merge the shards with "
+                                      "'mgpu-tune merge'",
+                                      e.what(), job, tasks.size(), c.path, job, merge));
+  }
+  c.submissions.back().merge_job = merge_job;
   save_campaign(c);
   if (json) {
     std::cout << nlohmann::json{{"campaign", c.path}, {"tasks", tasks}, {"array_job", job}, {"merge_job", merge_job},
@@ -217,10 +235,14 @@ void add_plan(CLI::App& parent) {
   cmd->callback([o, cmd] {
     kernels::MatmulProblem base = o->problem.resolve();
     std::vector<kernels::MatmulProblem> shapes = {base};
+    std::optional<ShapeSuite> suite;
     if (!o->shapes.empty()) {
       for (const char* flag : {"--m", "--n", "--k"})
         if (cmd->count(flag)) throw Error(ErrorKind::InvalidInput, fmt::format("--shapes gives the shapes: drop {}", flag));
-      shapes = load_shape_suite(o->shapes, base).shapes;
+      suite = load_shape_suite(o->shapes, base);
+      shapes = suite->shapes;
+      // A row no template of the plan takes is named by its file and line, before any task.
+      for (const std::string& a : o->archs) check_suite_shapes(*suite, kernels::matmul_template(core::parse_arch(a)));
     }
     Campaign c;
     c.path = o->output;

@@ -1,8 +1,12 @@
 #include "harness/campaign/slurm.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <cstdio>
 #include <regex>
 #include <sstream>
@@ -45,9 +49,9 @@ std::string sbatch_file(const std::string& dir, const std::string& pattern) {
   return sbatch_value(escaped + "/" + pattern);
 }
 
-Output run(const std::string& command) {
+Output run(const std::string& command, bool merge_stderr = true) {
   Output out;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  FILE* p = ::popen((merge_stderr ? command + " 2>&1" : command).c_str(), "r");
   if (!p) return out;
   std::array<char, 4096> buf{};
   while (std::fgets(buf.data(), buf.size(), p)) out.text += buf.data();
@@ -157,10 +161,26 @@ std::string submit(const std::string& script_path, const std::vector<std::string
   if (!have("sbatch")) throw Error(ErrorKind::Unavailable, "sbatch is not on PATH: submit from a Slurm login node");
   std::string cmd = "sbatch --parsable";
   for (const std::string& a : extra_args) cmd += fmt::format(" {}", quote(a));
-  Output out = run(fmt::format("{} {}", cmd, quote(script_path)));
+  // The job id is on stdout; stderr holds sbatch's warnings ("sbatch: warning: ..."), which
+  // are no refusal: read apart, and passed on.
+  char err_path[] = "/tmp/mgpu-sbatch-XXXXXX";
+  const int err_fd = ::mkstemp(err_path);
+  if (err_fd < 0) throw Error(ErrorKind::IO, fmt::format("cannot create a temporary file for sbatch's messages: {}", std::strerror(errno)));
+  ::close(err_fd);
+  Output out = run(fmt::format("{} {} 2>{}", cmd, quote(script_path), quote(err_path)), false);
+  std::string said;
+  {
+    std::ifstream f(err_path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    said = ss.str();
+  }
+  ::unlink(err_path);
   std::string id = out.text.substr(0, out.text.find_first_of(";\n"));
   if (out.code != 0 || id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-    throw Error(ErrorKind::IO, fmt::format("sbatch refused {}: {}", script_path, out.text));
+    throw Error(ErrorKind::IO, fmt::format("sbatch refused {}: {}{}", script_path, said, out.text));
+  if (!said.empty()) fmt::print(stderr, "note: sbatch accepted {} (job {}) and said: {}{}", script_path, id, said,
+                                said.back() == '\n' ? "" : "\n");
   return id;
 }
 

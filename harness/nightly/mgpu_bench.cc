@@ -19,6 +19,7 @@
 
 #include "core/device_query.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "harness/nightly/mgpu_bench.h"
 #include "harness/exit_codes.h"
 #include "harness/measure/cuda_measurer.h"
@@ -210,6 +211,20 @@ int run(int argc, char** argv) {
     } catch (const core::Error& e) {
       throw core::Error(e.kind(), fmt::format("--benchmark_out: {}", e.what()));
     }
+    // What Google Benchmark cannot open it says only after the whole suite ran, as a bare
+    // "invalid file name"; a FIFO no program reads would block its open forever. Said first.
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(benchmark_out, ec);
+    if (std::filesystem::is_directory(st))
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("--benchmark_out {} is a folder: give a file path", benchmark_out));
+    const std::filesystem::path parent = std::filesystem::absolute(benchmark_out, ec).parent_path();
+    if (!std::filesystem::exists(st) && !std::filesystem::is_directory(parent, ec))
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("--benchmark_out {}: the folder {} does not exist", benchmark_out, parent.string()));
+    // Held open to the end: the reader sees the end of the file only when the suite is written.
+    static const int fifo = core::open_output_fifo(benchmark_out, "--benchmark_out");
+    (void)fifo;
   }
   std::string skipped;
   std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model, &skipped)

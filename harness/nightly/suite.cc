@@ -9,7 +9,9 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
+#include "core/arch.h"
 #include "harness/current_templates.h"
+#include "kernels/matmul_template.h"
 #include "results/store.h"
 #include "results/verified_best.h"
 
@@ -70,6 +72,11 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
       try {
         e.problem = problem_of(p.at("m"), p.at("n"), p.at("k"), p.at("dtype"), p.at("out_dtype"), p.at("layout"));
         e.config = core::TuningConfig::from_json(entry.at("config").dump());
+        // A config that cannot work -- a field missing or out of range, a rule broken -- is
+        // the file's fault, said before anything runs: not a benchmark that "failed".
+        const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch(e.arch));
+        t.check_problem(e.problem);
+        t.require_valid(e.problem, e.config);
       } catch (const Error& x) {
         bad_stored_value(fmt::format("entry '{}'", key), x);
       }

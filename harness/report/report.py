@@ -92,6 +92,11 @@ def _importance(trials, notes):
     if len(trials) < 8 or not varying:
         notes.append("parameter importance needs at least 8 ok trials with varying parameters")
         return {}
+    if len({t["ms"] for t in trials}) < 2:
+        # fANOVA divides by the total variance: a plateau (every time equal, as our cost model
+        # predicts for many configs) has none, and no parameter explains anything.
+        notes.append("parameter importance: every trial has the same time (a plateau), so no parameter matters")
+        return {}
     try:
         import optuna
         from optuna.distributions import CategoricalDistribution
@@ -105,6 +110,10 @@ def _importance(trials, notes):
         return optuna.importance.get_param_importances(study, evaluator=evaluator)
     except ImportError as e:
         notes.append(f"parameter importance unavailable ({e}): install python3-sklearn")
+        return {}
+    except (RuntimeError, ValueError, ZeroDivisionError) as e:
+        # One picture that cannot be computed is a note, never the end of the whole report.
+        notes.append(f"parameter importance not computed ({type(e).__name__}: {e})")
         return {}
 
 

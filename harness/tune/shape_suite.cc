@@ -74,8 +74,10 @@ void skip_byte_order_mark(std::istream& in, const std::string& path) {
   in.seekg(start == "\xEF\xBB\xBF" ? 3 : 0);
 }
 
-std::vector<kernels::MatmulProblem> read_csv(const std::string& path, const kernels::MatmulProblem& defaults) {
-  std::ifstream in(path, std::ios::binary);
+std::vector<kernels::MatmulProblem> read_csv(const std::string& path, const kernels::MatmulProblem& defaults,
+                                             std::vector<std::string>* where) {
+  // Read whole first: a file this user may not read is said so, never "empty".
+  std::istringstream in(core::read_input_file(path, "shape suite file"));
   skip_byte_order_mark(in, path);
   std::vector<std::string> columns = {"m", "n", "k", "dtype", "out_dtype", "layout"};
   std::vector<kernels::MatmulProblem> out;
@@ -104,6 +106,7 @@ std::vector<kernels::MatmulProblem> read_csv(const std::string& path, const kern
       for (size_t i = 0; i < fields.size(); ++i)
         if (!fields[i].empty()) named[columns[i]] = fields[i];
       out.push_back(shape_of(named, defaults));
+      where->push_back(fmt::format("{} line {}", path, number));
     } catch (const Error& e) {
       throw Error(ErrorKind::InvalidInput, fmt::format("{} line {}: {}", path, number, e.what()));
     }
@@ -112,8 +115,8 @@ std::vector<kernels::MatmulProblem> read_csv(const std::string& path, const kern
 }
 
 std::vector<kernels::MatmulProblem> read_json(const std::string& path, const kernels::MatmulProblem& defaults,
-                                              std::string* name) {
-  std::ifstream in(path);
+                                              std::string* name, std::vector<std::string>* where) {
+  std::istringstream in(core::read_input_file(path, "shape suite file"));
   nlohmann::json doc;
   try {
     doc = core::parse_user_json(in, path);  // a shape's "m" given twice is refused, not last-wins
@@ -138,6 +141,7 @@ std::vector<kernels::MatmulProblem> read_json(const std::string& path, const ker
         named[k] = v.is_string() ? v.get<std::string>() : v.dump();
       }
       out.push_back(shape_of(named, defaults));
+      where->push_back(fmt::format("{} shape #{}", path, i + 1));
     } catch (const Error& e) {
       throw Error(ErrorKind::InvalidInput, fmt::format("{} shape #{}: {}", path, i + 1, e.what()));
     }
@@ -151,21 +155,42 @@ ShapeSuite load_shape_suite(const std::string& spec, const kernels::MatmulProble
   namespace fs = std::filesystem;
   ShapeSuite suite;
   std::vector<kernels::MatmulProblem> shapes;
+  std::vector<std::string> where;
   std::string ext = fs::path(spec).extension().string();
   if (ext == ".csv" || ext == ".json") {
     core::check_input_file(spec, "shape suite file");  // a FIFO would block, /dev/zero never end
     suite.name = fs::path(spec).stem().string();
-    shapes = ext == ".csv" ? read_csv(spec, defaults) : read_json(spec, defaults, &suite.name);
+    shapes = ext == ".csv" ? read_csv(spec, defaults, &where) : read_json(spec, defaults, &suite.name, &where);
   } else {
     suite.name = spec;
     shapes = kernels::named_suite(spec, defaults.in_dtype, defaults.out_dtype);
+    for (const kernels::MatmulProblem& p : shapes) where.push_back(fmt::format("suite {} shape {}", spec, p.key()));
   }
   std::set<std::string> seen;
-  for (const kernels::MatmulProblem& p : shapes)
-    if (seen.insert(p.key()).second) suite.shapes.push_back(p);
-    else ++suite.duplicates_dropped;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    if (seen.insert(shapes[i].key()).second) {
+      suite.shapes.push_back(shapes[i]);
+      suite.where.push_back(i < where.size() ? where[i] : spec);
+    } else {
+      ++suite.duplicates_dropped;
+    }
   if (suite.shapes.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("the shape suite {} is empty", spec));
   return suite;
+}
+
+void check_suite_shapes(const ShapeSuite& suite, const kernels::MatmulTemplate& t) {
+  for (size_t i = 0; i < suite.shapes.size(); ++i) {
+    try {
+      t.check_problem(suite.shapes[i]);
+    } catch (const Error& e) {
+      // The template speaks to the command line ("make --k a multiple of 8"); a row of a file
+      // is no flag the user gave: its file and line instead, its fields without dashes.
+      std::string why = e.what();
+      for (const char* flag : {"--m", "--n", "--k", "--dtype", "--out-dtype", "--layout"})
+        for (size_t at; (at = why.find(flag)) != std::string::npos;) why.erase(at, 2);
+      throw Error(e.kind(), fmt::format("{}: {}", i < suite.where.size() ? suite.where[i] : suite.name, why));
+    }
+  }
 }
 
 std::vector<std::vector<size_t>> grid_buckets(const kernels::MatmulTemplate& t,

@@ -24,9 +24,13 @@ struct ShapeSuite {
   std::string name;
   std::vector<kernels::MatmulProblem> shapes;
   int duplicates_dropped = 0;
+  std::vector<std::string> where;  // per shape, where it was read: "s.csv line 3", "s.json shape #2"
 };
 
 ShapeSuite load_shape_suite(const std::string& file_or_name, const kernels::MatmulProblem& defaults);
+// Every shape against the template's own limits (TMA alignment, ...): Error{InvalidInput} naming
+// the row where it was read ("s.csv line 3: ..."), as a row the reader refused is.
+void check_suite_shapes(const ShapeSuite& suite, const kernels::MatmulTemplate& t);
 std::vector<std::vector<size_t>> grid_buckets(const kernels::MatmulTemplate& t,
                                               const std::vector<kernels::MatmulProblem>& shapes);
 

@@ -47,6 +47,7 @@ struct Device {
   results::Environment env;
   double peak_tflops = 0;
   std::function<Measurement(const TrialRequest&)> measure;
+  std::function<bool(const core::TuningConfig&)> offers;  // the configs it can answer; unset: all
 };
 
 // Compiles a batch's kernels on every core into the cache, so the worker's compiles are hits
@@ -100,9 +101,13 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   if (o.device == "model") return model("");
   if (o.device.rfind("replay:", 0) == 0) {
     std::string path = o.device.substr(7);
+    check_replay_is_not_output(path, o.db);
     auto replay = std::make_shared<ReplayMeasurer>(path, std::string(t.name()), o.problem.key());
     Device d;
     d.source = "replay";
+    d.note = replay->prediction_note(path);
+    // The search runs over what the database answers, as a T4 replay runs over the file's space.
+    d.offers = [replay](const core::TuningConfig& c) { return replay->knows(c.to_json()); };
     d.env = {fmt::format("replay:{}", std::filesystem::path(path).filename().string()), std::string(arch.name),
              fmt::format("{}.{}", arch.cc_major, arch.cc_minor), model_device.sm_count, "", "", 0};
     d.peak_tflops = model_device.peak_tflops_bf16;
@@ -227,7 +232,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   std::vector<core::TuningConfig> candidates;
   core::ParamSpace space = t.space();
   space.enumerate([&](const core::TuningConfig& c) {
-    if (!t.why_invalid(o.problem, c)) candidates.push_back(c);
+    if (!t.why_invalid(o.problem, c) && (!device.offers || device.offers(c))) candidates.push_back(c);
   });
   search::StrategyContext ctx{space, candidates, o.seed,
                               [&](const core::TuningConfig& c) { return t.predict_ms(o.problem, c, arch.default_device()); },
@@ -253,7 +258,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   rep.note = device.note;
   rep.device_name = device.env.device_name;
   rep.peak_tflops = device.peak_tflops;
-  results::Claims claims(store.db(), {tmpl, o.problem.key(), device.env.device_name, device.source});
+  results::Claims claims(store.db(), {tmpl, o.problem.key(), device.env.device_name, device.source}, o.db);
 
   // What every run (earlier ones, and concurrent ones as they go) measured for this study is
   // told to the strategy and not measured again.

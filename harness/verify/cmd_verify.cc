@@ -117,8 +117,9 @@ void run(const Options& o) {
   }
   std::vector<kernels::MatmulProblem> targets;
   if (!o.shapes.empty()) {
-    targets = load_shape_suite(o.shapes, like).shapes;
-    for (const kernels::MatmulProblem& p : targets) t.check_problem(p);
+    ShapeSuite suite = load_shape_suite(o.shapes, like);
+    check_suite_shapes(suite, t);  // a row the template cannot run is named by file and line
+    targets = suite.shapes;
   }
   std::vector<std::string> worker_env = virtual_device_environment(arch, "verify");
 

@@ -43,9 +43,22 @@ bad matmul_m_nan 2 "error: --m: must be a whole number between 1 and 2147483647,
 bad matmul_shapes_with_trials_zero 2 "error: --trials" --fixture good -- matmul --arch sm_90a --shapes llama3-8b --trials 0 --db '$DB'
 
 # --- matmul where every trial fails: exit 1 with a summary saying none succeeded ---
-bad matmul_every_trial_failed 1 "none of the trials succeeded" --fixture good --writes -- \
-  matmul --arch sm_90a --m 512 --n 512 --k 512 --device 'replay:$DB' --trials 3 --strategy random --db '$W/other.db'
+# (a replay of a database where every config of the problem failed; a replay database holding
+# nothing for the problem is refused up front, exit 2: store_cases.sh)
+fixture_good_all_failed() {
+  fixture_good
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE trials SET status = '"'compile_error'"', median_ms = NULL, min_ms = NULL, mean_ms = NULL, noise = NULL WHERE source = '"'model'"'"); c.commit()' "$W/t.db"
+}
+bad matmul_every_trial_failed 1 "none of the trials succeeded" --fixture good_all_failed --writes -- \
+  matmul --arch sm_90a --m 256 --n 256 --k 256 --device 'replay:$DB' --trials 3 --strategy random --db '$W/other.db'
 
+# A budget spent before the first trial is said as such, not "none of the trials succeeded" (round 4, O02).
+bad matmul_time_budget_before_any_trial 1 "the time budget \(1e-09 s\) ended before any trial ran" --writes -- \
+  matmul --arch sm_90a --m 64 --n 64 --k 64 --device model --no-compile --strategy random --trials 50 --time-budget 1e-9 --db '$DB'
+# A suite tuned on the virtual device reports its verdicts (it has no times) and exits 0 when
+# every config verified: it said "replayed" and exited 1 (round 4, AB03).
+bad matmul_emulate_suite_verified 0 "verified 1, failed 0.*results VERIFIED on the virtual device" --writes -- sh: \
+  "printf 'm,n,k\n128,128,128\n' > s.csv && '$MGPU' matmul --arch sm_90a --shapes s.csv --device emulate --strategy random --trials 1 --db t.db 2>&1 | tr -d '\n'; exit \${PIPESTATUS[0]}"
 # --- --device emulate runs the problem itself: one beyond its memory is the problem's limit, said
 # before anything is written (every trial was recorded as its config's failure before) ---
 for mnk in "2147483647 256 256" "256 2147483640 256" "65536 65536 65536"; do
@@ -311,4 +324,96 @@ done
 NOFILE="trap '' XFSZ; ulimit -f 0; exec"
 bad plan_past_file_size_limit 1 "cannot write c.json: .*File too large.* nothing left" -- sh: \
   "($NOFILE '$MGPU' campaign plan --arch sm_90a --shapes llama3-8b -o c.json) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls -A | grep -qv '^.out\$' || echo ' nothing left'; exit \$r"
+# An assembler that hangs, writes nothing or writes garbage (round 4, H01-H11): a time limit
+# (MGPU_TOOL_TIMEOUT) kills it with its children, exit 1 with the reason; no cubin is written.
+fixture_fake_ptxas() {
+  printf '#!/bin/sh\nsleep 100000\n' > "$W/ps_sleep"
+  printf '#!/bin/sh\nexit 0\n' > "$W/ps_nothing"
+  printf '#!/bin/sh\nout=""; while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift;; esac; shift; done; [ -n "$out" ] && head -c 5000 /dev/urandom > "$out"; exit 0\n' > "$W/ps_garbage"
+  chmod +x "$W"/ps_*
+  printf 'module attributes {gpu.container_module} {\n gpu.module @k {\n gpu.func @f() kernel { gpu.return } } }\n' > "$W/k.mlir"
+}
+PCM=(compile matmul --arch sm_90a --m 128 --n 128 --k 128 --config '{"tile_k":32,"tile_n":64}' --no-cache)
+bad ptxas_hangs_is_killed 1 "ps_sleep did not finish in 2 s and was killed" --fixture fake_ptxas -- sh: \
+  "MGPU_TOOL_TIMEOUT=2 MGPU_PTXAS=\$PWD/ps_sleep timeout -k 5 60 '$MGPU' ${PCM[*]@Q}; r=\$?; sleep 0.5; pgrep -f 'sleep 100000' -P \$\$ >/dev/null && echo 'left running'; exit \$r"
+bad ptxas_writes_nothing_matmul 1 "exited 0 but wrote no cubin" --fixture fake_ptxas -- sh: "MGPU_PTXAS=\$PWD/ps_nothing '$MGPU' ${PCM[*]@Q}"
+bad ptxas_writes_garbage_matmul 1 "is no cubin \(5000 bytes, not an ELF file" --fixture fake_ptxas -- sh: "MGPU_PTXAS=\$PWD/ps_garbage '$MGPU' ${PCM[*]@Q}"
+bad ptxas_writes_nothing_mlir 1 "exited 0 but wrote no cubin" --fixture fake_ptxas -- sh: \
+  "MGPU_PTXAS=\$PWD/ps_nothing '$MGPU' compile --mlir k.mlir --arch sm_90a --no-cache --emit cubin -o k.cubin; r=\$?; test -e k.cubin && echo 'k.cubin written'; exit \$r"
+bad tool_timeout_garbage 2 "MGPU_TOOL_TIMEOUT='soon' is no positive number" --fixture fake_ptxas -- sh: \
+  "MGPU_TOOL_TIMEOUT=soon MGPU_PTXAS=\$PWD/ps_nothing '$MGPU' compile --mlir k.mlir --arch sm_90a --no-cache"
+# The MLIR nesting guard counts < > too: 30000 nested tuple<...> types crashed the parser (139).
+fixture_type_nest() { python3 -c "
+open('$W/n.mlir','w').write('module attributes {gpu.container_module} {\n gpu.module @k {\n gpu.func @f(%a: '+'tuple<'*30000+'i32'+'>'*30000+') kernel { gpu.return } } }\n')"; }
+bad mlir_type_nest_compile 2 "nests [0-9]+ levels deep; at most 256" --fixture type_nest -- compile --mlir '$W/n.mlir' --arch sm_90a --no-cache
+bad mlir_type_nest_emulate 2 "nests [0-9]+ levels deep; at most 256" --fixture type_nest -- emulate --mlir '$W/n.mlir' --arch sm_90a --launch '{"kernel":"f","grid":[1,1,1],"block":[32,1,1]}'
+# Arrows and affine comparisons are no nesting: a module with them compiles.
+bad mlir_arrow_not_nesting 0 "compiled" --fixture fake_ptxas --writes -- sh: \
+  "printf 'module attributes {gpu.container_module} {\n gpu.module @k {\n func.func @g(%%a: index) -> index { %%b = affine.apply affine_map<(d0) -> (d0 + 1)>(%%a) return %%b : index }\n gpu.func @f() kernel { gpu.return } } }\n' > a.mlir && '$MGPU' compile --mlir a.mlir --arch sm_90a --no-cache"
+# Workgroup attributions larger than a block's shared memory: refused, not "0 B static SMEM".
+bad mlir_workgroup_too_big 2 "asks 4294967296 bytes of shared memory in its workgroup attributions" --writes -- sh: \
+  "printf 'module attributes {gpu.container_module} {\n gpu.module @k {\n gpu.func @f() workgroup(%%w : memref<1073741824xf32, #gpu.address_space<workgroup>>) kernel { gpu.return } } }\n' > w.mlir && '$MGPU' compile --mlir w.mlir --arch sm_90a --no-cache"
+# An output FIFO no program reads: refused at once (the open blocked forever); with a reader it is written.
+bad compile_ptx_to_fifo_no_reader 2 "-o p is a FIFO \(named pipe\) that no program is reading" --fixture fake_ptxas --writes -- sh: \
+  "mkfifo p && timeout 20 '$MGPU' compile --mlir k.mlir --arch sm_90a --emit ptx -o p; r=\$?; rm -f p; exit \$r"
+bad compile_ptx_to_fifo_reader 0 "^[0-9]+ got$" --fixture fake_ptxas --writes -- sh: \
+  "mkfifo p && (cat p > got &) && sleep 0.3 && timeout 20 '$MGPU' compile --mlir k.mlir --arch sm_90a --emit ptx -o p && sleep 0.3 && rm -f p && echo \"\$(grep -c entry got) got\""
+# -O is a whole number 0-3, said with its range as typed.
+bad opt_level_float 2 "--opt-level: must be a whole number between 0 and 3, got '3.0'" --fixture fake_ptxas -- compile --mlir '$W/k.mlir' --arch sm_90a -O 3.0
+bad opt_level_space 2 "--opt-level: must be a whole number between 0 and 3, got ' 3'" --fixture fake_ptxas -- compile --mlir '$W/k.mlir' --arch sm_90a -O ' 3'
+# sass of a cubin whose symbol table nvdisasm refuses: bad input naming the file (exit 2).
+bad sass_symtab_entsize_zero 2 "bad.cubin' is not a cubin: its symbol table .* has entries of 0 bytes" --fixture fake_ptxas --writes -- sh: \
+  "'$MGPU' compile --mlir k.mlir --arch sm_90a --emit cubin -o k.cubin > /dev/null && python3 -c \"
+import struct
+d=bytearray(open('k.cubin','rb').read()); o=struct.unpack_from('<Q',d,0x28)[0]; es,n,sx=struct.unpack_from('<HHH',d,0x3A)
+for i in range(1,n):
+    if struct.unpack_from('<I',d,o+i*es+4)[0]==2: struct.pack_into('<Q',d,o+i*es+0x38,0)
+open('bad.cubin','wb').write(d)\" && '$MGPU' sass bad.cubin"
+# Campaigns (round 4, K06, K16, V05, Y08).
+bad campaign_task_unknown_key 2 "task 0: the task has an unknown key \"tile_m\"" --writes -- sh: \
+  "'$MGPU' campaign plan --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 2 -o c.json > /dev/null && python3 -c \"import json;c=json.load(open('c.json'));c['tasks'][0]['tile_m']=64;json.dump(c,open('c.json','w'))\" && '$MGPU' campaign run-task c.json 0"
+bad campaign_status_file_garbage 0 "task +0 +unreadable .*task-0.status holds no exit code" --writes -- sh: \
+  "'$MGPU' campaign plan --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 2 -o c.json > /dev/null && mkdir -p c-shards && echo banana > c-shards/task-0.status && '$MGPU' campaign status c.json"
+bad campaign_name_too_long 2 "the campaign name is 300 characters" --writes -- sh: \
+  "'$MGPU' campaign plan --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 1 --name \$(printf 'n%.0s' \$(seq 300)) -o d.json; r=\$?; test -e d.json && echo 'd.json written'; exit \$r"
+bad campaign_plan_suite_row_unaligned 2 "s.csv line 3: A \(M x K\) rows are 14 bytes.*make k a multiple of 8" --writes -- sh: \
+  "printf 'm,n,k\n128,128,128\n128,128,7\n' > s.csv && '$MGPU' campaign plan --arch sm_90a --shapes s.csv --device model --trials 1 -o c.json; r=\$?; test -e c.json && echo 'c.json written'; exit \$r"
+# verify --shapes and matmul --shapes name the row too (round 4, Y02, Y07).
+bad verify_suite_row_unaligned 2 "s.csv line 3: A \(M x K\) rows are 14 bytes.*make k a multiple of 8" -- sh: \
+  "printf 'm,n,k\n128,128,128\n128,128,7\n' > s.csv && '$MGPU' verify matmul --arch sm_90a --shapes s.csv --config '{}' --db t.db; r=\$?; rm -f s.csv; exit \$r"
+bad matmul_suite_row_unaligned 2 "s.csv line 3: A \(M x K\) rows are 14 bytes.*make k a multiple of 8" -- sh: \
+  "printf 'm,n,k\n128,128,128\n128,128,7\n' > s.csv && '$MGPU' matmul --arch sm_90a --shapes s.csv --device model --no-compile --trials 1 --db t.db; r=\$?; rm -f s.csv; exit \$r"
+# sbatch that warns on stderr (the job id on stdout), or accepts the array job and refuses the merge job:
+# the accepted job is recorded (status follows it; resume would submit every task again).
+fixture_fake_sbatch() {
+  mkdir -p "$W/fb"
+  printf '#!/bin/sh\necho "sbatch: warning: cannot honor --gpus-per-task, ignoring" >&2\necho 2002\n' > "$W/fb/sbatch"
+  printf '#!/bin/sh\nfor a; do last="$a"; done\ncase "$last" in *merge.sbatch) echo "sbatch: error: QOSMaxSubmitJobPerUserLimit" >&2; exit 1;; esac\necho 1001\n' > "$W/fb/sbatch_mergefails"
+  chmod +x "$W"/fb/*
+}
+bad campaign_submit_sbatch_warning 0 "\"job\": \"2002\"" --fixture fake_sbatch --writes -- sh: \
+  "'$MGPU' campaign plan --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 2 -o c.json > /dev/null && PATH=\$PWD/fb:\$PATH '$MGPU' campaign submit c.json --partition p && grep '\"job\"' c.json"
+bad campaign_submit_merge_refused 1 "array job 1001 .*WAS submitted.*\"job\": \"1001\"" --fixture fake_sbatch --writes -- sh: \
+  "'$MGPU' campaign plan --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 2 -o c.json > /dev/null && cp fb/sbatch_mergefails fb/sbatch && PATH=\$PWD/fb:\$PATH '$MGPU' campaign submit c.json --partition p 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; grep '\"job\"' c.json; exit \$r"
+# A tuning run with such an assembler: every trial is env_error (the machine's failure, never a
+# kernel ranked as built), exit 1; a hung one is killed at the time limit, no child left running.
+bad ptxas_writes_nothing_tuning 1 "env_error.*none of the trials succeeded" --fixture fake_ptxas --writes -- sh: \
+  "MGPU_PTXAS=\$PWD/ps_nothing '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-verify --trials 2 --seed 9 --db t.db 2>&1 | tr -d '\n'; exit \${PIPESTATUS[0]}"
+bad ptxas_hangs_tuning 1 "env_error.*none of the trials succeeded" --fixture fake_ptxas --writes -- sh: \
+  "MGPU_TOOL_TIMEOUT=1 MGPU_PTXAS=\$PWD/ps_sleep timeout -k 5 100 '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-verify --trials 1 --seed 9 --db t.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; sleep 0.5; pgrep -f 'sleep 100000' -P \$\$ >/dev/null && echo ' left running'; exit \$r"
+# One SIGTERM stops a tuning run whose assembler hangs: the tool is killed at once (not at
+# MGPU_TOOL_TIMEOUT), its children with it, and the run exits 143 (round 4, H02).
+bad ptxas_hangs_tuning_one_sigterm 143 "stopped by SIGTERM" --fixture fake_ptxas --writes -- sh: \
+  "MGPU_TOOL_TIMEOUT=300 MGPU_PTXAS=\$PWD/ps_sleep '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-verify --trials 1 --seed 9 --db t.db > o.txt 2>&1 & p=\$!; sleep 3; kill -TERM \$p; t0=\$(date +%s); wait \$p; r=\$?; tr -d '\n' < o.txt; [ \$((\$(date +%s) - t0)) -lt 30 ] || { echo ' waited for the tool'; exit 99; }; sleep 0.5; pgrep -f 'sleep 100000' -P \$\$ >/dev/null && { echo ' left running'; exit 98; }; exit \$r"
+# A shape suite this user may not read: said so, not "is empty" / "not valid JSON" (round 4, S04, S08).
+# Root reads every file: the case runs as nobody where setpriv can (else it is skipped as ok).
+for f in s.csv s.json; do
+  bad "shape_suite_unreadable_${f#s.}" 2 "shape suite file $f: cannot read it \(Permission denied\)|skipped" --writes -- sh: \
+    "printf '64,64,64\n' > s.csv && printf '[{\"m\":64,\"n\":64,\"k\":64}]' > s.json && chmod 600 s.csv s.json && chmod 777 . &&
+     if [ \$(id -u) = 0 ] && command -v setpriv >/dev/null; then setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent MGPU_CACHE_DIR=\$PWD/c '$MGPU' matmul --arch sm_90a --shapes $f --device model --no-compile --trials 1 -q --db n.db; else echo skipped; exit 2; fi"
+done
+# A Python home without optuna is the environment's fault: exit 1 in one line, before any work
+# (round 4, E20; it was exit 2, bad input). The home: the system's standard library, no dist-packages.
+bad python_home_without_optuna 1 "cannot import optuna: ModuleNotFoundError: No module named 'optuna'" --writes -- sh: \
+  "mkdir -p ph/lib && ln -s /usr/lib/python3.11 ph/lib/python3.11 && MGPU_PYTHON_HOME=\$PWD/ph '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 8 --strategy tpe -q --db e.db; r=\$?; test -e e.db && echo 'e.db written'; exit \$r"
 finish

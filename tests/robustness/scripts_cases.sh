@@ -424,4 +424,20 @@ bad slurm_local_help 0 "A real single-node Slurm" -- sh: bash '$SRC/scripts/slur
 bad report_screenshot_help 0 "scripts/report_screenshot.sh DB OUT.png" -- sh: bash '$SRC/scripts/report_screenshot.sh' --help
 bad gpu_session_help 0 "One lease of a Hopper GPU" -- sh: bash '$SRC/scripts/gpu_session.sh' --help
 bad gpu_session_option_as_outdir 2 "OUTDIR '-o' starts with '-'" -- sh: bash '$SRC/scripts/gpu_session.sh' -o
+# --benchmark_out that Google Benchmark cannot open (a folder, a FIFO no program reads): exit 2 before
+# measuring, named -- it said a bare "invalid file name" after the suite, or blocked forever (round 4, Z06, J02).
+bad bench_out_folder 2 "--benchmark_out out is a folder" --fixture predicted -- \
+  sh: 'mkdir out && $BENCH --db t.db --device model --include-model --no-record --benchmark_out=out; rc=$?; rmdir out; exit $rc'
+bad bench_out_fifo_no_reader 2 "--benchmark_out p is a FIFO \(named pipe\) that no program is reading" --fixture predicted -- \
+  sh: 'mkfifo p && timeout 20 $BENCH --db t.db --device model --include-model --no-record --benchmark_out=p; rc=$?; rm -f p; exit $rc'
+# An export whose config cannot work (out of range, a field missing) is bad input (exit 2) before
+# anything runs, not a benchmark that failed (round 4, Z02, Z03).
+bad bench_configs_config_out_of_range 2 "e.json: entry '[^']*': tile_m = 9223372036854775807 is out of range" --fixture predicted -- \
+  sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && f=$(ls ex/*.json) &&
+       sed -i "s/\"tile_m\": *[0-9]*/\"tile_m\": 9223372036854775807/" "$f" && mv "$f" ex/e.json &&
+       $BENCH --configs ex --device model --no-record; rc=$?; rm -rf ex; exit $rc'
+bad bench_configs_config_missing_field 2 "e.json: entry '[^']*': the config lacks 'tile_k'" --fixture predicted -- \
+  sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && f=$(ls ex/*.json) &&
+       sed -i "s/\"tile_k\": *[0-9]*,//" "$f" && mv "$f" ex/e.json &&
+       $BENCH --configs ex --device model --no-record; rc=$?; rm -rf ex; exit $rc'
 finish

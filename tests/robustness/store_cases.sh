@@ -164,6 +164,9 @@ for fmt in json cpp csv; do
   bad "export_${fmt}_onto_symlink" 2 "refusing to write .*link.db: it is the results database" --fixture links -- export --db '$DB' --format $fmt -o '$W/link.db'
   bad "export_${fmt}_onto_hardlink" 2 "refusing to write .*hard.db: it is the results database" --fixture links -- export --db '$DB' --format $fmt -o '$W/hard.db'
 done
+# An export to a FIFO nobody reads is refused, not an endless wait (round 4, J05).
+bad export_to_fifo_no_reader 2 "is a FIFO \(named pipe\) that no program is reading" --writes --fixture good -- sh: \
+  "mkfifo f && timeout -k 2 20 '$MGPU' export --db '\$DB' --format cpp --include-model -o f; r=\$?; rm -f f; exit \$r"
 bad export_onto_wal 2 "it is the -wal file of the results database" --fixture good -- export --db '$DB' --format csv -o '$DB-wal'
 bad export_onto_shm 2 "it is the -shm file of the results database" --fixture good -- export --db '$DB' --format cpp -o '$DB-shm'
 bad export_onto_wal_link 2 "it is the -wal file of the results database" --fixture links -- export --db '$DB' --format csv -o '$W/wal-link'
@@ -340,11 +343,131 @@ bad report_output_not_utf8 0 "^ok index$" --fixture good --writes -- \
 bad report_mplbackend_garbage 0 "wrote .*index.html" --fixture good --writes -- sh: MPLBACKEND=nonsense '"$MGPU"' report --db '"$DB"' -o rep
 # A finite number that underflows to a denormal is still a finite number (strtod's ERANGE).
 bad regress_max_noise_denormal 0 "0 slower, 0 faster, [0-9]+ same" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --max-noise 4.9e-324
-bad matmul_time_budget_denormal 1 "none of the trials succeeded" --writes -- $MODEL_RUN --time-budget 4.9e-324 --db '$DB'
+bad matmul_time_budget_denormal 1 "the time budget \(4.94066e-324 s\) ended before any trial ran" --writes -- $MODEL_RUN --time-budget 4.9e-324 --db '$DB'
 # Two merges of the same input into one new output at once: both succeed (the second adds what
 # the first has not), never "UNIQUE constraint failed: trials.uuid". Five tries: the race was
 # hit in 2 of 5.
 bad merge_twice_at_once_into_a_new_output 0 "tries ok" --fixture good --writes -- sh: \
   "for i in 1 2 3 4 5; do rm -f o.db o.db-wal o.db-shm; '$MGPU' merge t.db -o o.db 2>a.err & a=\$!;
      '$MGPU' merge t.db -o o.db 2>b.err || { cat b.err; exit 1; }; wait \$a || { cat a.err; exit 1; }; done; echo tries ok"
+# --- round 4: --device replay:DB with a results database (battery r4 A16-A24). A replay answers
+# from rows that hold a result (a time, or a config's failure) and searches only the configs it
+# answers; virtual-device rows (no time) are no answer -- replayed as ok trials of 0 ms they
+# made the target database "damaged" for every reader (A23, DATA-LOSS) ---
+fixture_good_emulated() {  # e.db: the good rows as a --device emulate run stores them (ok, no time)
+  fixture_good; mv "$W/t.db" "$W/e.db"
+  sql "$W/e.db" "UPDATE trials SET source = 'emulate', median_ms = NULL, min_ms = NULL, mean_ms = NULL, noise = NULL;"
+}
+fixture_good_and_emulated() { fixture_good_emulated; fixture_good; }
+REPLAY_RUN="matmul --arch sm_90a --m 256 --n 256 --k 256 --strategy random --seed 7 --trials 3"
+MODEL_RUN6="matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --seed 2 --trials 6"  # 2 beyond the fixture's 4
+bad replay_emulate_rows_into_existing_db 2 "replay:e.db: nothing to replay: its [0-9]+ trials of matmul_sm90 at m256_n256_k256_bf16_bf16_kn hold no result.*nothing was written" \
+  --fixture good_and_emulated -- $REPLAY_RUN --device replay:e.db --db t.db
+bad replay_emulate_rows_into_new_db 2 "replay:e.db: nothing to replay" --fixture good_emulated -- $REPLAY_RUN --device replay:e.db --db r.db
+bad replay_into_itself 2 "replay:t.db is the results database \(--db t.db\).*nothing was written" --fixture good -- $REPLAY_RUN --device replay:t.db --db t.db
+bad replay_into_itself_other_name 2 "is the results database" --fixture good -- $REPLAY_RUN --device 'replay:$DB' --db ./t.db
+bad replay_other_problem 2 "replay:t.db: nothing to replay: it holds no trial of matmul_sm90 at m64_n64_k64_bf16_bf16_kn; it has results for m256_n256_k256_bf16_bf16_kn" \
+  --fixture good -- matmul --arch sm_90a --m 64 --n 64 --k 64 --device replay:t.db --trials 2 --db r.db
+# The search runs over the configs the database answers: no fake "not in the replay database"
+# invalid_config rows counted against the budget; every trial of the 4 answered, none failed.
+for s in random tpe-native exhaustive; do
+  bad "replay_results_db_answers_$s" 0 "^ok invalid=0 replay=4$" --fixture good --writes -- sh: \
+    '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --strategy $s --trials 10 --device replay:t.db --db r.db -q '>' /dev/null '&&' \
+    "$PY" -c "'import sqlite3; c = sqlite3.connect(\"r.db\"); q = lambda s: c.execute(s).fetchone()[0]; print(\"ok invalid=%d replay=%d\" % (q(\"SELECT count(*) FROM trials WHERE status = \\\"invalid_config\\\"\"), q(\"SELECT count(*) FROM trials WHERE source = \\\"replay\\\" AND status = \\\"ok\\\" AND median_ms > 0\")))'"
+done
+# Replayed predictions are said to be predictions (A24).
+bad replay_predictions_labelled 0 "note: replay:t.db holds cost-model predictions \(source model\).*the replayed times are predictions, nothing was measured" \
+  --fixture good --writes -- $REPLAY_RUN --device replay:t.db --db r.db
+# --- round 4: trials --status/--source take every status and source the store records (A01-A04) ---
+for st in hazard deadlock unsupported env_error; do
+  bad "trials_status_$st" 0 "^0 trials$" --fixture good -- trials --db '$DB' --status "$st"
+done
+bad trials_source_emulate 0 "^4 trials$" --fixture good_emulated -- trials --db e.db --source emulate
+bad trials_source_imported 0 "^0 trials$" --fixture good -- trials --db '$DB' --source imported
+bad trials_status_typo_still_refused 2 "--status: haz not in \{ok,.*hazard,deadlock,unsupported\}" --fixture good -- trials --db '$DB' --status haz
+# --- round 4: errors on the claims connection name the database as given, never the SQLite
+# URI (file:/abs/t.db?mode=rwc) it is opened by (AL01, B14, E09) ---
+fixture_claims_trigger() { fixture_good; sql "$W/t.db" "CREATE TRIGGER nope BEFORE INSERT ON claims BEGIN SELECT raise(abort, 'claims are off'); END;"; }
+bad claims_error_names_the_path 2 "^mgpu-tune: error: cannot use t\.db as a results database: claims are off$" --fixture claims_trigger --writes -- \
+  $MODEL_RUN6 --db t.db
+# A run whose trials are committed and whose run row cannot be closed: the write failed (exit 1), said so (B13).
+fixture_run_end_trigger() { fixture_good; sql "$W/t.db" "CREATE TRIGGER nope BEFORE UPDATE OF ended_at ON runs BEGIN SELECT raise(abort, 'nope'); END;"; }
+bad run_end_refused_is_exit_1 1 "cannot record the end of run [0-9]+ in t\.db: nope; the trials it committed stay" --fixture run_end_trigger --writes -- \
+  $MODEL_RUN6 --db t.db
+# A file-size limit mid-run: exit 1 naming t.db, not its URI (E09).
+bad efbig_mid_run_names_the_path 1 "error: (I/O error on|the disk holding) t\.db[: ]" --fixture good --writes -- \
+  sh: "trap '' XFSZ; ulimit -f \$(( \$(stat -c %s t.db) / 1024 + 8 )); '$MGPU' matmul --arch sm_90a --m 512 --n 512 --k 512 --device model --no-compile --strategy random --trials 400 -q --db t.db 2>&1 | grep -v 'file:' ; exit \${PIPESTATUS[0]}"
+# --- round 4: a hot rollback journal (a writer killed mid-transaction) is rolled back, as any
+# SQLite client does, not reported as a read-only file (B16, B17, B19) ---
+fixture_hot_journal() {
+  fixture_good
+  "$PY" - "$W/t.db" <<'PY'
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.isolation_level = None
+c.execute("PRAGMA journal_mode=DELETE"); c.execute("PRAGMA cache_size=1"); c.execute("BEGIN")
+c.execute("UPDATE trials SET median_ms = 999, message = hex(randomblob(2000))")
+c.execute("CREATE TABLE filler(x)")
+c.execute("INSERT INTO filler SELECT randomblob(4000) FROM (WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 200) SELECT i FROM r)")
+os._exit(0)
+PY
+  [ -s "$W/t.db-journal" ] || { echo "fixture_hot_journal: no hot journal"; exit 1; }
+}
+bad hot_journal_trials 0 "^4 trials$" --fixture hot_journal --writes -- trials --db t.db
+bad hot_journal_best 0 "\| matmul_sm90 .* model " --fixture hot_journal --writes -- best --db t.db --include-model
+bad hot_journal_matmul 0 "2 new trials \(4 resumed" --fixture hot_journal --writes -- $MODEL_RUN6 --db t.db
+bad hot_journal_times_rolled_back 0 "^999 0$" --fixture hot_journal --writes -- sh: \
+  '"$MGPU"' trials --db t.db '>' /dev/null '&&' "$PY" -c "'import sqlite3; print(999, sqlite3.connect(\"t.db\").execute(\"SELECT count(*) FROM trials WHERE median_ms = 999\").fetchone()[0])'"
+# --- round 4: a reader of a database with a foreign -wal leaves no -shm behind (B15) ---
+fixture_foreign_wal() {  # the -wal of another SQLite database (a table of notes) beside t.db
+  fixture_good
+  "$PY" - "$W" <<'PY'
+import os, shutil, sqlite3, sys
+w = sys.argv[1]
+c = sqlite3.connect(os.path.join(w, "o.db")); c.execute("PRAGMA journal_mode=WAL"); c.execute("PRAGMA wal_autocheckpoint=0")
+c.execute("CREATE TABLE notes(x)"); c.execute("INSERT INTO notes VALUES('mine')"); c.commit()
+shutil.copy(os.path.join(w, "o.db-wal"), os.path.join(w, "t.db-wal")); os._exit(0)
+PY
+  rm -f "$W"/o.db*
+}
+for c in trials best; do
+  bad "foreign_wal_${c}_leaves_no_shm" 2 "t\.db is not an mgpu-tune results database" --fixture foreign_wal -- $c --db t.db
+done
+# --- round 4: an unreadable database says why (S03); root reads anything, so as nobody ---
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+  bad unreadable_db_says_why 2 "cannot open the database t\.db: cannot read it \(Permission denied\)" --fixture good -- \
+    sh: chmod 600 t.db '&&' chmod 755 . '&&' chmod o+x .. '&&' setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent MGPU_CACHE_DIR=/nonexistent '"$MGPU"' best --db t.db
+fi
+# --- round 4: merge refuses an input row with an unreadable config before it writes (W_deepcfg) ---
+fixture_bad_config_json() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = '{not json' WHERE id = (SELECT config_id FROM trials ORDER BY id LIMIT 1);"; }
+bad merge_unreadable_config 2 "t\.db is damaged: trial 1 has an unreadable config \(\{not json\)" --fixture bad_config_json -- merge t.db -o m.db
+# --- round 4: regress between predictions says so (P03) ---
+bad regress_predictions_labelled 0 "^\| SAME \(PREDICTED\) \| matmul_sm90 " --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
+# --- round 4: a merge into a new output that fails (file-size limit, full disk) leaves no
+# schema-less database behind (E11, E14) ---
+bad merge_new_output_efbig_leaves_nothing 1 "error: (I/O error on|the disk holding) m\.db" --fixture good -- \
+  sh: "trap '' XFSZ; ulimit -f \$(( \$(stat -c %s t.db) / 2048 )); '$MGPU' merge t.db -o m.db"
+# --- round 4: a v5 database whose source CHECK is spaced otherwise is the same constraint:
+# migrated, not refused as exit 1 without a file name (B11) ---
+fixture_v5_respaced() {
+  "$PY" - "$SRC/results/schema.cc" "$W/t.db" <<'PY'
+import re, sqlite3, sys
+steps = re.findall(r'R"sql\((.*?)\)sql"', open(sys.argv[1]).read(), re.S)[:5]
+c = sqlite3.connect(sys.argv[2]); c.isolation_level = None
+for s in steps: c.executescript(s)
+c.execute("PRAGMA user_version = 5")
+sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = 'trials'").fetchone()[0]
+assert "'emulate')" in sql, "the v5 trials table has no 'emulate') to respace"
+c.execute("PRAGMA writable_schema = 1")
+c.execute("UPDATE sqlite_schema SET sql = replace(sql, \"'emulate')\", \"'emulate' )\") WHERE name = 'trials'")
+c.execute("PRAGMA writable_schema = 0"); c.close()
+PY
+}
+bad v5_check_respaced_migrates 0 "2 new trials" --fixture v5_respaced --writes -- $MODEL_RUN --db t.db
+# --- round 4: report on a plateau (every prediction equal) writes its report; the importance
+# picture it cannot compute is a note, not "Python render failed" (AE04) ---
+fixture_plateau() {
+  "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --strategy random --seed 3 --trials 9 -q --db "$W/t.db" > /dev/null 2>&1
+  sql "$W/t.db" "UPDATE trials SET median_ms = 0.005, min_ms = 0.005, mean_ms = 0.005, samples_json = '[0.005]' WHERE status = 'ok';"
+}
+bad report_plateau 0 "note: parameter importance: every trial has the same time \(a plateau\)" --fixture plateau --writes -- report --db t.db -o rep
 finish

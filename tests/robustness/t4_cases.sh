@@ -219,4 +219,38 @@ bad import_times_twice 2 "r.json: the key \"times\" is given twice" --fixture t4
 bad import_parameter_twice_gz 2 "r.json.gz: the key \"x\" is given twice" --fixture t4_parameter_twice_gz -- import --t4 r.json.gz --db t.db
 bad replay_parameter_twice 2 "r.json: the key \"x\" is given twice" --fixture t4_parameter_twice -- $REPLAY --device replay:r.json
 bad import_keys_in_two_results 0 "imported 2 trials" --fixture t4_keys_in_two_results --writes -- import --t4 r.json --db t.db --kernel k --device d
+# --- round 4: virtual-device verifications (source emulate: ok, no time) are no T4 study: never
+# offered, never exported as a "measurement" read from nothing (L03, L06: 6.95e-310, a heap
+# pointer's bits, written as the time and then imported as an ok trial) ---
+fixture_good_emulated() {
+  fixture_good
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE trials SET source = '"'emulate'"', median_ms = NULL, min_ms = NULL, mean_ms = NULL, noise = NULL"); c.commit()' "$W/t.db"
+}
+fixture_good_plus_emulated() {  # the model rows, and each again as a virtual-device verification
+  fixture_good
+  python3 - "$W/t.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+env = c.execute("INSERT INTO environments(device_name, arch, compute_capability, sm_count, driver_version, cuda_version, sm_clock_mhz) SELECT 'mgpu-tune virtual sm_90a (emulated)', arch, compute_capability, sm_count, driver_version, cuda_version, sm_clock_mhz FROM environments LIMIT 1").lastrowid
+cols = [r[1] for r in c.execute("PRAGMA table_info(trials)") if r[1] not in ("id", "uuid", "environment_id", "source", "median_ms", "min_ms", "mean_ms", "noise")]
+c.execute(f"INSERT INTO trials(uuid, environment_id, source, {', '.join(cols)}) SELECT lower(hex(randomblob(16))), {env}, 'emulate', {', '.join(cols)} FROM trials")
+c.commit()
+PY
+}
+bad export_t4_emulate_rows_only 2 "t\.db has no trials to export \(4 virtual-device verifications, which hold no times\)" --fixture good_emulated -- \
+  export --db t.db --format t4 -o x.json
+bad export_t4_emulate_study_refused 2 "t\.db has no trials of study 'matmul_sm90/m256_n256_k256_bf16_bf16_kn/mgpu-tune virtual sm_90a \(emulated\)'" \
+  --fixture good_plus_emulated -- export --db t.db --format t4 --include-model --study 'matmul_sm90/m256_n256_k256_bf16_bf16_kn/mgpu-tune virtual sm_90a (emulated)' -o x.json
+# With the verifications beside them, the predictions are the one study (before: two, the
+# second of them holding no time).
+bad export_t4_predictions_beside_verifications 0 "^wrote 4 " --fixture good_plus_emulated --writes -- \
+  export --db t.db --format t4 --include-model -o x.json
+bad export_t4_predictions_need_include_model 2 "t\.db has no trials to export \(4 predictions: add --include-model; 4 virtual-device verifications" \
+  --fixture good_plus_emulated -- export --db t.db --format t4 -o x.json
+# --- round 4: an import into a new database that fails (file-size limit) leaves nothing (E15) ---
+fixture_t4_big() {
+  python3 -c 'import json; json.dump({"schema_version": "1.0.0", "results": [{"configuration": {"x": i, "pad": "p" * 200}, "times": {"runtimes": [1.0 + i]}} for i in range(3000)]}, open("'"$W"'/big.json", "w"))'
+}
+bad import_new_db_efbig_leaves_nothing 1 "error: (I/O error on|the disk holding) n\.db" --fixture t4_big -- \
+  sh: "trap '' XFSZ; ulimit -f 200; '$MGPU' import --t4 big.json --kernel k --device d --db n.db"
 finish
