@@ -293,7 +293,15 @@ TEST(ReplayMeasurer, AnswersWhatTheDatabaseMeasuredAndNothingElse) {
   TrialRequest other = req;
   other.config.set("tile_n", std::int64_t{64});
   EXPECT_EQ(replay.measure(other).status, TrialStatus::InvalidConfig);
-  EXPECT_EQ(ReplayMeasurer(db, "matmul_sm90", "m1_n1_k1_bf16_bf16_kn").known_configs(), 0u);
+  // A database with no result for the problem is refused up front (bad input), not replayed as
+  // a budget of invalid_config trials (robustness round 4, A20).
+  try {
+    ReplayMeasurer(db, "matmul_sm90", "m1_n1_k1_bf16_bf16_kn");
+    ADD_FAILURE() << "a database with nothing to replay for the problem was accepted";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("nothing to replay"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(ReplayMeasurer((dir / "absent.db").string(), "matmul_sm90", req.problem.key()), core::Error);
   fs::remove_all(dir);
 }
