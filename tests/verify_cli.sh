@@ -14,7 +14,7 @@ CFG='{"tile_m":64,"tile_n":64,"tile_k":64,"max_concurrent_steps":2,"epi_tile_m":
 check "three standard classes verified" '[ $rc = 0 ] && grep -q "3 of 3 (config, problem class) pairs checked (3 verified); 0 from earlier" "$T/out"'
 "$MGPU" verify matmul --arch sm_90a --config "$CFG" --db "$T/v.db" --json > "$T/out" 2> /dev/null; rc=$?
 keys="$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['reused'], d['verified'], d['failed'], len(d['results']), ','.join(sorted(d['results'][0])))" "$T/out")"
-check "the second run is answered by the store" '[ $rc = 0 ] && [ "$keys" = "3 3 0 3 config,kernel_hash,message,problem_class,proxy,reused,status,target,verification_error,wall_s" ]'
+check "the second run is answered by the store" '[ $rc = 0 ] && [ "$keys" = "3 3 0 3 config,equivalent_to,kernel_hash,message,problem_class,proxy,reused,status,target,verification_error,wall_s" ]'
 n="$(/usr/bin/python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM trials WHERE source='emulate' AND kernel_hash != '' AND problem_class != ''\").fetchone()[0])" "$T/v.db")"
 check "each verification is one keyed trial" '[ "$n" = 3 ]'
 # The class of 300x264x200 on 132 SMs: ragged in M, N and K, one tile per CTA.
