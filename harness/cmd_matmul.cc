@@ -30,6 +30,14 @@ namespace mgpu::harness {
 namespace {
 
 
+// What a run's results are, by where they came from (one shape or a suite).
+std::string results_label(const std::string& source) {
+  return source == "cuda"      ? "measured"
+         : source == "model"   ? "PREDICTED (model; nothing was measured)"
+         : source == "emulate" ? "VERIFIED on the virtual device (no times)"
+                               : "replayed";
+}
+
 void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   if (json) {
     nlohmann::json top = nlohmann::json::array();
@@ -51,10 +59,7 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
               << "\n";
     return;
   }
-  std::string label = r.source == "cuda"      ? "measured"
-                      : r.source == "model"   ? "PREDICTED (model; nothing was measured)"
-                      : r.source == "emulate" ? "VERIFIED on the virtual device (no times)"
-                                              : "replayed";
+  const std::string label = results_label(r.source);
   fmt::print("{} on {}: {} new trials ({} resumed, {} failed) in {:.1f} s with {}; results {} in {}\n",
              o.problem.key(), r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
              o.db);
@@ -160,10 +165,7 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
       fmt::print("{:<36} not reached\n", s.problem.key());
     }
   }
-  std::string label = source == "cuda"      ? "measured"
-                      : source == "model"   ? "PREDICTED (model; nothing was measured)"
-                      : source == "emulate" ? "VERIFIED on the virtual device (no times)"
-                                            : "replayed";
+  const std::string label = results_label(source);
   fmt::print("suite {}: {} shapes, {} tuned, {} covered by a bucket{}{}; results {} in {}\n", suite.name, r.shapes.size(),
              tuned, covered, stopped ? fmt::format(", {} stopped partway", stopped) : "",
              suite.duplicates_dropped ? fmt::format(", {} duplicate rows dropped", suite.duplicates_dropped) : "",

@@ -192,6 +192,19 @@ void Verifier::record(const VerifyJob& job, const Measurement& m, const kernels:
   store_.record_trial(rec);
 }
 
+bool Verifier::from_store(const VerifyJob& job, VerifyResult& r) {
+  std::lock_guard<std::mutex> lock(store_mu_);
+  results::Verification v = store_.verification({job.config.to_json(), job.kernel_hash, job.problem_class.key()});
+  if (v.state == results::Verification::State::None) return false;
+  r.reused = true;
+  r.status = v.state == results::Verification::State::Verified ? "verified" : v.failure->status;
+  if (v.failure) {
+    r.message = v.failure->message;
+    r.verification_error = v.failure->verification_error;
+  }
+  return true;
+}
+
 std::string Verifier::work_key(const VerifyJob& job) const {
   if (!job.compile_error.empty() || !job.proxy || job.kernel_hash.empty()) return "";
   return fmt::format("{} {} {} {} {}", job.kernel_hash, job.proxy->problem.key(), job.proxy->sm_count,
@@ -201,19 +214,7 @@ std::string Verifier::work_key(const VerifyJob& job) const {
 VerifyResult Verifier::answer_by_equivalence(const VerifyJob& job, const VerifyJob& ran, const VerifyResult& verdict) {
   VerifyResult r;
   r.job = job;
-  {
-    std::lock_guard<std::mutex> lock(store_mu_);
-    results::Verification v = store_.verification({job.config.to_json(), job.kernel_hash, job.problem_class.key()});
-    if (v.state != results::Verification::State::None) {  // an earlier verification of its own
-      r.reused = true;
-      r.status = v.state == results::Verification::State::Verified ? "verified" : v.failure->status;
-      if (v.failure) {
-        r.message = v.failure->message;
-        r.verification_error = v.failure->verification_error;
-      }
-      return r;
-    }
-  }
+  if (from_store(job, r)) return r;  // an earlier verification of its own
   r.status = verdict.status;
   r.verification_error = verdict.verification_error;
   r.equivalent_to = ran.config.to_json();
@@ -248,22 +249,7 @@ VerifyResult Verifier::answer(const VerifyJob& job, WorkerProcess& worker, const
     record(m, job.target);
     return r;
   }
-  const results::VerificationKey key{job.config.to_json(), job.kernel_hash, cls};
-  {
-    std::lock_guard<std::mutex> lock(store_mu_);
-    results::Verification v = store_.verification(key);
-    if (v.state != results::Verification::State::None) {
-      r.reused = true;
-      if (v.state == results::Verification::State::Verified) {
-        r.status = "verified";
-      } else {
-        r.status = v.failure->status;
-        r.message = v.failure->message;
-        r.verification_error = v.failure->verification_error;
-      }
-      return r;
-    }
-  }
+  if (from_store(job, r)) return r;
   TrialRequest req;
   req.arch = std::string(t_.arch().name);
   req.problem = job.proxy->problem;

@@ -89,6 +89,8 @@ class Verifier {
   VerifyResult answer(const VerifyJob& job, WorkerProcess& worker, const std::atomic<bool>& interrupted);
   // The verdict of `job`, which runs the same work as `ran` (whose verdict is `verdict`).
   VerifyResult answer_by_equivalence(const VerifyJob& job, const VerifyJob& ran, const VerifyResult& verdict);
+  // An earlier verification of the job's config, kernel and class in the store, into `r` (reused).
+  bool from_store(const VerifyJob& job, VerifyResult& r);
   // The work a job's run does: equal keys, equal runs (empty: the job does not run).
   std::string work_key(const VerifyJob& job) const;
   void record(const VerifyJob& job, const Measurement& m, const kernels::MatmulProblem& problem);
