@@ -20,11 +20,11 @@ enum class ReportKind : std::uint8_t {
   StepLimit,          // no progress after the step budget (a spin on test_wait, an endless loop)
   NotConverged,       // a .sync.aligned instruction reached by part of a warp / warpgroup
   BarrierMisuse,      // mbarrier: uninitialized, tx-count below zero, arrivals beyond the count
-  ProxyFence,         // generic-proxy write read by the async proxy without fence.proxy.async
+  ProxyFence,         // generic-proxy write read by the async proxy without fence.proxy.async (shared or global memory)
   AsyncOverlap,       // shared memory written while an async operation still reads/writes it
   AccumulatorEarly,   // wgmma accumulator registers touched before wgmma.wait_group retired them
   Uninitialized,      // shared memory read before anything wrote it
-  Race,               // two threads' accesses not ordered by a barrier
+  Race,               // two threads' conflicting accesses (shared or global memory) neither ordered nor morally strong
   ClusterExit,        // a CTA exited while a peer could still access its shared memory
   Trap,               // trap / brkpt / a failed assertion in the kernel
   RegisterFile,       // setmaxnreg beyond the register file

@@ -74,6 +74,7 @@ CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const
     c.cluster[i] = cluster[i];
   }
   c.dynamic_smem = smem;
+  c.sms = presents_sm100(S) ? 148 : 132;  // the SMs the device reports (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
   if (std::string why = mgpu::emu::launch_shape_error(c); !why.empty()) return S.fail(CUDA_ERROR_INVALID_VALUE, why);
   bool print_reports = true;
   try {  // a knob set to what it does not take fails the launch, never falls back to its default

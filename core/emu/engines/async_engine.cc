@@ -4,6 +4,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/emu/exec/access.h"
 #include "core/emu/exec/interpreter.h"
 #include "core/emu/exec/scalar.h"
 
@@ -131,10 +132,13 @@ namespace {
 // race-detector agent that knows what the issuing thread knew at the issue: a thread's access to
 // these bytes not ordered before the issue races with it. Returns the agent, or -1 when races
 // are not detected.
-int race_check_landing(Cluster& c, const TmaLoadOp& op, Cta& cta, std::uint32_t bytes) {
+// `read`: when the load's global read was remembered (global_read), what it released: the landing
+// comes after the read.
+int race_check_landing(Cluster& c, const TmaLoadOp& op, Cta& cta, std::uint32_t bytes, const RaceDetector::Clock* read) {
   RaceDetector* rd = cta.races;
   if (!rd || op.issue_clock.empty()) return -1;
   const int agent = rd->begin_agent(op.issue_clock);
+  if (read) rd->acquire(agent, *read);
   // 16-byte chunks stay contiguous under every swizzle mode.
   for (std::uint32_t i = 0; i < bytes; i += 16) {
     const std::uint32_t a = swizzle_address(op.dst + i, op.map.swizzle);
@@ -152,6 +156,52 @@ int race_check_landing(Cluster& c, const TmaLoadOp& op, Cta& cta, std::uint32_t 
                          " with nothing ordering that before the load's issue (the buffer was refilled before its " +
                          (k.earlier_was_write ? "writer" : "reader") + " was done with it)");
     break;
+  }
+  return agent;
+}
+
+// Contiguous runs of global bytes a TMA box reads or writes (its in-tensor elements, row by row).
+struct Runs {
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> runs;
+  void add(std::uint64_t g, std::uint32_t n) {
+    if (!runs.empty() && runs.back().first + runs.back().second == g) runs.back().second += n;
+    else runs.emplace_back(g, n);
+  }
+};
+
+std::string global_range(std::uint64_t lo, std::uint64_t hi) {
+  std::ostringstream o;
+  o << "[0x" << std::hex << lo << ", 0x" << hi << ")";
+  return o.str();
+}
+
+// The async proxy's accesses of global memory, as a pseudo-thread of the issuing cluster that
+// knows what the issuing thread knew at the issue (check/memory_model.h): a TMA load's read
+// (remembered only where something in the launch accessed the bytes before: `async` read of
+// existing pages), a TMA store's writes. Returns the agent, or -1 when nothing was checked.
+int global_access(Cluster& c, const AsyncOp& op, const RaceDetector::Clock& issue, RaceDetector& rd, const Runs& runs, bool write) {
+  Launch& L = *c.launch;
+  if (!L.memory || issue.empty() || runs.runs.empty()) return -1;
+  if (!write) {
+    bool any = false;
+    for (const auto& [g, n] : runs.runs) any = any || L.memory->shadowed(g, n);
+    if (!any) return -1;
+  }
+  const int agent = rd.begin_global_agent(issue);
+  for (const auto& [g, n] : runs.runs) {
+    MemoryModel::Access a;
+    a.addr = g;
+    a.bytes = n;
+    a.pc = op.issued.pc;
+    a.read = !write;
+    a.write = write;
+    a.order = order_bits::kAsync;
+    a.existing_pages_only = !write;
+    const MemoryModel::Conflict k = L.memory->access({&rd, agent}, a);
+    if (write) L.memory->invalidate(g, n);
+    if (k.found())
+      report_memory_conflict(L, op.issued,
+                             std::string(write ? "TMA store's write" : "TMA load's read") + " of global bytes " + global_range(g, g + n), k);
   }
   return agent;
 }
@@ -192,6 +242,8 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
   const std::uint32_t bytes = static_cast<std::uint32_t>(op.map.box_bytes());
   std::vector<std::uint8_t> box(bytes);
   const std::uint32_t eb = op.map.elem_bytes;
+  Runs read;
+  const bool track = L.memory && op.issuer->races && !op.issue_clock.empty();
   for_each_box_element(op.map, op.coords, [&](std::uint32_t off, std::uint64_t g, bool in) {
     if (in) {
       std::uint8_t* p = L.global->find(g, eb);
@@ -200,10 +252,21 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
         L.fault(ReportKind::OutOfBounds, w, "TMA load reads global address " + std::to_string(g) + " outside every allocation (the tensor map's extent exceeds its buffer)");
       }
       std::memcpy(&box[off], p, eb);
+      if (track) read.add(g, eb);
     } else if (op.map.oob_nan) {
       std::memset(&box[off], 0xFF, eb);
     }
   });
+  // The read of global memory, before any landing: each landing (and so each waiter) knows it.
+  RaceDetector::Clock read_done;
+  if (track) {
+    RaceDetector& rd = *op.issuer->races;
+    const int g = global_access(c, op, op.issue_clock, rd, read, false);
+    if (g >= 0) {
+      read_done = rd.empty_clock();
+      rd.release(g, read_done);
+    }
+  }
   for (std::size_t r = 0; r < c.ctas.size(); ++r) {
     if (!((op.cta_mask >> r) & 1)) continue;
     Cta& cta = *c.ctas[r];
@@ -212,7 +275,7 @@ void perform_tma_load(Cluster& c, TmaLoadOp& op) {
       continue;
     }
     check_async_write(c, op, cta, op.dst, op.dst + bytes);
-    const int agent = race_check_landing(c, op, cta, bytes);
+    const int agent = race_check_landing(c, op, cta, bytes, read_done.empty() ? nullptr : &read_done);
     bool over_mbarrier = false;
     for (std::uint32_t i = 0; i < bytes; ++i) {
       std::uint32_t a = swizzle_address(op.dst + i, op.map.swizzle);
@@ -271,6 +334,8 @@ void perform_tma_store(Cluster& c, TmaStoreOp& op) {
   Cta& cta = *op.cta;
   const std::uint32_t eb = op.map.elem_bytes;
   bool any_in = false;
+  Runs written;
+  const bool track = L.memory && cta.races && !op.issue_clock.empty();
   for_each_box_element(op.map, op.coords, [&](std::uint32_t off, std::uint64_t g, bool in) {
     if (!in) return;
     std::uint8_t val[8];
@@ -279,7 +344,15 @@ void perform_tma_store(Cluster& c, TmaStoreOp& op) {
     std::uint8_t* p = L.global->find(g, eb);
     if (!p) L.fault(ReportKind::OutOfBounds, op.issued, "TMA store writes global address " + std::to_string(g) + " outside every allocation");
     std::memcpy(p, val, eb);
+    if (track) written.add(g, eb);
   });
+  // The writes, as the store's pseudo-thread; they are known to whoever acquires `done`: the
+  // issuing thread at the cp.async.bulk.wait_group (not .read) that retires the store.
+  if (track) {
+    const int agent = global_access(c, op, op.issue_clock, *cta.races, written, true);
+    op.done = cta.races->empty_clock();
+    if (agent >= 0) cta.races->release(agent, op.done);
+  }
   if (!any_in) {
     std::string coords;
     for (std::uint32_t i = 0; i < op.map.rank; ++i) coords += (i ? ", " : "") + std::to_string(op.coords[i]);

@@ -1,7 +1,9 @@
 // Performing asynchronous operations (TMA loads and stores, wgmma) at the moment the scheduler
 // chooses, and retiring them when the kernel waits for them. Contract: perform() does the
-// operation's memory effects and signals (complete_tx), checking the hazards of that moment;
-// an op is performed at most once; retire_* remove what a wait has retired.
+// operation's memory effects and signals (complete_tx), checking the hazards of that moment
+// (with race detection, a TMA load's read and a TMA store's writes of global memory too, as the
+// async proxy's accesses: check/memory_model.h); an op is performed at most once; retire_*
+// remove what a wait has retired.
 #pragma once
 
 #include "core/emu/exec/state.h"

@@ -7,6 +7,10 @@
 
 namespace mgpu::emu {
 
+// exec/memory_access.cc
+void note_global_access(Warp& w, const Insn& in, int lane, const Resolved& r, std::uint32_t bytes, bool write, bool also_read,
+                        std::uint16_t order, const std::uint8_t* data);
+
 namespace {
 
 // `cta` is the CTA whose shared memory was accessed (another CTA's, through distributed shared
@@ -62,8 +66,8 @@ std::uint64_t special(Warp& w, ptx::Special s, int lane) {
     case S::LaneId: return lane;
     case S::WarpId: return w.index;
     case S::NWarpId: return 64;
-    case S::SmId: return (cta.id[0] + cta.id[1] * c.grid[0]) % 132;
-    case S::NSmId: return 132;
+    case S::SmId: return static_cast<std::uint64_t>(cta.sm);
+    case S::NSmId: return L.sms;
     case S::GridId: return 1;
     case S::ClusterCtaRank: return cta.rank;
     case S::ClusterNCtaRank: return c.cluster[0] * c.cluster[1] * c.cluster[2];
@@ -202,7 +206,7 @@ Cta& shared_target(Warp& w, const Insn& in, std::uint32_t a, std::uint32_t bytes
 }
 
 Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane,
-                 const std::uint8_t* data) {
+                 const std::uint8_t* data, std::uint16_t order, bool also_read) {
   Launch& L = w.launch();
   if (bytes > 1 && addr % std::min<std::uint32_t>(bytes, 16) != 0)
     L.fault(ReportKind::Misaligned, where(w, in, lane),
@@ -225,8 +229,8 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
                 "shared::cta access at " + hex(addr) + ", an address of CTA rank " + std::to_string(r.cta->rank) +
                     " (a shared::cluster address: use .shared::cluster)");
       r.ptr = r.cta->smem.data() + r.offset;
-      if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane, data);
-      else note_generic_read(w, in, *r.cta, r.offset, bytes, lane);
+      if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane, data, order);
+      else note_generic_read(w, in, *r.cta, r.offset, bytes, lane, order);
       return r;
     }
     case Space::Param:
@@ -247,6 +251,9 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
         L.fault(ReportKind::OutOfBounds, where(w, in, lane),
                 std::string(write ? "store" : "load") + " of " + std::to_string(bytes) + " bytes at global address " + hex(addr) +
                     " is outside every allocation (illegal address)");
+      r.global = space != Space::Const;
+      r.addr = addr;
+      if (r.global && L.memory && w.cta->races) note_global_access(w, in, lane, r, bytes, write, also_read, order, data);
       return r;
   }
   return r;
@@ -289,7 +296,7 @@ void check_not_mbarrier(Warp& w, const Insn& in, const Cta& cta, std::uint32_t o
 }  // namespace
 
 void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane,
-                        const std::uint8_t* data) {
+                        const std::uint8_t* data, std::uint16_t order) {
   // A thread's write into bytes an unretired async operation still reads (TMA store source,
   // wgmma operand) or writes (TMA load destination).
   for (const auto& op : cta.cluster->inflight) {
@@ -320,9 +327,13 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
   check_not_mbarrier(w, in, cta, offset, bytes, lane, "store to");
   if (cta.races) {
     const RaceDetector::Write x{w.race_thread(lane), cta.race_byte_base + offset, bytes, where(w, in, lane).pc, w.launch().steps,
-                                unchanged_bytes(cta, offset, bytes, data)};
+                                unchanged_bytes(cta, offset, bytes, data), order};
     RaceDetector::Conflict c = cta.races->on_write(x);
     if (c.found) report_race(w, in, lane, cta, offset, bytes, true, c);
+    // A weak write ends the release sequences of the shared locations it overwrites (a strong
+    // one is memory_sync's; check/memory_model.h).
+    if (!order_bits::strong(order) && w.launch().memory)
+      w.launch().memory->invalidate(MemoryModel::shared_key(cta.cluster->serial, cta.rank, offset), bytes);
   }
   // A thread of another CTA (distributed shared memory): its fences are not this CTA's, so the
   // proxy checker does not judge these bytes (README: what the virtual device does not catch).
@@ -335,10 +346,10 @@ void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset,
   }
 }
 
-void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane) {
+void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane, std::uint16_t order) {
   check_not_mbarrier(w, in, cta, offset, bytes, lane, "load from");
   if (cta.races) {
-    RaceDetector::Conflict c = cta.races->on_read(w.race_thread(lane), cta.race_byte_base + offset, bytes, where(w, in, lane).pc);
+    RaceDetector::Conflict c = cta.races->on_read(w.race_thread(lane), cta.race_byte_base + offset, bytes, where(w, in, lane).pc, order);
     if (c.found) report_race(w, in, lane, cta, offset, bytes, false, c);
   }
   for (std::uint32_t i = 0; i < bytes; ++i)

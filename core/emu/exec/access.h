@@ -28,19 +28,37 @@ struct Resolved {
   std::uint8_t* ptr = nullptr;
   Cta* cta = nullptr;         // shared memory only
   std::uint32_t offset = 0;   // shared memory only
+  bool global = false;        // global memory (named .global, or a generic address there)
+  std::uint64_t addr = 0;     // global memory only: the address
 };
 // `data`, for a write, is what it will store (when known): the race detector compares it with
-// the bytes there (check/race_detector.h, RaceDetector::Write).
+// the bytes there (check/race_detector.h, RaceDetector::Write). `order`: the access's memory
+// order bits (check/memory_order.h, order_bits; 0 for a weak access); `also_read`: a write that
+// reads too (atom). Shared and global accesses are checked for races when the launch detects
+// them (global ones by check/memory_model.h).
 Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane,
-                 const std::uint8_t* data = nullptr);
+                 const std::uint8_t* data = nullptr, std::uint16_t order = 0, bool also_read = false);
+
+// Synchronization through the location `r` of a strong ld/st/atom/red of `bytes` just made by
+// `lane` (check/memory_model.h: release and acquire patterns): the read part (`reads`; not for
+// red), then the write part (`rmw` for atom/red: the release sequence goes on).
+void memory_sync(Warp& w, const Resolved& r, int lane, std::uint32_t bytes, const MemOrder& o, bool reads, bool writes, bool rmw);
+// A memory fence (fence.sc / fence.acq_rel / fence.acquire / fence.release / membar) by `lane`.
+void memory_fence(Warp& w, int lane, Scope scope, bool acquire, bool release, bool sc);
+
+// Who made an earlier global access the memory model remembers (`serial`, `slot`: the cluster
+// and the thread slot of its race detector), as reports name it; and a global conflict reported
+// as `kind` at `at`, `what` describing the access that found it.
+std::string memory_thread_name(const Launch& L, std::uint32_t serial, int slot, int pc);
+void report_memory_conflict(Launch& L, const Where& at, const std::string& what, const MemoryModel::Conflict& c);
 
 // Shared address (shared::cluster form) -> CTA and offset, or a fault.
 Cta& shared_target(Warp& w, const Insn& in, std::uint32_t cluster_addr, std::uint32_t bytes, int lane, std::uint32_t& offset);
 
 // Shadow bookkeeping of a thread's generic-proxy shared-memory write / read.
 void note_generic_write(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane,
-                        const std::uint8_t* data = nullptr);
-void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane);
+                        const std::uint8_t* data = nullptr, std::uint16_t order = 0);
+void note_generic_read(Warp& w, const Insn& in, Cta& cta, std::uint32_t offset, std::uint32_t bytes, int lane, std::uint16_t order = 0);
 
 // The lanes of one warp-wide ld/st/atom/red that land in the executing CTA's shared memory,
 // gathered while the handler runs its lanes, then counted once for bank conflicts

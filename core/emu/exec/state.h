@@ -5,6 +5,7 @@
 // exec/launch.cc creates and schedules these objects.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/emu/check/bank_conflicts.h"
+#include "core/emu/check/memory_model.h"
 #include "core/emu/check/race_detector.h"
 #include "core/emu/check/report.h"
 #include "core/emu/engines/mbarrier.h"
@@ -127,6 +129,10 @@ struct TmaStoreOp : AsyncOp {
   std::uint32_t src = 0;  // shared offset
   Cta* cta = nullptr;
   bool read_done = false;
+  // Global-memory race detection (check/memory_model.h): the issuing thread's clock at the issue
+  // (the store's writes know what it knew), and the clock its writes release at completion,
+  // which a cp.async.bulk.wait_group (not .read) of the issuing thread acquires.
+  RaceDetector::Clock issue_clock, done;
 };
 
 struct WgmmaOp : AsyncOp {
@@ -309,6 +315,7 @@ struct Cta {
   Cluster* cluster = nullptr;
   int rank = 0;               // %cluster_ctarank
   int id[3] = {0, 0, 0};      // %ctaid
+  int sm = 0;                 // the virtual SM it is resident on (%smid)
   std::vector<std::uint8_t> smem;
   std::vector<SmemShadow> shadow;
   std::vector<std::unique_ptr<Warp>> warps;
@@ -348,6 +355,8 @@ struct Cta {
 struct Cluster {
   Launch* launch = nullptr;
   int id[3] = {0, 0, 0};
+  std::uint32_t serial = 0;   // its place in the launch's dispatch order (Launch::cluster_order)
+  std::uint64_t steps = 0;    // warp-instructions its warps ran (the step limit is per cluster)
   std::vector<std::unique_ptr<Cta>> ctas;  // by rank
   // Async operations not yet retired: the scheduler performs those not `performed` at moments
   // of its choosing; the overlap checker looks at all of them (a performed wgmma or TMA store
@@ -358,10 +367,11 @@ struct Cluster {
   std::uint32_t cluster_threads = 0;
 };
 
-// Warp-instructions a cluster (with those co-resident with it) may run before it is a StepLimit
-// finding (an endless loop, a spin on a wait that never completes). The emulator runs about 3.3M
-// a second of a plain loop, so a hang ends in some 6 s; our matmul kernels need at most ~38K per
-// cluster in `verify` and 1.3M at 4096^3 under `matmul --device emulate`, 15x below.
+// Warp-instructions one cluster may run before it is a StepLimit finding (an endless loop, a
+// spin on a wait that never completes). The emulator runs about 3.3M a second of a plain loop,
+// so a lone hanging cluster ends in some 6 s (n resident clusters spinning together: n times
+// that); our matmul kernels need at most ~38K per cluster in `verify` and 1.3M at 4096^3 under
+// `matmul --device emulate`, 15x below.
 inline constexpr std::uint64_t kDefaultStepLimit = 20'000'000;
 
 // MGPU_EMU_STEP_LIMIT overrides it (environment.h).
@@ -375,6 +385,7 @@ struct LaunchConfig {
   std::uint64_t step_limit = kDefaultStepLimit;  // warp-instructions per cluster before StepLimit
   bool detect_races = false;                     // check/race_detector.h (costs memory and time)
   std::uint32_t resident_ctas = 0;               // CTAs per SM running together (0: from the launch's resources)
+  std::uint32_t sms = 0;                         // virtual SMs (0: 148 for an sm_100a module, else 132)
 };
 
 // Why a launch of these dimensions cannot run, or "" when it can: CUDA's limits (grid x up to
@@ -406,7 +417,11 @@ struct Launch {
   std::vector<BankTally> banks_by_pc;  // shared-memory bank conflicts per instruction (sized at the first access)
   bool phase_completed = false;     // an instruction just completed an mbarrier phase
   int tcgen05_group = 0;            // the .cta_group of the first tcgen05 instruction run (1 or 2)
-  Cluster* current = nullptr;
+  // Clusters by serial (dispatch order): their %clusterid, for reports naming another cluster's
+  // thread; and the global-memory model when races are detected (check/memory_model.h).
+  std::vector<std::array<std::uint32_t, 3>> cluster_order;
+  std::unique_ptr<MemoryModel> memory;
+  std::uint32_t sms = 132;          // virtual SMs of this launch (LaunchConfig::sms)
 
   void report(ReportKind kind, Where where, std::string message);  // non-fatal: recorded once per pc
   [[noreturn]] void fault(ReportKind kind, Where where, std::string message);

@@ -2,7 +2,9 @@
 // barrier.cluster, 9.7.13.4 membar/fence incl. fence.proxy.async). Named barriers count
 // threads: a generation completes when its expected count has arrived, and waiting lanes
 // resume when the generation changes. fence.proxy.async is recorded per thread: the proxy
-// checker asks whether the writer of a shared byte fenced after writing it.
+// checker asks whether the writer of a shared byte fenced after writing it, the memory model
+// whether one lies between a global write and a TMA load. Memory fences take part in release
+// and acquire patterns and fence.sc order (check/memory_model.h).
 #include "core/emu/exec/access.h"
 #include "core/emu/exec/decode.h"
 #include "core/emu/exec/interpreter.h"
@@ -173,33 +175,93 @@ std::string decode_barrier(const ptx::Instruction& p, Insn& out) {
   return decode_bar(p, out);
 }
 
-Flow proxy_fence(Warp& w, const Insn&, std::uint32_t mask) {
+enum FenceFlag : std::uint32_t { FAcquire = 1, FRelease = 2, FSc = 4, FShared = 8, FGlobal = 16 };
+
+// fence.proxy.async{.space} / membar.proxy.async (PTX ISA 9.7.13.4 membar/fence: "The memory
+// ordering is limited only to operations performed on objects in the state space specified. If
+// no state space is specified, then the memory ordering applies on all state spaces"): for
+// shared memory the CTA's record the proxy checker reads (Cta::proxy_fenced); for global memory
+// the thread's proxy-fenced clock (check/memory_model.h).
+Flow proxy_fence(Warp& w, const Insn& in, std::uint32_t mask) {
   Cta& cta = *w.cta;
-  ++cta.proxy_fence_gen;
-  EMU_FOR_LANES(mask, l) cta.proxy_fenced[static_cast<std::size_t>(w.thread(l))] = cta.proxy_fence_gen;
+  if (in.flags & FShared) {
+    ++cta.proxy_fence_gen;
+    EMU_FOR_LANES(mask, l) cta.proxy_fenced[static_cast<std::size_t>(w.thread(l))] = cta.proxy_fence_gen;
+  }
+  if ((in.flags & FGlobal) && cta.races && w.launch().memory) EMU_FOR_LANES(mask, l) cta.races->proxy_fence(w.race_thread(l));
   return Flow::Next;
 }
 
 // fence.mbarrier_init.release.cluster (PTX ISA 9.7.13.4: a release that applies to the thread's
 // prior mbarrier.init only), or a fence of cluster scope or wider that covers them too.
-Flow mbarrier_init_fence(Warp& w, const Insn&, std::uint32_t mask) {
+void publish_inits(Warp& w, std::uint32_t mask) {
   EMU_FOR_LANES(mask, l)
     for (auto& [offset, m] : w.cta->mbar_init)
       if (m.thread == w.thread(l)) m.fenced = true;
+}
+
+Flow mbarrier_init_fence(Warp& w, const Insn&, std::uint32_t mask) {
+  publish_inits(w, mask);
+  return Flow::Next;
+}
+
+// A memory fence (PTX ISA 9.7.13.4 membar/fence; 8.4: membar, fence.sc and fence.acq_rel are
+// memory fence operations, fence.acquire/.release their one-sided forms): the acquire side takes
+// what the thread's earlier strong reads observed, the release side is what its later strong
+// writes release (8.8 release and acquire patterns), and fence.sc also synchronizes with the
+// morally strong fence.sc before it (8.9.3, 8.9.4) -- check/memory_model.h. membar.{cta,gl,sys}
+// is fence.sc.{cta,gpu,sys} ("On sm_70 and higher membar is a synonym for fence.sc").
+Flow memory_fence_insn(Warp& w, const Insn& in, std::uint32_t mask) {
+  const Scope scope = static_cast<Scope>(in.imm[0]);
+  if (scope != Scope::Cta) publish_inits(w, mask);
+  EMU_FOR_LANES(mask, l) memory_fence(w, l, scope, in.flags & (FAcquire | FSc), in.flags & (FRelease | FSc), in.flags & FSc);
   return Flow::Next;
 }
 
 Flow nop(Warp&, const Insn&, std::uint32_t) { return Flow::Next; }
 
 std::string decode_fence(const ptx::Instruction& p, Insn& out) {
-  // fence.proxy.async orders this thread's generic-proxy accesses with later async-proxy ones;
-  // fence.mbarrier_init and fences of cluster scope or wider publish mbarrier inits; every other
-  // fence is implied by the device's sequential consistency.
-  const bool async_proxy = p.parts.size() > 2 && p.parts[1] == "proxy" && p.parts[2] == "async";
-  const bool covers_init = has_part(p, "mbarrier_init") ||
-                           (!has_part(p, "proxy") && (has_part(p, "cluster") || has_part(p, "gpu") || has_part(p, "sys"))) ||
-                           (p.parts[0] == "membar" && (has_part(p, "gl") || has_part(p, "sys")));
-  out.fn = async_proxy ? &proxy_fence : covers_init ? &mbarrier_init_fence : &nop;
+  const bool membar = p.parts[0] == "membar";
+  if (p.parts.size() > 1 && p.parts[1] == "proxy") {
+    // fence.proxy.async{.global, .shared::cta, .shared::cluster}: bi-directional, generic <->
+    // async. Other proxy kinds (alias, tensormap, the uni-directional async::generic forms)
+    // order nothing the device models apart.
+    if (p.parts.size() > 2 && p.parts[2] == "async") {
+      const std::string space = p.parts.size() > 3 ? p.parts[3] : "";
+      if (space.empty() || space.rfind("shared", 0) == 0) out.flags |= FShared;
+      if (space.empty() || space == "global") out.flags |= FGlobal;
+      out.fn = &proxy_fence;
+      return "";
+    }
+    out.fn = &nop;
+    return "";
+  }
+  if (membar) {
+    out.flags = FSc;
+    if (has_part(p, "cta")) out.imm[0] = static_cast<std::int32_t>(Scope::Cta);
+    else if (has_part(p, "gl")) out.imm[0] = static_cast<std::int32_t>(Scope::Gpu);
+    else if (has_part(p, "sys")) out.imm[0] = static_cast<std::int32_t>(Scope::Sys);
+    else return "membar needs .cta, .gl or .sys";
+    out.fn = &memory_fence_insn;
+    return "";
+  }
+  // fence.mbarrier_init, and the .sync_restrict forms (restricted to shared-memory objects, so no
+  // order for the memory model's global locations): the mbarrier-init publication as before.
+  if (has_part(p, "mbarrier_init") || p.opcode.find("restrict") != std::string::npos) {
+    out.fn = (has_part(p, "mbarrier_init") || has_part(p, "cluster") || has_part(p, "gpu") || has_part(p, "sys")) ? &mbarrier_init_fence : &nop;
+    return "";
+  }
+  // fence{.sem}.scope: .sem is .sc, .acq_rel (the default), .acquire or .release.
+  if (has_part(p, "sc")) out.flags = FSc;
+  else if (has_part(p, "acquire")) out.flags = FAcquire;
+  else if (has_part(p, "release")) out.flags = FRelease;
+  else out.flags = FAcquire | FRelease;
+  if (has_part(p, "cta")) out.imm[0] = static_cast<std::int32_t>(Scope::Cta);
+  else if (has_part(p, "cluster")) out.imm[0] = static_cast<std::int32_t>(Scope::Cluster);
+  else if (has_part(p, "gpu")) out.imm[0] = static_cast<std::int32_t>(Scope::Gpu);
+  else if (has_part(p, "sys")) out.imm[0] = static_cast<std::int32_t>(Scope::Sys);
+  else return "fence needs a scope (.cta, .cluster, .gpu or .sys)";
+  out.fn = &memory_fence_insn;
   return "";
 }
 

@@ -1,6 +1,9 @@
-// Data movement (PTX ISA 9.7.9: mov, ld, ldu, st, mapa, prefetch; 9.7.12.x atom, red). The
-// virtual device is sequentially consistent at instruction granularity: memory-order and
-// cache qualifiers (.relaxed, .acquire, .nc, .L2::...) are accepted and have no further effect.
+// Data movement (PTX ISA 9.7.9: mov, ld, ldu, st, mapa, prefetch; 9.7.13.x atom, red). The
+// virtual device runs one interleaving at instruction granularity; the memory order of an
+// access (.weak / .relaxed / .acquire / .release / .volatile / .mmio with a scope; atom and red
+// .relaxed.gpu unless they say otherwise: check/memory_order.h) is what the race detectors judge
+// it by, and strong accesses synchronize through their location (release and acquire patterns,
+// PTX ISA 8.8; check/memory_model.h). Cache qualifiers (.nc, .L2::...) have no effect.
 #include <cstring>
 
 #include "core/emu/exec/access.h"
@@ -57,14 +60,25 @@ Space param_or_local(const Insn& in, const ptx::Operand& addr) {
   return in.space == Space::Param && addr.symbol >= 0 ? Space::Local : in.space;
 }
 
+// The memory order Insn::imm[5] holds (decode_ldst, decode_atom), and the order bits of one
+// element of `eb` bytes (check/memory_order.h).
+MemOrder order_of(const Insn& in) { return MemOrder::decode(in.imm[5]); }
+std::uint16_t bits_of(const MemOrder& o, int eb) { return order_bits::make(o.strong, o.scope, 0, static_cast<std::uint32_t>(eb)); }
+
+// ld (PTX ISA 9.7.9.8): a strong ld (.relaxed/.acquire/.volatile) reads its location as the
+// read of a release/acquire pattern (8.8): .acquire takes what the release it observes made
+// visible at once, .relaxed/.volatile when the thread next runs an acquire fence.
 Flow ld(Warp& w, const Insn& in, std::uint32_t mask) {
   const int eb = type_bits(in.type) / 8;
   const int bits = type_bits(in.type);
   const ptx::Operand& d = in.operand(0);
+  const MemOrder mo = order_of(in);
   SharedLanes shared;
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(1), l);
-    Resolved r = resolve(w, in, param_or_local(in, in.operand(1)), addr, static_cast<std::uint32_t>(eb * in.vec), false, l);
+    const std::uint32_t n = static_cast<std::uint32_t>(eb * in.vec);
+    Resolved r = resolve(w, in, param_or_local(in, in.operand(1)), addr, n, false, l, nullptr, bits_of(mo, eb));
+    if (mo.strong) memory_sync(w, r, l, n, mo, true, false, false);
     shared.add(w, r, l);
     for (int i = 0; i < in.vec; ++i) {
       std::uint64_t v = load_bytes(r.ptr + i * eb, eb);
@@ -77,9 +91,13 @@ Flow ld(Warp& w, const Insn& in, std::uint32_t mask) {
   return Flow::Next;
 }
 
+// st (PTX ISA 9.7.9.10): a strong st (.relaxed/.release/.volatile) writes its location as the
+// write of a release pattern (8.8): .release makes what the thread knows visible to an acquire
+// that observes it; .relaxed/.volatile what it knew at its last release fence, if any.
 Flow st(Warp& w, const Insn& in, std::uint32_t mask) {
   const int eb = type_bits(in.type) / 8;
   const ptx::Operand& s = in.operand(1);
+  const MemOrder mo = order_of(in);
   SharedLanes shared;
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(0), l);
@@ -88,9 +106,11 @@ Flow st(Warp& w, const Insn& in, std::uint32_t mask) {
       const std::uint64_t v = read_operand(w, in, in.vec == 1 ? s : s.elems[i], l);
       std::memcpy(bytes + i * eb, &v, eb);
     }
-    Resolved r = resolve(w, in, param_or_local(in, in.operand(0)), addr, static_cast<std::uint32_t>(eb * in.vec), true, l, bytes);
+    const std::uint32_t n = static_cast<std::uint32_t>(eb * in.vec);
+    Resolved r = resolve(w, in, param_or_local(in, in.operand(0)), addr, n, true, l, bytes, bits_of(mo, eb));
     shared.add(w, r, l);
     std::memcpy(r.ptr, bytes, static_cast<std::size_t>(eb * in.vec));
+    if (mo.strong) memory_sync(w, r, l, n, mo, false, true, false);
   }
   count_banks(w, in, shared, static_cast<std::uint32_t>(eb * in.vec));
   return Flow::Next;
@@ -105,6 +125,9 @@ std::string decode_ldst(const ptx::Instruction& p, Insn& out) {
   const auto& data = p.operands.at(is_ld ? 0 : 1);
   if (out.vec > 1 && (data.kind != ptx::Operand::Kind::Vector || static_cast<int>(data.elems.size()) != out.vec))
     return "vector width and operand disagree";
+  MemOrder mo;
+  if (std::string err = parse_order(p, false, mo); !err.empty()) return err;
+  out.imm[5] = mo.encode();
   out.fn = is_ld ? &ld : &st;
   return "";
 }
@@ -136,18 +159,23 @@ std::string decode_mapa(const ptx::Instruction& p, Insn& out) {
   return "";
 }
 
-// atom / red: PTX ISA 9.7.13.5 / 9.7.13.6.
+// atom / red: PTX ISA 9.7.13.5 / 9.7.13.6 ("atom", "red"). Both are strong read-modify-writes,
+// .relaxed and .gpu unless they say otherwise; an atom reads (its .acquire acquires, its relaxed
+// read can end an acquire pattern with a later fence), red's read never forms an acquire pattern
+// (8.8); both continue the release sequence their location's value heads (observation order,
+// 8.9.2), and a .release one adds what its thread knows.
 enum AtomOp : std::uint8_t { AAdd, AMin, AMax, AExch, ACas, AAnd, AOr, AXor, AInc, ADec };
 
 Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
   const bool is_red = in.flags & 1;
   const int eb = type_bits(in.type) / 8, bits = type_bits(in.type);
   const std::size_t a0 = is_red ? 0 : 1;
+  const MemOrder mo = order_of(in);
   SharedLanes shared;
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(a0), l);
     std::uint64_t b = src(w, in, a0 + 1, l);
-    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb), true, l);
+    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb), true, l, nullptr, bits_of(mo, eb), !is_red);
     shared.add(w, r, l);
     std::uint64_t old = load_bytes(r.ptr, eb), v = old;
     switch (in.op) {
@@ -167,6 +195,7 @@ Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
       case ADec: v = (mask_bits(old, bits) == 0 || mask_bits(old, bits) > mask_bits(b, bits)) ? b : old - 1; break;
     }
     std::memcpy(r.ptr, &v, eb);
+    memory_sync(w, r, l, static_cast<std::uint32_t>(eb), mo, !is_red, true, true);
     if (!is_red) dst(w, in, 0, l, mask_bits(old, bits));
   }
   count_banks(w, in, shared, static_cast<std::uint32_t>(eb));
@@ -186,6 +215,9 @@ std::string decode_atom(const ptx::Instruction& p, Insn& out) {
   out.space = space_of(p);
   out.flags = p.parts[0] == "red" ? 1 : 0;
   if (type_bits(out.type) < 32) return "sub-word atomics are not implemented";
+  MemOrder mo;
+  if (std::string err = parse_order(p, true, mo); !err.empty()) return err;
+  out.imm[5] = mo.encode();
   out.fn = &atom;
   return "";
 }

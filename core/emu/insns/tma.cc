@@ -111,6 +111,8 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
         if (op->src % 128)
           w.launch().fault(ReportKind::Misaligned, where(w, in, l), "TMA source at shared offset " + std::to_string(op->src) + " is not 128-byte aligned");
         check_tma_store_issue(c, *op, op->cta == w.cta ? w.cta->proxy_fenced[static_cast<std::size_t>(w.thread(l))] : 0);
+        // Its global writes know what the issuing thread knew at the issue (check/memory_model.h).
+        if (RaceDetector* rd = w.cta->races; rd && w.launch().memory) op->issue_clock = rd->snapshot(w.race_thread(l));
         c.inflight.push_back(op);
         w.bulk_open[l].push_back(op);
         break;
@@ -125,6 +127,13 @@ Flow tma(Warp& w, const Insn& in, std::uint32_t mask) {
           for (auto& op : w.bulk_groups[l].front().ops) {
             if (!op->performed) perform(c, *op);
             forget(c, op.get());
+            // Without .read the wait is the stores' completion: their global writes are done and
+            // visible to this thread (followed by an implicit generic-async proxy fence,
+            // 9.7.9.25), which it passes on by later synchronization. .read says only that the
+            // source was read.
+            if (!(in.flags & Read) && op->kind == AsyncOp::TmaStore)
+              if (RaceDetector* rd = w.cta->races; rd && !static_cast<TmaStoreOp&>(*op).done.empty())
+                rd->acquire(w.race_thread(l), static_cast<TmaStoreOp&>(*op).done);
           }
           w.bulk_groups[l].pop_front();
         }
