@@ -19,15 +19,16 @@ bool idle_along(std::int64_t extent, int cta_tile, int cluster) {
 }
 
 struct Launch {
-  std::int64_t tiles_per_cta = 1;  // the most any CTA walks
-  std::int64_t k_steps = 1;
+  std::int64_t tiles_per_cta = 1;  // the most work units any CTA walks
+  std::int64_t k_steps = 1;        // of the longest unit
 };
 
 Launch launch_of(const MatmulProblem& p, const KernelShape& s, int sm_count) {
   std::int64_t um = std::int64_t(s.cta_tile_m) * s.cluster_m, un = std::int64_t(s.cta_tile_n) * s.cluster_n;
-  std::int64_t cluster_tiles = ceil_div(p.m, um) * ceil_div(p.n, un);
-  std::int64_t clusters = std::max<std::int64_t>(1, std::min<std::int64_t>(sm_count / s.cluster_size(), cluster_tiles));
-  return {ceil_div(cluster_tiles, clusters), ceil_div(p.k, s.tile_k)};
+  const std::int64_t splits = std::max(1, s.splits);
+  std::int64_t units = ceil_div(p.m, um) * ceil_div(p.n, un) * splits;
+  std::int64_t clusters = std::max<std::int64_t>(1, std::min<std::int64_t>(sm_count / s.cluster_size(), units));
+  return {ceil_div(units, clusters), ceil_div(ceil_div(p.k, s.tile_k), splits)};
 }
 
 }  // namespace
@@ -75,8 +76,10 @@ std::optional<ProxyProblem> proxy_problem(const MatmulProblem& like, const Kerne
   };
   std::set<std::int64_t> ms = extents(s.cta_tile_m, s.cluster_m, {8}), ns = extents(s.cta_tile_n, s.cluster_n, {4, 8, 16});
   std::set<std::int64_t> ks;
-  for (int a = 0; a <= s.stages + 2; ++a)
-    for (int d : {0, 8, 16}) ks.insert(std::int64_t(a) * s.tile_k + d);
+  const int splits = std::max(1, s.splits);
+  for (int a = 0; a <= std::max(s.stages, splits) + 2; ++a)
+    for (int d : {0, 8, 16})
+      if (ceil_div(std::int64_t(a) * s.tile_k + d, s.tile_k) >= splits) ks.insert(std::int64_t(a) * s.tile_k + d);
   ks.erase(0);
   std::vector<int> sms = {s.cluster_size(), 2 * s.cluster_size(), 132};
 
@@ -95,7 +98,7 @@ std::optional<ProxyProblem> proxy_problem(const MatmulProblem& like, const Kerne
           if (!(classify(q, s, sm) == want)) continue;
           Launch l = launch_of(q, s, sm);
           // What the virtual device executes: every tile launched, padded, every K step.
-          double work = double(ceil_div(m, s.cta_tile_m)) * ceil_div(n, s.cta_tile_n) * l.k_steps *
+          double work = double(ceil_div(m, s.cta_tile_m)) * ceil_div(n, s.cta_tile_n) * l.k_steps * splits *
                         (double(s.cta_tile_m) * s.cta_tile_n * s.tile_k + 65536.0);
           Rank r{l.tiles_per_cta * l.k_steps > s.stages ? 0 : 1, work};
           if (!best || r < best->first) best = {{r, ProxyProblem{q, sm}}};

@@ -24,6 +24,7 @@ struct KernelShape {
   int cluster_m = 1, cluster_n = 1;        // CTA tiles per cluster tile
   int tile_k = 64;                         // K per pipeline step
   int stages = 4;                          // the SMEM ring's depth
+  int splits = 1;                          // K ranges per tile (split-K): work units are tiles x splits
   int cluster_size() const { return cluster_m * cluster_n; }
 };
 
@@ -31,7 +32,7 @@ struct ProblemClass {
   bool ragged_m = false;    // M is not a multiple of the CTA tile
   bool ragged_n = false;
   bool k_tail = false;      // K is not a multiple of tile_k
-  bool multi_tile = false;  // some CTA computes more than one tile
+  bool multi_tile = false;  // some CTA computes more than one tile (with split-K: work unit)
   bool idle_cta = false;    // some CTA of a cluster has no tile of its own
   bool cluster = false;     // the kernel runs clusters of CTAs
   // "aligned", or the flags joined by '+' in the order above, e.g. "ragged_m+k_tail+cluster".
@@ -48,8 +49,8 @@ struct ProxyProblem {
 };
 
 // The cheapest problem of class `want` with `like`'s dtypes and layout that `valid_problem`
-// accepts (the template's check_problem). Preferred: one where a CTA runs more pipeline steps
-// than the ring has stages, so every barrier's phase wraps.
+// accepts (the template's check_problem), with at least one K step per split. Preferred: one
+// where a CTA runs more pipeline steps than the ring has stages, so every barrier's phase wraps.
 std::optional<ProxyProblem> proxy_problem(const MatmulProblem& like, const KernelShape& s, const ProblemClass& want,
                                           const std::function<bool(const MatmulProblem&)>& valid_problem);
 

@@ -2,7 +2,7 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models splitk (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
@@ -20,6 +20,10 @@
 # (decode) and 2048, 8192 (prefill), decode first, one OUTDIR/models/bench-MxNxK.json each
 # (MODELS_SECONDS bounds the whole sweep, 200 by default), then random configs measured and
 # verified at three decode shapes (MODELS_TRIALS per shape, 25 by default) into OUTDIR/lease.db.
+# splitk: issue 32's split-K at decode shapes where few tiles meet a long K (M = 1 and 16 against
+# 4096 x 14336, 4096 x 4096, 6144 x 4096; B as N x K): the swap_ab data-parallel kernel (16 x 64
+# tiles, 6 stages) and the same split 4 and 8 ways, each beside cuBLASLt, alternately (A B C A B
+# C), one OUTDIR/splitk/bench-TAG-MxNxK-REP.json each (SPLITK_SECONDS bounds it, 300 by default).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
@@ -35,7 +39,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models|splitk) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models splitk)" >&2; exit 2;; esac
 done
 command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
@@ -132,6 +136,25 @@ for s in "${steps[@]}"; do
       printf '%s\n' 16,6144,4096,bf16,bf16,nk 16,28672,4096,bf16,bf16,nk 16,4096,14336,bf16,bf16,nk >"$out/decode.csv"
       step models-tune 240 $run mgpu-tune matmul --arch sm_90a --shapes "$out/decode.csv" --device cuda --strategy random \
         --trials "${MODELS_TRIALS:-25}" --seed 3 --db "$out/lease.db" --top 3 ;;
+    splitk)
+      mkdir -p "$out/splitk"
+      t0=$SECONDS failed=0 done=0 skipped=0
+      swap='"swap_ab":"yes","tile_m":16,"tile_n":64,"wg_dimension":"N","max_concurrent_steps":6'
+      for shape in "1 4096 14336" "16 4096 14336" "1 4096 4096" "1 6144 4096"; do
+        set -- $shape
+        for r in 1 2; do
+          for named in "swap {$swap}" "split4 {$swap,\"schedule\":\"split_k\",\"split_k\":4}" \
+                       "split8 {$swap,\"schedule\":\"split_k\",\"split_k\":8}"; do
+            tag=${named%% *} cfg=${named#* }
+            if (( SECONDS - t0 > ${SPLITK_SECONDS:-300} )); then skipped=$((skipped + 1)); continue; fi
+            f="$out/splitk/bench-$tag-$1x$2x$3-$r"
+            timeout --kill-after=5 60 $run mgpu-tune bench matmul --arch sm_90a --m "$1" --n "$2" --k "$3" --layout nk \
+              --config "$cfg" --repeat 3 --json >"$f.json" 2>"$f.log" && done=$((done + 1)) || failed=$((failed + 1))
+            grep -h -E '"(median_ms|cublas_ms|percent_of_cublas)"' "$f.json" | tr -d ' \n'; echo " $tag $1x$2x$3"
+          done
+        done
+      done
+      verdict[splitk]="rc=$((failed > 0)) $done measured, $failed failed, $skipped past the time bound, in $((SECONDS - t0)) s" ;;
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
   esac

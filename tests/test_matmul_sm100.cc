@@ -160,8 +160,11 @@ TEST(MatmulSm100, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpills) {
     else valid.push_back(c);
   });
   ASSERT_FALSE(valid.empty());
-  std::vector<std::pair<std::string, std::string>> texts;
-  for (const MatmulConfig& c : valid) texts.emplace_back(c.to_tuning_config().to_json(), build_matmul(p, c, blackwell()).mlir);
+  std::vector<std::string> modules;
+  modules.reserve(valid.size());
+  for (const MatmulConfig& c : valid) modules.push_back(build_matmul(p, c, blackwell()).mlir);
+  std::vector<std::pair<std::string, const std::string*>> texts;
+  for (size_t i = 0; i < valid.size(); ++i) texts.emplace_back(valid[i].to_tuning_config().to_json(), &modules[i]);
   auto compiled = ::mgpu::testing::compile_unique(texts, blackwell());
   int collective = 0;
   for (const MatmulConfig& c : valid) {

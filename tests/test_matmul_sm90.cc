@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/compile_pool.h"
@@ -19,6 +20,7 @@
 #include "core/sass/sass_profile.h"
 #include "kernels/matmul_common/operand_tma.h"
 #include "kernels/matmul_sm90/config.h"
+#include "kernels/matmul_sm90/cost_model.h"
 #include "kernels/matmul_sm90/kernel.h"
 #include "kernels/matmul_sm90/template.h"
 #include "kernels/matmul_sm90/validity.h"
@@ -69,7 +71,7 @@ TEST(TileSchedule, TheHostWalkIsTheEmittedWalk) {
   // equivalence), so it must be the kernel's own walk, CTA by CTA, tile by tile.
   int ctas = 0;
   for (TileWalkShape s : {TileWalkShape{256, 128, 1, 1}, TileWalkShape{16, 128, 1, 2}, TileWalkShape{128, 64, 2, 1},
-                          TileWalkShape{64, 256, 1, 1}}) {
+                          TileWalkShape{64, 256, 1, 1}, TileWalkShape{16, 256, 1, 1, 3}, TileWalkShape{128, 128, 1, 1, 8}}) {
     ::mgpu::testing::JitTileWalk walk(s);
     for (int m : {1, 16, 130, 1000})
       for (int n : {8, 500, 2048})
@@ -79,12 +81,13 @@ TEST(TileSchedule, TheHostWalkIsTheEmittedWalk) {
               const unsigned grid = kernels::persistent_grid(m, n, s, sms);
               for (unsigned b = 0; b < grid; ++b) {
                 ::mgpu::testing::WalkArgs a{m, n, static_cast<int>(b), static_cast<int>(grid),
-                                            static_cast<int>(b % s.cluster_size()), minor, width};
+                                            static_cast<int>(b % s.cluster_size()), minor, width, s.splits};
                 auto host = kernels::host_tile_walk(s, m, n, b, grid, minor == 1, width);
                 ASSERT_EQ(host.size(), size_t(walk.count(a))) << m << "x" << n << " block " << b << " of " << grid;
                 for (size_t it = 0; it < host.size(); ++it) {
-                  auto [m0, n0] = walk.origin(a, static_cast<int>(it));
-                  ASSERT_EQ(host[it], (std::pair<std::int64_t, std::int64_t>{m0, n0})) << m << "x" << n << " block " << b;
+                  const kernels::HostUnit u = walk.unit(a, static_cast<int>(it));
+                  ASSERT_EQ(std::tie(host[it].m0, host[it].n0, host[it].split), std::tie(u.m0, u.n0, u.split))
+                      << m << "x" << n << " block " << b << " splits " << s.splits;
                 }
                 ++ctas;
               }
@@ -197,6 +200,134 @@ TEST(MatmulSm90Validity, SwapAbRulesWithTheirReasons) {
   EXPECT_NE(rule(s).find("smem: needs"), std::string::npos) << rule(s);
 }
 
+TEST(MatmulConfig, SplitKRoundTripsAndConfigsStoredBeforeItWereDataParallel) {
+  MatmulConfig c;
+  c.schedule = Schedule::SplitK;
+  c.split_k = 3;
+  MatmulConfig back = MatmulConfig::from_tuning_config(core::TuningConfig::from_json(c.to_tuning_config().to_json()));
+  EXPECT_EQ(back.schedule, Schedule::SplitK);
+  EXPECT_EQ(back.split_k, 3);
+  MatmulConfig old = MatmulConfig::from_tuning_config(core::TuningConfig::from_json(
+      R"({"tile_m":128,"tile_n":128,"tile_k":64,"max_concurrent_steps":4,"epi_tile_m":64,"epi_tile_n":64,
+          "grid_minor_dim":"N","grid_tile_width":8,"wg_dimension":"M","cluster_dimension":"none","swap_ab":"no"})"));
+  EXPECT_EQ(old.schedule, Schedule::DataParallel);
+  EXPECT_EQ(old.split_k, 1);
+  core::TuningConfig bad = c.to_tuning_config();
+  bad.set("schedule", std::string("stream"));
+  EXPECT_THROW(MatmulConfig::from_tuning_config(bad), core::Error);
+}
+
+TEST(MatmulSm90Validity, SplitKRulesWithTheirReasons) {
+  MatmulProblem p{.m = 1, .n = 4096, .k = 14336, .b_layout = BLayout::NK};  // a decode down projection
+  auto rule = [&](MatmulConfig c) {
+    auto r = why_invalid(p, c, hopper());
+    return r ? r->rule + ": " + r->reason : std::string("valid");
+  };
+  MatmulConfig s;
+  s.swap_ab = true;
+  s.tile_m = 16;
+  s.tile_n = 64;
+  s.schedule = Schedule::SplitK;
+  for (int k : {2, 3, 4, 6, 8}) {
+    s.split_k = k;
+    EXPECT_EQ(rule(s), "valid") << k;
+  }
+  s.split_k = 1;
+  EXPECT_NE(rule(s).find("split_k: split_k 1 is not in [2, 64]"), std::string::npos) << rule(s);
+  MatmulConfig d;  // data_parallel with a split count
+  d.split_k = 4;
+  EXPECT_NE(rule(d).find("split_k: split_k 4 needs schedule \"split_k\""), std::string::npos) << rule(d);
+  s.split_k = 2;
+  s.cluster_dimension = ClusterDim::N;
+  EXPECT_NE(rule(s).find("split_k: a 2-CTA cluster multicasts"), std::string::npos) << rule(s);
+  s.cluster_dimension = ClusterDim::None;
+  MatmulProblem short_k{.m = 1, .n = 4096, .k = 200};  // 4 k-steps of 64
+  s.split_k = 4;
+  EXPECT_EQ(why_invalid(short_k, s, hopper()), std::nullopt);
+  s.split_k = 6;
+  auto r = why_invalid(short_k, s, hopper());
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->reason.find("split_k 6 exceeds the 4 k-steps of K 200 at tile_k 64"), std::string::npos) << r->reason;
+  // The workspace: 8 x 4096 rows x 4096 columns of f32 partials is 512 MiB, over the 32 MiB bound.
+  MatmulConfig big;
+  big.tile_m = 64;
+  big.schedule = Schedule::SplitK;
+  big.split_k = 8;
+  r = why_invalid(MatmulProblem{.m = 4096, .n = 4096, .k = 4096}, big, hopper());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->rule, "split_k");
+  EXPECT_NE(r->reason.find("bytes of workspace"), std::string::npos) << r->reason;
+  // A tile whose sums do not fit beside the partial loads (128 x 128: 128 registers).
+  MatmulConfig wide;
+  wide.schedule = Schedule::SplitK;
+  wide.split_k = 2;
+  r = why_invalid(MatmulProblem{.m = 256, .n = 256, .k = 4096}, wide, hopper());
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->reason.find("128 registers per thread"), std::string::npos) << r->reason;
+  wide.tile_m = 64;
+  wide.tile_n = 192;  // 96 registers: spilled
+  EXPECT_NE(rule(wide).find("96 registers per thread"), std::string::npos) << rule(wide);
+  wide.tile_n = 128;  // 64: the largest split tile
+  EXPECT_EQ(why_invalid(MatmulProblem{.m = 256, .n = 256, .k = 4096}, wide, hopper()), std::nullopt);
+}
+
+TEST(MatmulSm90, TheSplitKWorkspaceIsCountersThenPartials) {
+  MatmulConfig c;
+  c.tile_m = 64;  // CTA tile 128 x 128
+  c.schedule = Schedule::SplitK;
+  c.split_k = 3;
+  const SplitWorkspace w = split_workspace(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c);
+  EXPECT_EQ(w.tiles, 2 * 3);
+  EXPECT_EQ(w.counter_bytes, 256);  // 6 tiles x 2 warpgroups x 4 bytes, rounded up
+  EXPECT_EQ(w.partial_bytes, 6LL * 3 * 128 * 128 * 4);
+  EXPECT_EQ(hopper_matmul().workspace_bytes(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c.to_tuning_config()), w.total());
+  EXPECT_EQ(hopper_matmul().workspace_bytes(MatmulProblem{.m = 200, .n = 304, .k = 4096}, MatmulConfig{}.to_tuning_config()), 0);
+  // The split count is a kernel argument, after the tile order's.
+  EXPECT_EQ(hopper_matmul().scalar_args(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c.to_tuning_config()).back(), 3);
+  EXPECT_TRUE(build_matmul(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c, hopper()).takes_workspace);
+}
+
+TEST(TileSchedule, SplitUnitsCoverEveryTileAndRangeOnce) {
+  // Every (tile, range) is some CTA's unit exactly once, for grids smaller and larger than the
+  // unit count; a tile's ranges are consecutive units.
+  for (int splits : {2, 3, 8})
+    for (int sms : {1, 5, 132}) {
+      TileWalkShape s{128, 64, 1, 1, splits};
+      const int m = 300, n = 200;
+      const unsigned grid = kernels::persistent_grid(m, n, s, sms);
+      std::map<std::tuple<std::int64_t, std::int64_t, int>, int> seen;
+      for (unsigned b = 0; b < grid; ++b)
+        for (const kernels::HostUnit& u : kernels::host_tile_walk(s, m, n, b, grid, true, 2)) ++seen[{u.m0, u.n0, u.split}];
+      EXPECT_EQ(seen.size(), size_t(3 * 4 * splits)) << splits << " splits on " << sms;
+      for (auto& [unit, times] : seen) EXPECT_EQ(times, 1);
+      EXPECT_EQ(grid, unsigned(std::min(sms, 3 * 4 * splits)));
+    }
+}
+
+TEST(MatmulSm90CostModel, SplitKIsPredictedFasterWhereFewTilesMeetALongK) {
+  // M = 16, N = 1024, K = 14336 with 16 x 64 swapped tiles (wg along N): 8 tiles on 132 SMs.
+  // Split 8 ways they keep 64 SMs busy on an eighth of K each; at 4096^3 the split only adds
+  // partial traffic and fixups.
+  const core::DeviceSpec& h100 = hopper().default_device();
+  MatmulConfig dp;
+  dp.swap_ab = true;
+  dp.tile_m = 16;
+  dp.tile_n = 64;
+  dp.wg_dimension = Dim::N;
+  MatmulConfig sk = dp;
+  sk.schedule = Schedule::SplitK;
+  sk.split_k = 8;
+  MatmulProblem decode{.m = 16, .n = 1024, .k = 14336, .b_layout = BLayout::NK};
+  EXPECT_LT(predict(decode, sk, h100, {}).ms, 0.5 * predict(decode, dp, h100, {}).ms);
+  MatmulConfig big = MatmulConfig{};
+  big.tile_m = 64;
+  MatmulConfig big_split = big;
+  big_split.schedule = Schedule::SplitK;
+  big_split.split_k = 2;
+  MatmulProblem square{.m = 4096, .n = 4096, .k = 4096};
+  EXPECT_GT(predict(square, big_split, h100, {}).ms, predict(square, big, h100, {}).ms);
+}
+
 TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
   MatmulProblem p{.m = 100, .n = 200, .k = 72};  // ragged against tiles: fine
   EXPECT_NO_THROW(check_problem(p));
@@ -210,15 +341,25 @@ TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
   }
 }
 
-// The whole default space in five parts (unswapped; swap_ab by tile_m), each a test of its own,
-// so each stays within a test's time limit and two run side by side: every valid config of
-// the space is in exactly one part (the part sizes add up to the space, checked below).
+// The whole default space in six parts (data-parallel unswapped; data-parallel swap_ab by
+// tile_m; split_k), each a test of its own, so each stays within a test's time limit and two
+// run side by side: every valid config of the space is in exactly one part (checked below).
 class MatmulSm90Space : public ::testing::TestWithParam<int> {};
+constexpr int kSpaceParts = 6;
 
 bool in_part(const MatmulConfig& c, int part) {
+  if (part == 5) return c.schedule == Schedule::SplitK;
+  if (c.schedule != Schedule::DataParallel) return false;
   if (part == 0) return !c.swap_ab;
   const int tile_m[] = {8, 16, 32, 64};
   return c.swap_ab && c.tile_m == tile_m[part - 1];
+}
+
+// Where a part's configs are valid: the kernels do not depend on M, N and K, but the rules do;
+// split-K is for few tiles and many k-steps (its workspace is bounded), so its part is judged
+// at a decode-like shape.
+MatmulProblem part_problem(int part) {
+  return part == 5 ? MatmulProblem{.m = 64, .n = 4096, .k = 8192} : MatmulProblem{.m = 8192, .n = 8192, .k = 8192};
 }
 
 TEST(MatmulSm90, TheSpacePartsCoverTheSpaceOnce) {
@@ -227,8 +368,8 @@ TEST(MatmulSm90, TheSpacePartsCoverTheSpaceOnce) {
     ++total;
     MatmulConfig c = MatmulConfig::from_tuning_config(t);
     int parts = 0;
-    for (int part = 0; part < 5; ++part) parts += in_part(c, part);
-    // A config in no part must be one the rules reject (swap_ab with tile_m above 64).
+    for (int part = 0; part < kSpaceParts; ++part) parts += in_part(c, part);
+    // A config in no part must be one the rules reject (data_parallel with a split count).
     if (parts == 0) EXPECT_TRUE(why_invalid(MatmulProblem{}, c, hopper()).has_value()) << t.to_json();
     EXPECT_LE(parts, 1);
     in_one += parts == 1;
@@ -239,7 +380,7 @@ TEST(MatmulSm90, TheSpacePartsCoverTheSpaceOnce) {
 
 TEST_P(MatmulSm90Space, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOrSerialisedMmas) {
   const int part = GetParam();
-  MatmulProblem p{.m = 8192, .n = 8192, .k = 8192};  // bf16, B as K x N
+  const MatmulProblem p = part_problem(part);  // bf16, B as K x N
   std::vector<MatmulConfig> valid;
   std::map<std::string, int> rejected;
   std::uint64_t total = 0;
@@ -254,14 +395,14 @@ TEST_P(MatmulSm90Space, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOr
   // Configs that differ only in run-time parameters share one kernel: its module is built once.
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
-  std::vector<std::pair<std::string, std::string>> texts;
+  std::vector<std::pair<std::string, const std::string*>> texts;
   std::map<std::string, std::string> module_of_kernel;
   for (const MatmulConfig& c : valid) {
     core::TuningConfig kernel = c.to_tuning_config();
-    for (const char* run_time : {"grid_minor_dim", "grid_tile_width"}) kernel.set(run_time, std::int64_t{0});
+    for (const char* run_time : {"grid_minor_dim", "grid_tile_width", "split_k"}) kernel.set(run_time, std::int64_t{0});
     auto [it, fresh] = module_of_kernel.try_emplace(kernel.to_json());
     if (fresh) it->second = build_matmul(p, c, hopper()).mlir;
-    texts.emplace_back(c.to_tuning_config().to_json(), it->second);
+    texts.emplace_back(c.to_tuning_config().to_json(), &it->second);
   }
   const Clock::time_point t1 = Clock::now();
   auto compiled = ::mgpu::testing::compile_unique(texts, hopper());
@@ -336,10 +477,11 @@ TEST_P(MatmulSm90Space, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOr
   auto s = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   std::printf("time: modules %.1f s, compiling %.1f s, SASS %.1f s\n", s(t1 - t0), s(t2 - t1), s(t3 - t2));
 }
-INSTANTIATE_TEST_SUITE_P(Parts, MatmulSm90Space, ::testing::Range(0, 5),
+INSTANTIATE_TEST_SUITE_P(Parts, MatmulSm90Space, ::testing::Range(0, kSpaceParts),
                          [](const ::testing::TestParamInfo<int>& i) {
-                           return i.param == 0 ? std::string("Unswapped")
-                                               : "SwapAbTileM" + std::to_string(8 << (i.param - 1));
+                           return i.param == 0   ? std::string("Unswapped")
+                                  : i.param == 5 ? std::string("SplitK")
+                                                 : "SwapAbTileM" + std::to_string(8 << (i.param - 1));
                          });
 
 TEST(MatmulSm90, BothBLayoutsAndOutputDtypesCompile) {

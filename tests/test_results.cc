@@ -316,6 +316,50 @@ int main() {}
   EXPECT_EQ(doc["coverage"]["shapes"]["m6000_n4096_k4096_bf16_bf16_kn"]["how"], "nearest");
 }
 
+// Issue 32: a shape the tuner never saw gets the schedule of its nearest tuned shape. Tuned:
+// decode M = 16 (swap_ab with split-K) and prefill M = 4096 (unswapped, data-parallel) at the
+// same N and K. The ratio distance is decided by M here: M = 1 and 128 are nearer 16 (16x and
+// 8x) than 4096, M = 512 and 2048 nearer 4096 (8x and 2x against 32x and 128x); the crossover
+// is the geometric mean, 256. A split count picked for another K is safe: the launcher holds
+// it to the shape's k-steps and workspace (kernels/matmul_sm90/config.h, effective_split_k).
+TEST_F(Results, TheNearestShapeLookupPicksTheDecodeScheduleForSmallMAndThePrefillOneForLarge) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  const std::string decode = R"({"schedule":"split_k","split_k":4,"swap_ab":"yes","tile_m":16,"tile_n":64})";
+  const std::string prefill = R"({"schedule":"data_parallel","split_k":1,"swap_ab":"no","tile_m":128,"tile_n":128})";
+  s.record_trial(trial(run, problem(16, 4096, 14336), decode, 0.05));
+  s.record_trial(trial(run, problem(4096, 4096, 14336), prefill, 1.2));
+  SuiteShapes suite{"llama", {problem(1, 4096, 14336), problem(128, 4096, 14336), problem(512, 4096, 14336),
+                              problem(2048, 4096, 14336)}};
+  std::vector<Coverage> c = coverage(suite, s.best(false));
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0].entry, "m16_n4096_k14336_bf16_bf16_kn");
+  EXPECT_EQ(c[1].entry, "m16_n4096_k14336_bf16_bf16_kn");
+  EXPECT_EQ(c[2].entry, "m4096_n4096_k14336_bf16_bf16_kn");
+  EXPECT_EQ(c[3].entry, "m4096_n4096_k14336_bf16_bf16_kn");
+  for (const Coverage& x : c) EXPECT_EQ(x.how, "nearest") << x.shape;
+  // The generated header's lookup and the JSON export agree.
+  EXPECT_EQ(export_cpp(s, path("tuned.h"), false, {}, suite), 2);
+  std::ofstream(path("use.cc")) << R"(#include "tuned.h"
+using namespace mgpu_tuned;
+constexpr Shape at(std::int64_t m) { return {m, 4096, 14336, "bf16", "bf16", "kn"}; }
+static_assert(lookup_matmul_sm90("sm_90a", at(1))->schedule == "split_k");
+static_assert(lookup_matmul_sm90("sm_90a", at(1))->swap_ab == "yes");
+static_assert(lookup_matmul_sm90("sm_90a", at(128))->schedule == "split_k");
+static_assert(lookup_matmul_sm90("sm_90a", at(255))->swap_ab == "yes");
+static_assert(lookup_matmul_sm90("sm_90a", at(257))->swap_ab == "no");
+static_assert(lookup_matmul_sm90("sm_90a", at(512))->schedule == "data_parallel");
+static_assert(lookup_matmul_sm90("sm_90a", at(2048))->tile_m == 128);
+int main() {}
+)";
+  std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Werror -c use.cc -o use.o 2> err.txt", dir_.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt"));
+  EXPECT_EQ(export_json(s, path("json"), false, {}, suite), 2);
+  nlohmann::json doc = nlohmann::json::parse(slurp(path("json") + "/nvidia_h100_80gb_hbm3__matmul_sm90.json"));
+  EXPECT_EQ(doc["coverage"]["shapes"]["m1_n4096_k14336_bf16_bf16_kn"]["entry"], "m16_n4096_k14336_bf16_bf16_kn");
+  EXPECT_EQ(doc["coverage"]["shapes"]["m512_n4096_k14336_bf16_bf16_kn"]["entry"], "m4096_n4096_k14336_bf16_bf16_kn");
+}
+
 TEST_F(Results, ExportsJsonCsvAndACompilableCppHeader) {
   Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
   std::int64_t run = s.begin_run("tune", "", "0.1.0");

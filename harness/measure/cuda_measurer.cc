@@ -191,8 +191,9 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
     da.upload(std::as_bytes(std::span(x.a)));
     db.upload(std::as_bytes(std::span(x.b)));
     std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
-    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config),
-                                t.grid(p, req.config, gpu.sm_count));
+    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config));
+    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, gpu.sm_count),
+                                core::workspace_ptr(ws));
     core::LoadedModule mod(cubin);
     CUfunction fn = mod.function(kernel.kernel_name);
 

@@ -58,10 +58,10 @@ int device_sm_count() {
   return v;
 }
 
-// One launch under scheduler seed `seed`, verified.
+// One launch under scheduler seed `seed`, verified; the output's bytes land in `got`.
 Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
                      const core::LoadedModule& mod, const MatmulInputs& x, const std::vector<double>& want,
-                     std::uint64_t seed) {
+                     std::uint64_t seed, std::vector<std::uint8_t>& got) {
   Measurement m;
   m.source = "emulate";
   const kernels::MatmulProblem& p = req.problem;
@@ -74,7 +74,9 @@ Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, 
     dc.fill_bytes(0xFF);  // NaN poison: an element the kernel misses cannot pass
     std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
     int sms = req.sm_count > 0 ? req.sm_count : device_sm_count();
-    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, sms));
+    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config));
+    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, sms),
+                                core::workspace_ptr(ws));
     launch.launch(mod.function(kernel.kernel_name));
     core::CudaContext::primary().synchronize();
 
@@ -85,7 +87,7 @@ Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, 
       std::string line = fmt::format("{}: {} (PTX line {})", r.value("kind", "?"), r.value("message", ""), r.value("line", -1));
       (r.value("note", false) ? notes : hazards).push_back(line);
     }
-    std::vector<std::uint8_t> got(p.m * p.n * out);
+    got.assign(p.m * p.n * out, 0);
     dc.download(std::as_writable_bytes(std::span(got)));
     const double rel = relative_error(got, p.out_dtype, want);
     std::string found;
@@ -166,13 +168,28 @@ Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTem
     core::LoadedModule mod(ptx);
     const int seeds = std::max(1, req.seeds);
     // Schedules one after another; the first that fails is the verdict (a fault loses the
-    // context, as on a GPU, so nothing could run after it anyway).
+    // context, as on a GPU, so nothing could run after it anyway). Every schedule must also
+    // give the first one's output bit for bit: a kernel whose result depends on which CTA ran
+    // first (a reduction summed in arrival order) is not reproducible, however close it is.
+    std::vector<std::uint8_t> first, got;
     for (int i = 0; i < seeds; ++i) {
-      m = run_once(req, t, kernel, mod, x, want, schedule_seed(i));
+      m = run_once(req, t, kernel, mod, x, want, schedule_seed(i), got);
+      if (m.status == TrialStatus::Ok && i > 0 && got != first) {
+        const int out = kernels::size_in_bytes(req.problem.out_dtype);
+        std::size_t at = 0;
+        while (at < got.size() && got[at] == first[at]) ++at;
+        const std::int64_t e = static_cast<std::int64_t>(at) / out;
+        m.status = TrialStatus::WrongResult;
+        m.message = fmt::format("not reproducible: C[{}][{}] is {} under schedule 1 (seed {}) and {} under this "
+                                "one: the output depends on the order the CTAs ran in",
+                                e / req.problem.n, e % req.problem.n, read_out(first, e, req.problem.out_dtype),
+                                schedule_seed(0), read_out(got, e, req.problem.out_dtype));
+      }
       if (m.status != TrialStatus::Ok) {
         if (seeds > 1) m.message = fmt::format("schedule {} (seed {}) of {}: {}", i + 1, schedule_seed(i), seeds, m.message);
         return m;
       }
+      if (i == 0) first = got;
     }
     if (seeds > 1) {
       std::string notes = m.message.rfind("verified; ", 0) == 0 ? m.message.substr(10) : m.message;

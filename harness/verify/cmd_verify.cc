@@ -106,8 +106,14 @@ void run(const Options& o) {
 
   std::vector<core::TuningConfig> configs;
   if (o.all) {
+    // Without a problem, the space is every config some shape can run: valid at the prefill-sized
+    // `like` (4096^3 unless given) or at its decode twin, M = 16 -- split-K's workspace rule
+    // rejects every split config at 4096^3, and they are what decode runs.
+    kernels::MatmulProblem decode = like;
+    decode.m = 16;
+    const bool any_shape = !o.problem_given && o.shapes.empty();
     t.space().enumerate([&](const core::TuningConfig& c) {
-      if (!t.why_invalid(like, c)) configs.push_back(c);
+      if (!t.why_invalid(like, c) || (any_shape && !t.why_invalid(decode, c))) configs.push_back(c);
     });
     if (o.sample > 0 && o.sample < static_cast<int>(configs.size())) configs = sample_configs(configs, o.sample, o.sample_seed);
   } else {
@@ -253,7 +259,9 @@ void add_verify_command(CLI::App& app) {
   cmd->add_option("--config", o->config_json,
                   "One config as JSON; fields left out take the template's defaults. Values outside the default space "
                   "are accepted where the template's rules accept them");
-  cmd->add_flag("--all", o->all, "Every valid config of the default space for --dtype, --out-dtype and --layout");
+  cmd->add_flag("--all", o->all,
+                "Every valid config of the default space for --dtype, --out-dtype and --layout: valid at the problem "
+                "given, or without one at 4096^3 or at M = 16 (decode: where split_k configs are valid)");
   std::string suites;
   for (const kernels::NamedSuite& s : kernels::named_suites()) suites += fmt::format(", {}", s.name);
   cmd->add_option("--shapes", o->shapes,

@@ -13,6 +13,7 @@ constexpr double kMemoryEfficiency = 0.85;
 constexpr double kLaunchMs = 0.004;
 constexpr double kLoadLatencyUs = 1.0;    // TMA round trip a stage must cover
 constexpr double kEpiloguePieceMs = 0.3e-3;
+constexpr double kFixupUs = 1.0;          // split-K: an atomic's round trip to L2 and back (estimate)
 // Lint penalties (cost_model.h says why each is what it is).
 constexpr double kSmemBytesPerClock = 128;  // per SM: 32 banks x 4 bytes, also L1's datapath
 constexpr double kRegisterCapLoss = 0.02;   // setmaxnreg-dropped at a full capped budget (estimate)
@@ -66,39 +67,45 @@ Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, c
   const double um = cm * c.cluster_m, un = cn * c.cluster_n;
   const double m_units = std::ceil(p.m / um), n_units = std::ceil(p.n / un), k_iters = std::ceil(p.k / tk);
   const double units = m_units * n_units;
+  const double splits = std::max(1, c.splits);
   const double clusters = std::max(1.0, std::floor(d.sm_count / cs));
-  const double waves = std::ceil(units / clusters);
+  const double waves = std::ceil(units * splits / clusters);
+  const double unit_k_iters = std::ceil(k_iters / splits);
 
-  // Tensor cores: every CTA computes whole padded tiles; the busiest SM does `waves` of them.
-  const double tile_flops = 2.0 * cm * cn * k_iters * tk;
+  // Tensor cores: every CTA computes whole padded tiles (or K ranges of them); the busiest SM
+  // does `waves` of them.
+  const double tile_flops = 2.0 * cm * cn * unit_k_iters * tk;
   const double per_sm_flops = peak_flops * kTensorEfficiency * std::clamp(c.mma_efficiency, 0.05, 1.0) / d.sm_count;
   r.compute_ms = waves * tile_flops / per_sm_flops * 1e3;
 
   // Pipeline: a stage holds one k-step of the CTA tile; stages - 1 steps of compute must cover
   // the load latency, else the tensor cores wait.
-  const double step_us = tile_flops / k_iters / per_sm_flops * 1e6;
+  const double step_us = tile_flops / unit_k_iters / per_sm_flops * 1e6;
   const double cover = (c.max_concurrent_steps - 1) * step_us;
   r.compute_ms *= std::max(1.0, kLoadLatencyUs / cover);
 
   // DRAM: per wave, the band of width w along the minor dimension touches w minor units and
   // clusters / w major units; each distinct operand tile is fetched once per wave, the rest
   // hits L2.
-  const double active = std::min(clusters, units);
+  const double active = std::min(std::max(1.0, std::floor(clusters / splits)), units);  // tiles a wave finishes
   const double w = std::min<double>(c.grid_tile_width, c.grid_minor_dim == Dim::N ? n_units : m_units);
   const double minor_per_wave = w, major_per_wave = std::ceil(active / w);
   const double a_units = c.grid_minor_dim == Dim::N ? major_per_wave : minor_per_wave;
   const double b_units = c.grid_minor_dim == Dim::N ? minor_per_wave : major_per_wave;
   const double k_bytes = k_iters * tk * in;
   const double wave_bytes = (std::min(a_units, m_units) * um + std::min(b_units, n_units) * un) * k_bytes;
-  const double bytes = std::max(waves * wave_bytes + double(p.m) * p.n * out, p.min_bytes());
+  const double tile_waves = std::ceil(units / active);
+  const double partial_bytes = splits > 1 ? units * splits * cm * cn * 4.0 * 2.0 : 0.0;  // written, read back
+  const double bytes = std::max(tile_waves * wave_bytes + double(p.m) * p.n * out + partial_bytes, p.min_bytes());
   r.memory_ms = bytes / (bandwidth * kMemoryEfficiency) * 1e3;
 
   // Epilogue: each tile's accumulator goes out through SMEM in pieces; what is not
   // overlapped with the next tile's MMAs adds up.
   r.overhead_ms = kLaunchMs + waves * c.epilogue_pieces * kEpiloguePieceMs * (1.0 - std::clamp(c.epilogue_hidden, 0.0, 1.0));
+  if (splits > 1) r.overhead_ms += waves * kFixupUs * 1e-3;
 
   // The kernel's lints: added, never overlapped (cost_model.h), so a linted kernel never ties.
-  r.lint_penalties = lint_penalties(p, c, d, defects, waves, k_iters, r.compute_ms);
+  r.lint_penalties = lint_penalties(p, c, d, defects, waves, unit_k_iters, r.compute_ms);
   for (const LintPenalty& l : r.lint_penalties) r.lint_ms += l.ms;
 
   r.ms = std::max({r.compute_ms, r.memory_ms, r.roofline_ms}) + r.overhead_ms + r.lint_ms;

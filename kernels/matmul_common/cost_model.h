@@ -51,6 +51,13 @@
 //    orders a dropped split behind a kept one without outweighing a structural difference;
 //    replace it with a measured figure (the same config assembled by ptxas and by nvJitLink,
 //    timed on an H100) when a GPU is at hand.
+//
+// Split-K (splits > 1): a tile's K loop is cut into `splits` ranges run by different CTAs, so
+// the work units are tiles x splits and each has k_iters / splits steps (the longest,
+// rounded up); a wave of units covers clusters / splits tiles over their whole K, so operand
+// traffic per wave is that of the tiles it finishes. Each unit also writes its f32 partial
+// tile and the last of a tile reads all of them back (charged to DRAM, though L2 often keeps
+// them), and waits once for an atomic's round trip (kFixupUs, an estimate until measured).
 #pragma once
 
 #include <string>
@@ -80,6 +87,7 @@ struct PersistentCost {
   int cta_tile_m = 128, cta_tile_n = 128;  // output tile of one CTA
   int cluster_m = 1, cluster_n = 1;        // CTAs per cluster along M and N
   int tile_k = 64;
+  int splits = 1;                          // K ranges per output tile (split-K)
   int max_concurrent_steps = 4;
   Dim grid_minor_dim = Dim::N;
   int grid_tile_width = 1;

@@ -10,10 +10,13 @@
 //   static std::optional<Rejection> why_invalid(const MatmulProblem&, const Config&, const core::ArchSpec&);
 //   static core::BuiltKernel build(const MatmulProblem&, const Config&, const core::ArchSpec&);
 //   static unsigned grid(const MatmulProblem&, const Config&, int sm_count);
-//   static TileWalkShape walk_shape(const Config&);      // what the kernel's TileWalk is built with
+//   static TileWalkShape walk_shape(const MatmulProblem&, const Config&);  // what the kernel's TileWalk walks for p
 //   static std::array<int, 3> grid_unit(const Config&);  // (M, N, K) a grid counts in
 //   static KernelShape kernel_shape(const Config&);
 //   static Prediction predict(const MatmulProblem&, const Config&, const core::DeviceSpec&, const KernelDefects&);
+// and optionally, for kernels with a schedule that needs them:
+//   static std::vector<std::int32_t> extra_scalar_args(const MatmulProblem&, const Config&);  // after band_width
+//   static std::int64_t workspace_bytes(const MatmulProblem&, const Config&);
 #pragma once
 
 #include <algorithm>
@@ -38,7 +41,12 @@ class TypedMatmulTemplate final : public MatmulTemplate {
   const core::ArchSpec& arch() const override { return core::parse_arch(Ops::arch); }
   core::ParamSpace space() const override { return Ops::space(); }
   core::TuningConfig default_config() const override { return Config{}.to_tuning_config(); }
-  std::vector<std::string> run_time_params() const override { return {"grid_minor_dim", "grid_tile_width"}; }
+  std::vector<std::string> run_time_params() const override {
+    std::vector<std::string> names = {"grid_minor_dim", "grid_tile_width"};
+    for (const core::Param& d : Ops::space().params())
+      if (d.name == "split_k") names.push_back("split_k");  // a kernel argument (the split count)
+    return names;
+  }
   void check_problem(const MatmulProblem& p) const override { Ops::check_problem(p); }
   void check_config(const core::TuningConfig& c) const override { parse(c); }
   std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const override {
@@ -52,27 +60,37 @@ class TypedMatmulTemplate final : public MatmulTemplate {
   }
   std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& t) const override {
     Config c = parse(t);
-    return {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n), static_cast<std::int32_t>(p.k),
-            c.grid_minor_dim == Dim::N ? 1 : 0, c.grid_tile_width};
+    std::vector<std::int32_t> args = {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n),
+                                      static_cast<std::int32_t>(p.k), c.grid_minor_dim == Dim::N ? 1 : 0,
+                                      c.grid_tile_width};
+    if constexpr (requires { Ops::extra_scalar_args(p, c); })
+      for (std::int32_t x : Ops::extra_scalar_args(p, c)) args.push_back(x);
+    return args;
+  }
+  std::int64_t workspace_bytes(const MatmulProblem& p, const core::TuningConfig& t) const override {
+    if constexpr (requires { Ops::workspace_bytes(p, parse(t)); }) return Ops::workspace_bytes(p, parse(t));
+    else return 0;
   }
   std::string launch_signature(const MatmulProblem& p, const core::TuningConfig& t, int sm_count) const override {
-    // The run-time parameters reach the kernel only through its TileWalk (the tile order):
-    // what the launch does beyond the binary and the problem is each cluster's tile sequence.
+    // The run-time parameters reach the kernel only through its TileWalk (the tile order, and
+    // with split-K the K range of each unit): what the launch does beyond the binary and the
+    // problem is each cluster's sequence of work units.
     Config c = parse(t);
-    const TileWalkShape s = Ops::walk_shape(c);
+    const TileWalkShape s = Ops::walk_shape(p, c);
     const unsigned grid = Ops::grid(p, c, sm_count), cs = unsigned(s.cluster_size());
     std::vector<std::string> clusters;
     for (unsigned first = 0; first < grid; first += cs) {
       std::string seq;
       for (unsigned r = 0; r < cs; ++r) {
-        for (auto [m0, n0] : host_tile_walk(s, p.m, p.n, first + r, grid, c.grid_minor_dim == Dim::N, c.grid_tile_width))
-          seq += fmt::format("{},{};", m0, n0);
+        for (const HostUnit& u : host_tile_walk(s, p.m, p.n, first + r, grid, c.grid_minor_dim == Dim::N, c.grid_tile_width))
+          seq += s.splits > 1 ? fmt::format("{},{},{};", u.m0, u.n0, u.split) : fmt::format("{},{};", u.m0, u.n0);
         seq += '|';
       }
       clusters.push_back(std::move(seq));
     }
     std::sort(clusters.begin(), clusters.end());
-    std::string out = fmt::format("grid {} cluster {}:", grid, cs);
+    std::string out = s.splits > 1 ? fmt::format("grid {} cluster {} splits {}:", grid, cs, s.splits)
+                                   : fmt::format("grid {} cluster {}:", grid, cs);
     for (const std::string& x : clusters) out += ' ' + x;
     return out;
   }

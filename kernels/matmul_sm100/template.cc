@@ -22,7 +22,7 @@ struct Ops {
     return build_matmul(p, c, a);
   }
   static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
-  static TileWalkShape walk_shape(const Config& c) { return sm100::walk_shape(c); }
+  static TileWalkShape walk_shape(const MatmulProblem&, const Config& c) { return sm100::walk_shape(c); }
   // A collective pair walks tiles two CTA tiles tall.
   static std::array<int, 3> grid_unit(const Config& c) { return {c.tile_m * c.cluster_size(), c.mma_n(), c.tile_k}; }
   // A collective pair: two CTAs along M, each with its own tile_m rows of the pair's MMA.

@@ -16,6 +16,8 @@ std::string_view to_string(ClusterDim d) {
   return d == ClusterDim::None ? "none" : d == ClusterDim::M ? "M" : "N";
 }
 
+std::string_view to_string(Schedule s) { return s == Schedule::SplitK ? "split_k" : "data_parallel"; }
+
 core::TuningConfig MatmulConfig::to_tuning_config() const {
   core::TuningConfig c;
   c.set("tile_m", tile_m);
@@ -29,13 +31,16 @@ core::TuningConfig MatmulConfig::to_tuning_config() const {
   c.set("wg_dimension", std::string(to_string(wg_dimension)));
   c.set("cluster_dimension", std::string(to_string(cluster_dimension)));
   c.set("swap_ab", std::string(swap_ab ? "yes" : "no"));
+  c.set("schedule", std::string(to_string(schedule)));
+  c.set("split_k", split_k);
   return c;
 }
 
 MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
   check_param_names(t, {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
                         "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"},
-                    {"swap_ab"});  // configs stored before 2026-11-26 ran unswapped
+                    // Configs stored before 2026-11-26 ran unswapped, before 2026-11-27 data-parallel.
+                    {"swap_ab", "schedule", "split_k"});
   MatmulConfig c;
   c.tile_m = get_int(t, "tile_m");
   c.tile_n = get_int(t, "tile_n");
@@ -57,6 +62,13 @@ MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
       throw Error(ErrorKind::InvalidInput, fmt::format("swap_ab must be \"no\" or \"yes\", got \"{}\"", sw));
     c.swap_ab = sw == "yes";
   }
+  if (t.has("schedule")) {
+    const std::string& sc = t.get_str("schedule");
+    if (sc == "data_parallel") c.schedule = Schedule::DataParallel;
+    else if (sc == "split_k") c.schedule = Schedule::SplitK;
+    else throw Error(ErrorKind::InvalidInput, fmt::format("schedule must be \"data_parallel\" or \"split_k\", got \"{}\"", sc));
+  }
+  if (t.has("split_k")) c.split_k = get_int(t, "split_k");
   return c;
 }
 
@@ -80,6 +92,9 @@ core::ParamSpace default_space() {
       {"wg_dimension", strs({"M", "N"}), "dimension the two compute warpgroups split"},
       {"cluster_dimension", strs({"none", "M", "N"}), "2-CTA cluster along M or N sharing (multicasting) an operand"},
       {"swap_ab", strs({"no", "yes"}), "compute C^T = B^T A^T, so that a small M is wgmma's N (decode)"},
+      {"schedule", strs({"data_parallel", "split_k"}),
+       "data_parallel: a CTA runs a tile's whole K loop; split_k: split_k CTAs share it (K-heavy, few tiles)"},
+      {"split_k", ints({1, 2, 3, 4, 6, 8}), "K ranges per output tile (1 with data_parallel; run-time: no recompile)"},
   });
 }
 
@@ -101,6 +116,7 @@ core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c) {
   plan.alloc("epilogue", 2LL * c.epi_rows() * c.epi_tile_n * size_in_bytes(p.out_dtype), 1024);
   plan.alloc("full", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
   plan.alloc("empty", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
+  if (c.schedule == Schedule::SplitK) plan.alloc("ticket", 8, 8);
   return plan;
 }
 
@@ -109,6 +125,30 @@ int epilogue_atom_bytes(const MatmulProblem& p, const MatmulConfig& c) {
   for (int w : {128, 64, 32})
     if (row % w == 0) return w;
   return 16;
+}
+
+namespace {
+SplitWorkspace workspace_for(const MatmulProblem& p, const MatmulConfig& c, std::int64_t splits) {
+  SplitWorkspace w;
+  if (c.schedule != Schedule::SplitK) return w;
+  const std::int64_t cm = c.cta_tile_m(), cn = c.cta_tile_n();
+  w.tiles = ((p.m + cm - 1) / cm) * ((p.n + cn - 1) / cn);
+  w.counter_bytes = (w.tiles * 2 * 4 + 255) / 256 * 256;
+  w.partial_bytes = w.tiles * splits * cm * cn * 4;
+  return w;
+}
+}  // namespace
+
+int effective_split_k(const MatmulProblem& p, const MatmulConfig& c) {
+  if (c.schedule != Schedule::SplitK) return 1;
+  const std::int64_t k_steps = (p.k + c.tile_k - 1) / c.tile_k;
+  std::int64_t s = std::min<std::int64_t>(std::max(1, c.split_k), k_steps);
+  while (s > 1 && workspace_for(p, c, s).total() > kMaxWorkspaceBytes) --s;
+  return static_cast<int>(std::max<std::int64_t>(s, 1));
+}
+
+SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c) {
+  return workspace_for(p, c, effective_split_k(p, c));
 }
 
 }  // namespace mgpu::kernels::sm90

@@ -6,6 +6,11 @@
 // swap_ab ("yes"): the MMAs compute C^T = B^T . A^T, so M is wgmma's N (8..256 in steps of 8)
 // and tile_m may be as small as 8 -- for decode, where M is a handful of tokens; the output
 // is still C (the epilogue transposes the fragments on their way through SMEM).
+// schedule: "data_parallel" (each output tile is one CTA's whole K loop) or "split_k" (each tile's
+// K loop is cut into split_k ranges computed by different CTAs; every range stores its f32
+// partial tile in a workspace and the last to finish sums all of them in split order, so the
+// result does not depend on which finished last). split_k is a run-time parameter: the split
+// counts of one config share a binary.
 // Contract: from_tuning_config() checks names and domains (Error{InvalidInput}); the derived
 // sizes below are the single source of truth for the kernel builder and the validity rules.
 #pragma once
@@ -22,6 +27,12 @@ namespace mgpu::kernels::sm90 {
 
 enum class ClusterDim { None, M, N };
 
+// The split_k schedule's workspace bound: cuBLAS asks its callers for 32 MiB of workspace on
+// Hopper, so a production caller budgets that much for a matmul; a split that needs more (many
+// tiles, where split-K has nothing to win anyway) is not allocated (effective_split_k()).
+inline constexpr std::int64_t kMaxWorkspaceBytes = 32LL << 20;
+enum class Schedule { DataParallel, SplitK };
+
 struct MatmulConfig {
   int tile_m = 128;
   int tile_n = 128;
@@ -34,6 +45,8 @@ struct MatmulConfig {
   Dim wg_dimension = Dim::M;
   ClusterDim cluster_dimension = ClusterDim::None;
   bool swap_ab = false;
+  Schedule schedule = Schedule::DataParallel;
+  int split_k = 1;  // K ranges per output tile (schedule split_k: 2 or more)
 
   // CTA tile: the two compute warpgroups side by side along wg_dimension.
   int cta_tile_m() const { return tile_m * (wg_dimension == Dim::M ? 2 : 1); }
@@ -53,6 +66,7 @@ struct MatmulConfig {
 };
 
 std::string_view to_string(ClusterDim d);
+std::string_view to_string(Schedule s);
 
 // The default search space (spans Pallas:MGPU's own sweeps).
 core::ParamSpace default_space();
@@ -60,7 +74,8 @@ core::ParamSpace default_space();
 // The kernel's dynamic SMEM: regions "a" and "b" (max_concurrent_steps stages each),
 // "epilogue" (one epi_tile_m x epi_tile_n buffer per compute warpgroup, 1024-aligned atoms), "full" and "empty"
 // (the two barrier rings), "tile_slot" (the producer's tile-index handoff). The kernel builder
-// and the validity rules both use this plan.
+// and the validity rules both use this plan. With split_k, "ticket" holds each consumer
+// warpgroup's arrival ticket (its leader's atomic, handed to the other threads).
 core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c);
 std::int64_t a_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_m x tile_k
 std::int64_t b_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // cta_tile_n x tile_k
@@ -70,5 +85,25 @@ std::int64_t b_stage_bytes(const MatmulProblem& p, const MatmulConfig& c);  // c
 // piece row, or 16 (unswizzled) when none does. Each atom is one TMA store box, swizzled as
 // the store reads it, so the fragment stores into it hit 32 distinct banks (kernel.cc).
 int epilogue_atom_bytes(const MatmulProblem& p, const MatmulConfig& c);
+
+// The K ranges a launch for `p` really uses: split_k, held to the problem's k-steps (a range is
+// never empty) and to the workspace bound kMaxWorkspaceBytes (validity.h), at least 1; 1 for
+// data_parallel. The launcher passes this count, so a split config tuned for one shape runs
+// correctly on any other (an export's nearest-shape lookup hands it to shapes it was not tuned
+// on); the validity rules reject a config whose count would be held below split_k, so the
+// search never meets two configs that run the same launch.
+int effective_split_k(const MatmulProblem& p, const MatmulConfig& c);
+
+// The split_k schedule's global workspace for `p`, allocated by the launcher and zeroed once:
+// first one u32 arrival counter per (output tile, consumer warpgroup), which every launch leaves
+// at zero again, then the f32 partial tiles, effective_split_k() per output tile (kernel.cc says
+// how they are laid out). Both are 0 for data_parallel.
+struct SplitWorkspace {
+  std::int64_t tiles = 0;           // output tiles
+  std::int64_t counter_bytes = 0;   // 256-aligned
+  std::int64_t partial_bytes = 0;
+  std::int64_t total() const { return counter_bytes + partial_bytes; }
+};
+SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c);
 
 }  // namespace mgpu::kernels::sm90

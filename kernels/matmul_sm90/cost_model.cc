@@ -21,6 +21,7 @@ PersistentCost cost_terms(const MatmulProblem& p, const MatmulConfig& c) {
   t.cluster_m = c.cluster_dimension == ClusterDim::M ? 2 : 1;
   t.cluster_n = c.cluster_dimension == ClusterDim::N ? 2 : 1;
   t.tile_k = c.tile_k;
+  t.splits = c.schedule == Schedule::SplitK ? c.split_k : 1;
   t.max_concurrent_steps = c.max_concurrent_steps;
   t.grid_minor_dim = c.grid_minor_dim;
   t.grid_tile_width = c.grid_tile_width;

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/ir/barrier.h"
+#include "core/ir/global_memory.h"
 #include "core/ir/kernel_module.h"
 #include "core/ir/roles.h"
 #include "core/ir/tma.h"
@@ -18,6 +19,7 @@
 #include "kernels/matmul_sm90/validity.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -43,7 +45,7 @@ struct Geometry {
   bool b_k_major = true;        // B given as N x K
   int b_atoms = 1;              // N-major B: 128-byte atoms along N in a stage
   std::int64_t a_stage = 0, b_stage = 0;
-  std::int64_t a_off = 0, b_off = 0, epi_off = 0, full_off = 0, empty_off = 0;
+  std::int64_t a_off = 0, b_off = 0, epi_off = 0, full_off = 0, empty_off = 0, ticket_off = 0;
   int smem_total = 0;
   bool clustered = false;
   bool shares_b = false;        // cluster along M: B is multicast; along N: A is
@@ -68,6 +70,7 @@ Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
   g.epi_off = plan.region("epilogue").offset;
   g.full_off = plan.region("full").offset;
   g.empty_off = plan.region("empty").offset;
+  if (c.schedule == Schedule::SplitK) g.ticket_off = plan.region("ticket").offset;
   g.smem_total = static_cast<int>(plan.total_bytes());
   g.clustered = c.cluster_dimension != ClusterDim::None;
   g.shares_b = c.cluster_dimension == ClusterDim::M;
@@ -76,13 +79,13 @@ Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
 
 }  // namespace
 
-TileWalkShape walk_shape(const MatmulConfig& c) {
+TileWalkShape walk_shape(const MatmulProblem& p, const MatmulConfig& c) {
   return {c.cta_tile_m(), c.cta_tile_n(), c.cluster_dimension == ClusterDim::M ? 2 : 1,
-          c.cluster_dimension == ClusterDim::N ? 2 : 1};
+          c.cluster_dimension == ClusterDim::N ? 2 : 1, effective_split_k(p, c)};
 }
 
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
-  return kernels::persistent_grid(p.m, p.n, walk_shape(c), sm_count);
+  return kernels::persistent_grid(p.m, p.n, walk_shape(p, c), sm_count);
 }
 
 BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& cfg, const core::ArchSpec& arch) {
@@ -92,7 +95,7 @@ BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& cfg, const 
   return build_matmul_unchecked(p, cfg);
 }
 
-BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& cfg) {
+BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& cfg, const FaultyVariant& faulty) {
   const Geometry g = geometry(p, cfg);
   const MatmulConfig& c = g.c;
   const int S = c.max_concurrent_steps;
@@ -106,10 +109,20 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   mlir::OpBuilder probe(ctx.get());
   Emitter tmp{probe, probe.getUnknownLoc()};
   mlir::Type ptr = tmp.global_ptr_type(), i32 = tmp.i32();
-  core::ir::KernelBody kb = km.add_kernel("matmul", {ptr, ptr, ptr, i32, i32, i32, i32, i32}, 384);
+  // split_k adds the workspace pointer after the descriptors and the split count at the end.
+  const bool split = c.schedule == Schedule::SplitK;
+  llvm::SmallVector<mlir::Type> arg_types = {ptr, ptr, ptr};
+  if (split) arg_types.push_back(ptr);
+  arg_types.append(5, i32);
+  if (split) arg_types.push_back(i32);
+  core::ir::KernelBody kb = km.add_kernel("matmul", arg_types, 384);
   Emitter& e = kb.e;
-  Value desc_a = kb.args[0], desc_b = kb.args[1], desc_c = kb.args[2];
-  Value M = kb.args[3], N = kb.args[4], K = kb.args[5], minor_is_n = kb.args[6], band_width = kb.args[7];
+  int arg = 0;
+  Value desc_a = kb.args[arg++], desc_b = kb.args[arg++], desc_c = kb.args[arg++];
+  Value workspace = split ? kb.args[arg++] : Value();
+  Value M = kb.args[arg++], N = kb.args[arg++], K = kb.args[arg++], minor_is_n = kb.args[arg++];
+  Value band_width = kb.args[arg++];
+  Value splits = split ? kb.args[arg++] : Value();
 
   Value smem = km.dynamic_smem(e);
   BarrierRing full(e.smem_offset(smem, g.full_off), S), empty(e.smem_offset(smem, g.empty_off), S);
@@ -137,11 +150,26 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   std::optional<TileWalk> walk;
   auto start_role = [&] {
     cta_rank = g.clustered ? core::ir::cluster_cta_rank(e) : zero;
-    walk.emplace(e, walk_shape(c), M, N, e.block_idx(0), e.grid_dim(0), cta_rank, minor_is_n, band_width);
+    walk.emplace(e, walk_shape(p, c), M, N, e.block_idx(0), e.grid_dim(0), cta_rank, minor_is_n, band_width, splits);
     my_tiles = walk->count();
     k_iters = e.ceil_div(K, e.c32(c.tile_k));
   };
-  auto tile_origin = [&](Value iter) { return walk->origin(e, iter); };
+  // A work unit's k-steps: all of them, or with split_k range s of S the steps
+  // [s k_iters / S, (s + 1) k_iters / S) -- never empty, as the validity rules keep S <= k_iters.
+  struct KRange {
+    Value first, count;
+  };
+  auto k_range = [&](const WorkUnit& u) -> KRange {
+    if (!split) return {zero, k_iters};
+    Value lo = e.div(e.mul(u.split, k_iters), splits);
+    Value hi = e.div(e.mul(e.add(u.split, one), k_iters), splits);
+    return {lo, e.sub(hi, lo)};
+  };
+  // The ring position of a unit's first k-step: units of one CTA follow each other in the
+  // stage ring. With equal ranges it is iter x k_iters; split ranges differ by one step, so
+  // the producer and the consumers carry the count through their unit loops instead.
+  auto carried_init = [&] { return split ? Values{zero} : Values{}; };
+  auto unit_base = [&](Value iter, mlir::ValueRange carried) { return split ? carried.back() : e.mul(iter, k_iters); };
 
   Value wg = e.warpgroup_idx();
 
@@ -155,15 +183,17 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
         core::ir::tma_prefetch_descriptor(e, desc_b);
         core::ir::tma_prefetch_descriptor(e, desc_c);
         Value mask = g.clustered ? mlir::arith::ConstantIntOp::create(e.b, e.loc, 0b11, 16).getResult() : Value();
-        e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
-          auto [m0, n0] = tile_origin(iter);
-          e.for_loop(zero, k_iters, one, {}, [&](Value k, mlir::ValueRange) {
-            Value step = e.add(e.mul(iter, k_iters), k);
+        e.for_loop(zero, my_tiles, one, carried_init(), [&](Value iter, mlir::ValueRange carried) {
+          const WorkUnit u = walk->unit(e, iter);
+          Value m0 = u.m0, n0 = u.n0, base = unit_base(iter, carried);
+          const KRange kr = k_range(u);
+          e.for_loop(zero, kr.count, one, {}, [&](Value k, mlir::ValueRange) {
+            Value step = e.add(base, k);
             e.if_then(e.ult(e.c32(S - 1), step), [&] { empty.wait_step(e, e.sub(step, e.c32(S))); });
             core::ir::SlotPhase sp = BarrierRing::slot_phase(e, step, S);
             full.arrive_expect_tx(e, sp.slot, g.a_stage + g.b_stage);
             Value bar = full.slot_ptr(e, sp.slot);
-            Value k0 = e.mul(k, e.c32(c.tile_k));
+            Value k0 = e.mul(e.add(kr.first, k), e.c32(c.tile_k));
             auto load = [&](Value desc, const OperandLoads& l, std::int64_t region, std::int64_t stage_bytes,
                             bool multicast, Value outer0, Value inner0) {
               Value stage = e.smem_offset(smem, e.add(e.c32(region), e.mul(sp.slot, e.c32(stage_bytes))));
@@ -175,7 +205,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
             else load(desc_b, lb, g.b_off, g.b_stage, b_multicast, k0, n0);  // rows are K, atoms along N
             return Values{};
           });
-          return Values{};
+          return split ? Values{e.add(base, kr.count)} : Values{};
         });
       });
     });
@@ -234,8 +264,8 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     // with scale-d = 0: no zeroed accumulator), commit, and retire the previous step's MMAs,
     // freeing its stage (`tile_first`: the step is issued ahead, before the previous tile's
     // epilogue; its stage is freed by the next step).
-    auto k_step = [&](Value iter, Value k, Values acc, bool tile_first) {
-      Value step = e.add(e.mul(iter, k_iters), k);
+    auto k_step = [&](Value base, Value k, Values acc, bool tile_first) {
+      Value step = e.add(base, k);
       core::ir::SlotPhase sp = BarrierRing::slot_phase(e, step, S);
       full.wait(e, sp.slot, sp.parity);
       Value a_stage = e.add(e.c32(g.a_off), e.mul(sp.slot, e.c32(g.a_stage)));
@@ -402,6 +432,101 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       else epilogue(accs, m0, n0);
     };
 
+    // split_k: the end of a K range. Every range stores its warpgroup's f32 partial to the
+    // workspace, then the warpgroup's leader takes a ticket on the (tile, warpgroup) counter; the
+    // range that draws the last ticket sums the S partials in split order 0..S-1 -- its own read
+    // back like the others -- so the sum, and the output, is the same whichever range finished
+    // last (bitwise reproducible), then stores the tile and sets the counter back to zero for
+    // the next launch.
+    //   Ordering (PTX ISA, "Memory Consistency Model"): the partial stores are weak; bar.sync
+    // orders the warpgroup's stores before its leader's atom.acq_rel.gpu, whose release the last
+    // leader's acquire synchronizes with through the counter's chain of read-modify-writes
+    // ("Release and Acquire Patterns"); a second bar.sync hands that to the warpgroup's loads.
+    //   Layout: counters first (u32 per tile and warpgroup, counter_bytes rounded to 256), then
+    // one 128 x R-float slot per (tile, range, warpgroup) (R: accumulator registers per thread),
+    // float group g (4 registers) of thread t at g x 2048 + t x 16 bytes: each warp's 16-byte
+    // stores cover 512 contiguous bytes. Offsets fit i32: the workspace is at most 32 MiB.
+    const int R = c.accumulator_registers();
+    auto split_epilogue = [&](const Values& accs, const WorkUnit& u) {
+      Value ws = core::ir::global(e, workspace);
+      Value epi_bar = e.add(cw, one);
+      Value counters_end = e.mul(e.ceil_div(e.mul(walk->tiles(), e.c32(8)), e.c32(256)), e.c32(256));
+      auto slot = [&](Value s) {  // this thread's first float of range s's slot of the tile
+        Value index = e.add(e.mul(e.add(e.mul(u.tile, splits), s), e.c32(2)), cw);
+        return core::ir::global_offset(e, ws, e.add(counters_end, e.add(e.mul(index, e.c32(512 * R)),
+                                                                            e.mul(local, e.c32(16)))));
+      };
+      const int per_block = c.mma_n() / 2;  // f32 registers of one 64-row accumulator block
+      auto vec_type = mlir::VectorType::get({4}, e.b.getF32Type());
+      Value mine = slot(u.split);
+      for (int gi = 0; gi < R / 4; ++gi) {
+        Value v = mlir::LLVM::UndefOp::create(e.b, e.loc, vec_type);
+        for (int x = 0; x < 4; ++x) {
+          const int i = 4 * gi + x;
+          Value f = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[i / per_block], i % per_block);
+          v = mlir::LLVM::InsertElementOp::create(e.b, e.loc, v, f, e.c32(x));
+        }
+        core::ir::store_f32x4(e, core::ir::global_offset(e, mine, e.c32(gi * 2048)), v);
+      }
+      e.named_barrier(epi_bar, 128);
+      Value ticket_slot = e.smem_offset(smem, e.add(e.c32(g.ticket_off), e.mul(cw, e.c32(4))));
+      Value counter = core::ir::global_offset(e, ws, e.mul(e.add(e.mul(u.tile, e.c32(2)), cw), e.c32(4)));
+      e.if_then(leader, [&] { core::ir::store_shared_u32(e, ticket_slot, core::ir::atomic_add_acq_rel_gpu(e, counter, one)); });
+      e.named_barrier(epi_bar, 128);
+      Value ticket = core::ir::load_shared_u32(e, ticket_slot);
+      e.if_then(e.eq(ticket, e.sub(splits, one)), [&] {
+        auto load_range = [&](Value s, int gi) {
+          return core::ir::load_f32x4(e, core::ir::global_offset(e, slot(s), e.c32(gi * 2048)));
+        };
+        // In chunks of kChunk float groups, each summed over the ranges by its own loop: the
+        // sums (R registers) stay live until the tile is stored, and only one chunk's loads
+        // beside them (loading all R at once spilled 528 bytes at R = 128).
+        constexpr int kChunk = 4;
+        Values sums;
+        for (int c0 = 0; c0 < R / 4; c0 += kChunk) {
+          const int n = std::min(kChunk, R / 4 - c0);
+          Values chunk;
+          if (!faulty.sum_in_arrival_order) {
+            for (int gi = c0; gi < c0 + n; ++gi) chunk.push_back(load_range(zero, gi));
+            chunk = e.for_loop(one, splits, one, chunk, [&](Value s, mlir::ValueRange carried) {
+              Values next;
+              for (int x = 0; x < n; ++x)
+                next.push_back(mlir::arith::AddFOp::create(e.b, e.loc, carried[x], load_range(s, c0 + x)));
+              return next;
+            });
+          } else {
+            for (int gi = c0; gi < c0 + n; ++gi) chunk.push_back(load_range(u.split, gi));
+            Value vzero = mlir::arith::ConstantOp::create(e.b, e.loc, mlir::DenseElementsAttr::get(
+                                                                          vec_type, e.b.getF32FloatAttr(0.0f)));
+            chunk = e.for_loop(zero, splits, one, chunk, [&](Value s, mlir::ValueRange carried) {
+              Values next;
+              for (int x = 0; x < n; ++x)
+                next.push_back(mlir::arith::AddFOp::create(
+                    e.b, e.loc, carried[x], e.select(e.eq(s, u.split), vzero, load_range(s, c0 + x))));
+              return next;
+            });
+          }
+          sums.append(chunk.begin(), chunk.end());
+        }
+        Values total;
+        for (int mb = 0; mb < mblocks; ++mb) {
+          Value acc = mlir::LLVM::UndefOp::create(e.b, e.loc, core::ir::wgmma_accumulator_type(e, c.mma_n()));
+          for (int j = 0; j < per_block; ++j) {
+            const int i = mb * per_block + j;
+            Value f = mlir::LLVM::ExtractElementOp::create(e.b, e.loc, sums[i / 4], e.c32(i % 4));
+            acc = mlir::LLVM::InsertValueOp::create(e.b, e.loc, acc, f, j);
+          }
+          total.push_back(acc);
+        }
+        e.if_then(leader, [&] { core::ir::store_relaxed_gpu(e, counter, zero); });
+        store_tile(total, u.m0, u.n0);
+      });
+    };
+    auto finish_unit = [&](const Values& accs, const WorkUnit& u) {
+      if (split) split_epilogue(accs, u);
+      else store_tile(accs, u.m0, u.n0);
+    };
+
     // The tile loop. When two accumulators fit the registers (overlaps_epilogue), tile i's first
     // k-step is issued before tile i-1's epilogue, which then runs beside those MMAs (wgmma is
     // asynchronous: the epilogue reads the finished accumulator while the tensor cores write
@@ -411,33 +536,39 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       for (int mb = 0; mb < mblocks; ++mb) v.push_back(core::ir::wgmma_undefined_accumulator(e, c.mma_n()));
       return v;
     };
-    auto k_loop = [&](Value iter, Value from, Values init) {
-      Values accs = e.for_loop(from, k_iters, one, init, [&](Value k, mlir::ValueRange carried) {
-        return k_step(iter, k, Values(carried.begin(), carried.end()), false);
+    // The k-steps [from, count) of the unit whose first step is ring position `base`.
+    auto k_loop = [&](Value base, Value count, Value from, Values init) {
+      Values accs = e.for_loop(from, count, one, init, [&](Value k, mlir::ValueRange carried) {
+        return k_step(base, k, Values(carried.begin(), carried.end()), false);
       });
       core::ir::wgmma_wait(e, 0);
-      release(e.sub(e.mul(e.add(iter, one), k_iters), one));
+      release(e.sub(e.add(base, count), one));
       return accs;
     };
     if (!overlaps_epilogue(c)) {
-      e.for_loop(zero, my_tiles, one, {}, [&](Value iter, mlir::ValueRange) {
-        auto [m0, n0] = tile_origin(iter);
-        store_tile(k_loop(iter, zero, undefined()), m0, n0);
-        return Values{};
+      e.for_loop(zero, my_tiles, one, carried_init(), [&](Value iter, mlir::ValueRange carried) {
+        const WorkUnit u = walk->unit(e, iter);
+        const KRange kr = k_range(u);
+        Value base = unit_base(iter, carried);
+        finish_unit(k_loop(base, kr.count, zero, undefined()), u);
+        return split ? Values{e.add(base, kr.count)} : Values{};
       });
     } else {
-      Values last = e.for_loop(zero, my_tiles, one, undefined(), [&](Value iter, mlir::ValueRange previous) {
-        Values first = k_step(iter, zero, undefined(), true);  // in flight during the epilogue
-        e.if_then(e.ult(zero, iter), [&] {
-          auto [m0, n0] = tile_origin(e.sub(iter, one));
-          store_tile(Values(previous.begin(), previous.end()), m0, n0);
-        });
-        return k_loop(iter, one, first);
+      Values init = undefined();
+      init.append(carried_init());
+      Values last = e.for_loop(zero, my_tiles, one, init, [&](Value iter, mlir::ValueRange carried) {
+        const WorkUnit u = walk->unit(e, iter);
+        const KRange kr = k_range(u);
+        Value base = unit_base(iter, carried);
+        Values previous(carried.begin(), carried.begin() + mblocks);
+        Values first = k_step(base, zero, undefined(), true);  // in flight during the epilogue
+        e.if_then(e.ult(zero, iter), [&] { finish_unit(previous, walk->unit(e, e.sub(iter, one))); });
+        Values next = k_loop(base, kr.count, one, first);
+        if (split) next.push_back(e.add(base, kr.count));
+        return next;
       });
-      e.if_then(e.ult(zero, my_tiles), [&] {
-        auto [m0, n0] = tile_origin(e.sub(my_tiles, one));
-        store_tile(last, m0, n0);
-      });
+      last.resize(mblocks);
+      e.if_then(e.ult(zero, my_tiles), [&] { finish_unit(last, walk->unit(e, e.sub(my_tiles, one))); });
     }
     e.if_then(leader, [&] { core::ir::tma_store_wait(e, 0, false); });
   });
@@ -450,6 +581,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   out.block_threads = 384;
   out.cluster_size = cs;
   out.dynamic_smem_bytes = g.smem_total;
+  out.takes_workspace = split;
   auto operand = [&](std::int64_t rows, std::int64_t cols, DType t, const OperandLoads& l, Swizzle swz) {
     return operand_tensor_map(rows, cols, t, l.box_rows, l.atom_elems, swz);
   };

@@ -27,11 +27,18 @@ namespace mgpu::kernels::sm90 {
 using BuiltMatmul = core::BuiltKernel;
 
 BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch);
-// Builds without the validity rules, so tests can show that a rejected config really fails.
-BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c);
+// Builds without the validity rules, so tests can show that a rejected config really fails;
+// `faulty` builds the faulty twins a checker must catch (never used outside tests).
+struct FaultyVariant {
+  // split_k: the last range starts its sum from its own partial and adds the others in split
+  // order, so the association, and the rounding, depends on which range finished last.
+  bool sum_in_arrival_order = false;
+};
+BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c, const FaultyVariant& faulty = {});
 
-// The CTA tile and cluster the persistent tile walk (kernels/matmul_common/tile_walk.h) uses.
-TileWalkShape walk_shape(const MatmulConfig& c);
+// The CTA tile and cluster the persistent tile walk (kernels/matmul_common/tile_walk.h) uses,
+// and the K ranges a launch for `p` runs (effective_split_k()).
+TileWalkShape walk_shape(const MatmulProblem& p, const MatmulConfig& c);
 
 // Persistent grid: one CTA per SM (whole clusters), no more CTAs than tiles.
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count);

@@ -50,6 +50,37 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
   // a multiple of 8) of at least 32 bytes. plan_loads() checks it. Until 2026-11-23 a rule here
   // demanded 1024-byte halves and rejected configs the virtual device runs correctly (issue 17).
 
+  if (c.schedule == Schedule::DataParallel && c.split_k != 1)
+    return reject("split_k", fmt::format("split_k {} needs schedule \"split_k\" (data_parallel runs each tile's whole K "
+                                         "loop in one CTA)", c.split_k));
+  if (c.schedule == Schedule::SplitK) {
+    if (c.split_k < 2 || c.split_k > 64)
+      return reject("split_k", fmt::format("split_k {} is not in [2, 64] (1 is the data_parallel schedule)", c.split_k));
+    if (c.cluster_dimension != ClusterDim::None)
+      return reject("split_k", "a 2-CTA cluster multicasts one operand tile to both CTAs for the same k-steps; split "
+                               "ranges per CTA of a cluster are not built (cluster_dimension must be \"none\")");
+    if (c.accumulator_registers() > kMaxSplitAccumulatorRegisters)
+      return reject("split_k", fmt::format("a {}x{} tile's sums ({} registers per thread) beside the partial loads and "
+                                           "the next tile's accumulator spill above {} (validity.h)", c.tile_m, c.tile_n,
+                                           c.accumulator_registers(), kMaxSplitAccumulatorRegisters));
+    // A launch holds the count to what the shape can use (effective_split_k()); a config whose
+    // count would be held lower runs the same launch as the lower count, so it is rejected here
+    // and the search never measures one launch twice.
+    const std::int64_t k_steps = (p.k + c.tile_k - 1) / c.tile_k;
+    if (c.split_k > k_steps)
+      return reject("split_k", fmt::format("split_k {} exceeds the {} k-steps of K {} at tile_k {}: a range would be "
+                                           "empty (a launch runs split_k {})", c.split_k, k_steps, p.k, c.tile_k,
+                                           effective_split_k(p, c)));
+    if (effective_split_k(p, c) < c.split_k) {
+      const std::int64_t tiles = ((p.m + c.cta_tile_m() - 1) / c.cta_tile_m()) * ((p.n + c.cta_tile_n() - 1) / c.cta_tile_n());
+      return reject("split_k", fmt::format("needs {} bytes of workspace ({} tiles x {} f32 partials of {}x{}), more than "
+                                           "the {} MiB a caller budgets (cuBLAS's Hopper recommendation; a launch runs "
+                                           "split_k {})", tiles * c.split_k * c.cta_tile_m() * c.cta_tile_n() * 4, tiles,
+                                           c.split_k, c.cta_tile_m(), c.cta_tile_n(), kMaxWorkspaceBytes >> 20,
+                                           effective_split_k(p, c)));
+    }
+  }
+
   std::int64_t smem = smem_plan(p, c).total_bytes();
   if (smem > arch.smem_per_block_optin)
     return reject("smem", fmt::format("needs {} bytes of SMEM, {} has {}", smem, arch.name, arch.smem_per_block_optin));

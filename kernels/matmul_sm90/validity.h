@@ -6,6 +6,9 @@
 //              and the shared operand-tile rules
 //   swap_ab    with swap_ab, tile_m is wgmma's N (8..64) and tile_n its M (multiples of 64)
 //   epilogue   epilogue pieces that tile the warpgroup tile and suit a TMA store
+//   split_k    a split count only with the split_k schedule, unclustered, tiles whose sums fit
+//              beside the partial loads, no more ranges than k-steps, and a workspace of at
+//              most kMaxWorkspaceBytes
 //   smem       stages x operand tiles + epilogue buffers + barriers <= the arch's opt-in SMEM
 //   registers  the f32 accumulator fits the consumer warpgroups' registers without spilling
 #pragma once
@@ -34,8 +37,15 @@ inline constexpr int kMaxAccumulatorRegisters = 200;
 // Whether the kernel overlaps a tile's epilogue with the next tile's first MMAs: the two
 // accumulators are live together then, so both must fit that same bound (tiles of at most
 // 96 registers, e.g. 64x192 per warpgroup). Not a tuning parameter: where it fits it only
-// hides work, and the whole-space SASS test shows it spills nowhere.
+// hides work, and the whole-space SASS test shows it spills nowhere. (split_k tiles are at most
+// kMaxSplitAccumulatorRegisters, so they always overlap.)
 inline bool overlaps_epilogue(const MatmulConfig& c) { return 2 * c.accumulator_registers() <= kMaxAccumulatorRegisters; }
+
+// A split_k epilogue holds the tile's sums and the partial loads beside the next tile's
+// accumulator. Measured with ptxas 13.0: 64 registers (64x128, 16x256 ...) compile cleanly;
+// 96 (64x192) spilled 4 bytes with the epilogue overlapped and 12 (swapped) without it, and
+// 128 (128x128) 496 bytes.
+inline constexpr int kMaxSplitAccumulatorRegisters = 64;
 
 void check_problem(const MatmulProblem& p);
 std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch);

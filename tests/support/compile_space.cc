@@ -6,20 +6,16 @@
 
 namespace mgpu::testing {
 
-CompiledSpace compile_unique(const std::vector<std::pair<std::string, std::string>>& configs,
+CompiledSpace compile_unique(const std::vector<std::pair<std::string, const std::string*>>& configs,
                              const core::ArchSpec& arch) {
   CompiledSpace out;
+  for (const auto& [json, text] : configs) out.by_text.try_emplace(*text);
   std::vector<core::CompileJob> jobs;
-  std::vector<std::string> keys;
-  std::set<std::string> seen;
-  for (const auto& [json, text] : configs) {
-    out.text_of[json] = text;
-    if (!seen.insert(text).second) continue;
-    jobs.push_back({text, &arch});
-    keys.push_back(text);
-  }
+  for (const auto& [text, outcome] : out.by_text) jobs.push_back({text, &arch});
   auto outcomes = core::compile_all(jobs, core::CompileOptions{}, 0);
-  for (size_t i = 0; i < keys.size(); ++i) out.by_text[keys[i]] = std::move(outcomes[i]);
+  size_t i = 0;
+  for (auto& [text, outcome] : out.by_text) outcome = std::move(outcomes[i++]);
+  for (const auto& [json, text] : configs) out.text_of[json] = &out.by_text.find(*text)->first;
   return out;
 }
 

@@ -24,19 +24,21 @@ JitTileWalk::JitTileWalk(const kernels::TileWalkShape& shape) : impl_(std::make_
   auto module = mlir::ModuleOp::create(loc);
   b.setInsertionPointToEnd(module.getBody());
   auto i32 = b.getI32Type(), i64 = b.getI64Type();
-  // walk(M, N, block, grid, rank, minor_is_n, band_width, iter): iter < 0 asks for count(),
-  // else origin(iter) packed as m0 << 32 | n0.
-  auto fn = mlir::func::FuncOp::create(b, loc, "walk", b.getFunctionType({i32, i32, i32, i32, i32, i32, i32, i32}, {i64}));
+  // walk(M, N, block, grid, rank, minor_is_n, band_width, splits, iter): iter < 0 asks for
+  // count(), else unit(iter) packed as m0 << 40 | n0 << 16 | split.
+  auto fn = mlir::func::FuncOp::create(b, loc, "walk",
+                                       b.getFunctionType({i32, i32, i32, i32, i32, i32, i32, i32, i32}, {i64}));
   fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
   mlir::Block* body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);
   core::ir::Emitter e{b, loc};
   auto a = body->getArguments();
-  kernels::TileWalk walk(e, shape, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
-  auto [m0, n0] = walk.origin(e, a[7]);
-  mlir::Value packed = mlir::arith::OrIOp::create(b, loc, mlir::arith::ShLIOp::create(b, loc, e.zext64(m0), e.c64(32)),
-                                                  e.zext64(n0));
-  mlir::Value wants_count = mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::slt, a[7], e.c32(0));
+  kernels::TileWalk walk(e, shape, a[0], a[1], a[2], a[3], a[4], a[5], a[6], shape.splits > 1 ? a[7] : mlir::Value());
+  kernels::WorkUnit u = walk.unit(e, a[8]);
+  auto shl = [&](mlir::Value v, int bits) { return mlir::arith::ShLIOp::create(b, loc, e.zext64(v), e.c64(bits)); };
+  mlir::Value packed = mlir::arith::OrIOp::create(
+      b, loc, mlir::arith::OrIOp::create(b, loc, shl(u.m0, 40), shl(u.n0, 16)), e.zext64(u.split));
+  mlir::Value wants_count = mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::slt, a[8], e.c32(0));
   mlir::func::ReturnOp::create(b, loc, e.select(wants_count, e.zext64(walk.count()), packed));
 
   impl_->engine = jit_host_module(module, "the tile walk");
@@ -47,7 +49,7 @@ JitTileWalk::~JitTileWalk() = default;
 namespace {
 std::int64_t call(mlir::ExecutionEngine& engine, const WalkArgs& a, std::int32_t iter) {
   std::int64_t packed = 0;
-  llvm::Error err = engine.invoke("walk", a.m, a.n, a.block, a.grid, a.rank, a.minor_is_n, a.band_width, iter,
+  llvm::Error err = engine.invoke("walk", a.m, a.n, a.block, a.grid, a.rank, a.minor_is_n, a.band_width, a.splits, iter,
                                   mlir::ExecutionEngine::result(packed));
   if (err) throw std::runtime_error("tile walk call failed: " + llvm::toString(std::move(err)));
   return packed;
@@ -57,8 +59,14 @@ std::int64_t call(mlir::ExecutionEngine& engine, const WalkArgs& a, std::int32_t
 std::int32_t JitTileWalk::count(const WalkArgs& a) const { return static_cast<std::int32_t>(call(*impl_->engine, a, -1)); }
 
 std::pair<std::int32_t, std::int32_t> JitTileWalk::origin(const WalkArgs& a, std::int32_t iter) const {
-  std::int64_t packed = call(*impl_->engine, a, iter);
-  return {static_cast<std::int32_t>(packed >> 32), static_cast<std::int32_t>(packed & 0xffffffff)};
+  kernels::HostUnit u = unit(a, iter);
+  return {static_cast<std::int32_t>(u.m0), static_cast<std::int32_t>(u.n0)};
+}
+
+kernels::HostUnit JitTileWalk::unit(const WalkArgs& a, std::int32_t iter) const {
+  const std::uint64_t packed = static_cast<std::uint64_t>(call(*impl_->engine, a, iter));
+  return {static_cast<std::int64_t>(packed >> 40), static_cast<std::int64_t>((packed >> 16) & 0xffffff),
+          static_cast<int>(packed & 0xffff)};
 }
 
 }  // namespace mgpu::testing

@@ -13,6 +13,7 @@ namespace mgpu::testing {
 
 struct WalkArgs {
   std::int32_t m = 0, n = 0, block = 0, grid = 1, rank = 0, minor_is_n = 1, band_width = 1;
+  std::int32_t splits = 1;  // read only when the walk shape has splits > 1 (a run-time value, as in the kernel)
 };
 
 class JitTileWalk {
@@ -21,6 +22,7 @@ class JitTileWalk {
   ~JitTileWalk();
   std::int32_t count(const WalkArgs& a) const;
   std::pair<std::int32_t, std::int32_t> origin(const WalkArgs& a, std::int32_t iter) const;  // (m0, n0)
+  kernels::HostUnit unit(const WalkArgs& a, std::int32_t iter) const;                         // with its K range
 
  private:
   struct Impl;

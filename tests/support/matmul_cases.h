@@ -59,6 +59,18 @@ inline constexpr const char* kSwapHalfPieces =
     R"({"cluster_dimension":"M","epi_tile_m":64,"epi_tile_n":32,"grid_minor_dim":"N","grid_tile_width":1,)"
     R"("max_concurrent_steps":3,"swap_ab":"yes","tile_k":128,"tile_m":32,"tile_n":128,"wg_dimension":"N"})";
 
+// split_k: K ranges of one tile on different CTAs, summed by the last to finish through an f32
+// workspace -- decode-sized and swapped, with uneven ranges (K 1000 is 16 steps of 64 less a
+// tail: 5, 5, 6 for three ranges) and several units per CTA; unswapped with eight ranges.
+inline constexpr const char* kSplitDecode =
+    R"({"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N","grid_tile_width":8,)"
+    R"("max_concurrent_steps":3,"schedule":"split_k","split_k":3,"swap_ab":"yes","tile_k":64,"tile_m":16,)"
+    R"("tile_n":64,"wg_dimension":"N"})";
+inline constexpr const char* kSplitEight =
+    R"({"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":32,"grid_minor_dim":"M","grid_tile_width":2,)"
+    R"("max_concurrent_steps":4,"schedule":"split_k","split_k":8,"swap_ab":"no","tile_k":32,"tile_m":64,)"
+    R"("tile_n":128,"wg_dimension":"M"})";
+
 inline std::vector<MatmulCase> gpu_matmul_cases() {
   using kernels::BLayout;
   return {MatmulCase{{.m = 512, .n = 512, .k = 512}, kBase},
@@ -76,7 +88,10 @@ inline std::vector<MatmulCase> gpu_matmul_cases() {
           MatmulCase{{.m = 1, .n = 512, .k = 256}, kSwapDecode},
           MatmulCase{{.m = 40, .n = 1000, .k = 200}, kSwapPair},
           MatmulCase{{.m = 100, .n = 520, .k = 264, .out_dtype = kernels::DType::F32, .b_layout = BLayout::NK},
-                     kSwapHalfPieces}};
+                     kSwapHalfPieces},
+          MatmulCase{{.m = 1, .n = 1000, .k = 1000, .b_layout = BLayout::NK}, kSplitDecode},
+          MatmulCase{{.m = 40, .n = 776, .k = 1000}, kSplitDecode},
+          MatmulCase{{.m = 200, .n = 264, .k = 520, .out_dtype = kernels::DType::F32}, kSplitEight}};
 }
 
 }  // namespace mgpu::testing
