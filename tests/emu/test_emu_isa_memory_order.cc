@@ -420,5 +420,70 @@ TEST_F(Model, AnAsyncReadOfAGenericWriteNeedsAProxyFenceOnTheWay) {
   EXPECT_FALSE(mm.access({&b, agent2}, x).found());
 }
 
+// 8.9.2/8.9.5: a strong read that observes a write through a chain of atomics -- red included --
+// orders the later accesses of that location after every write of the chain; a plain strong
+// store ends the chain, so what was written before it is not observed through it.
+TEST_F(Model, ObservationReachesTheWritesBeforeAnAtomicChainOnly) {
+  const std::uint16_t gpu4 = order_bits::make(true, Scope::Gpu, 0, 4);
+  for (bool red : {true, false}) {
+    MemoryModel m{32};
+    auto op = [&](const MemoryModel::Thread& t, bool read, bool write, bool atomic, std::uint16_t o) {
+      MemoryModel::Access x;
+      x.addr = kFlag;
+      x.bytes = 4;
+      x.read = read;
+      x.write = write;
+      x.atomic = atomic;
+      x.order = o;
+      return m.access(t, x);
+    };
+    op(ta, false, true, false, gpu4);                                        // st.relaxed.gpu
+    op(tb, false, true, red, gpu4);                                          // red.relaxed, or st.relaxed.gpu
+    EXPECT_FALSE(op(tc, true, false, false, gpu4).found());                  // ld.relaxed.gpu observes it
+    EXPECT_EQ(op(tc, false, true, false, 0).found(), !red) << "red " << red;  // then a weak store there
+  }
+}
+
+// The lanes of one atom instruction are threads whose read-modify-writes of one address run in
+// no specified order (8.9.1, 8.5): a lane's weak store to the counter after its atom races with
+// the other lanes' atoms, whichever lane it is; bar.warp.sync between orders them.
+TEST_F(Isa, TheLanesOfOneAtomAreUnorderedUntilABarWarpSync) {
+  for (const char* sync : {"", "  bar.warp.sync 0xffffffff;\n"})
+    for (int lane : {0, 31}) {
+      const std::string body = "  mov.u32 %r1, %tid.x;\n  atom.global.add.u32 %r2, [%rd62], 1;\n  setp.eq.u32 %p1, %r1, " +
+                               std::to_string(lane) + ";\n" + sync + "  @%p1 st.global.u32 [%rd62], 0;\n";
+      LoadedModule& m = dev.load(module(body));
+      std::uint64_t din = dev.memory().alloc(8), dout = dev.memory().alloc(8);
+      std::memset(dev.memory().find(din, 8), 0, 8);
+      LaunchConfig c = cfg(32, 1, 1);
+      c.detect_races = true;
+      void* args[] = {&din, &dout};
+      const LaunchResult r = dev.launch(m, "k", c, args);
+      dev.unload(&m);
+      EXPECT_EQ(emu_test::has(r, ReportKind::Race), !*sync) << "lane " << lane << " sync '" << sync << "'\n" << all(r);
+    }
+}
+
+// 8.1: ld.global.nc is outside the memory model: reading bytes this launch wrote through it is
+// reported even when a barrier orders the write before it; bytes nothing wrote are fine.
+TEST_F(Isa, NonCoherentLoadOfBytesWrittenInTheLaunchIsReported) {
+  const std::string body = "  mov.u32 %r1, %tid.x;\n  setp.eq.u32 %p1, %r1, 0;\n  mov.u32 %r2, 7;\n"
+                           "  @%p1 st.global.u32 [%rd62], %r2;\n  bar.sync 0;\n  ld.global.nc.u32 %r3, [%rd62+OFF];\n";
+  for (const char* off : {"0", "4"}) {
+    std::string b = body;
+    b.replace(b.find("OFF"), 3, off);
+    LoadedModule& m = dev.load(module(b));
+    std::uint64_t din = dev.memory().alloc(8), dout = dev.memory().alloc(8);
+    std::memset(dev.memory().find(din, 8), 0, 8);
+    LaunchConfig c = cfg(32, 1, 1);
+    c.detect_races = true;
+    void* args[] = {&din, &dout};
+    const LaunchResult r = dev.launch(m, "k", c, args);
+    dev.unload(&m);
+    EXPECT_EQ(emu_test::has(r, ReportKind::NonCoherentRead), std::string(off) == "0") << off << "\n" << all(r);
+    EXPECT_FALSE(emu_test::has(r, ReportKind::Race)) << all(r);
+  }
+}
+
 }  // namespace
 }  // namespace mgpu::emu::isa

@@ -32,7 +32,8 @@ struct MemOrder {
 // form is not one the ISA defines:
 //   ld/st: .weak or nothing (weak); .relaxed.scope, .acquire.scope (ld), .release.scope (st);
 //     .volatile and .mmio (.mmio.relaxed.sys) are relaxed at .sys scope (8.4.1, 8.4.2);
-//     .nc (ld.global.nc) is outside the model (8.1) and reads as weak.
+//     .nc (ld.global.nc) is outside the model (8.1) and reads as weak (a read of bytes written
+//     in the launch is reported besides: exec/memory_access.cc, non-coherent-read).
 //   atom/red: .sem defaults to .relaxed, .scope to .gpu ("atom", "red": "If the .sem qualifier is
 //     absent, .relaxed is assumed by default", "If the .scope qualifier is absent, .gpu scope is
 //     assumed"); red takes .relaxed or .release only.

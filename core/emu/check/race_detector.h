@@ -2,8 +2,9 @@
 // distributed shared memory, its peers') (opt-in: LaunchConfig::detect_races,
 // MGPU_EMU_RACES=1, `mgpu-tune emulate --races`), in the manner of FastTrack: every thread has
 // a vector clock; barriers (bar.sync / barrier.sync, barrier.cluster), mbarrier phases
-// (arrive releases, a successful test_wait/try_wait acquires) and warp collectives (shfl.sync,
-// vote, elect, bar.warp.sync, .aligned instructions) order threads; each shared byte remembers
+// (arrive releases, a successful test_wait/try_wait acquires) and bar.warp.sync (PTX ISA
+// 9.7.13.2; no other warp collective -- shfl.sync, vote, elect, .aligned instructions -- orders
+// memory, and the warp is not a scope, 8.5) order threads; each shared byte remembers
 // its last write and last read as (thread, clock, pc). Two accesses race when one is a write,
 // they come from different threads, and the earlier is not ordered before the later -- except
 // that lanes of one warp writing the same value to a byte in one instruction do not race with
@@ -25,9 +26,14 @@
 // pay nothing for it. A thread's proxy-fenced clock (what it knows was followed by a
 // fence.proxy.async covering global memory on the way to it) is kept beside it, likewise only
 // once such a fence ran.
-// Contract: never reports ordered accesses (no false positives from the model itself); keeps
-// one reader per byte, so it can miss a race with an earlier reader. The async proxy's reads of
-// shared memory (TMA stores, wgmma) are not thread accesses here: the hazard checkers cover those.
+// Contract: never reports accesses ordered by what it models (barriers, mbarrier phases,
+// bar.warp.sync, release and acquire patterns, fence.sc); keeps one reader per byte, so it can
+// miss a race with an earlier reader, and one write per byte, so a later morally strong write
+// hides an earlier one (global memory keeps more: memory_model.h). Causality through observation
+// order (PTX ISA 8.9.5: a strong read that observed a write orders what follows it at that
+// address) is global memory's only: a weak access of a shared flag's location after a relaxed
+// read that saw the flag is reported here (a false alarm). The async proxy's reads of shared
+// memory (TMA stores, wgmma) are not thread accesses here: the hazard checkers cover those.
 #pragma once
 
 #include <cstdint>
@@ -111,11 +117,10 @@ class RaceDetector {
   int begin_agent(const Clock& issue);
   int begin_global_agent(const Clock& issue);
   Clock empty_clock() const { return Clock{std::vector<std::uint32_t>(static_cast<std::size_t>(threads_), 0), {}, {}}; }
-  // Threads that synchronize together (a warp collective): all of them end up ordered after all.
+  // Threads that synchronize together (bar.warp.sync): all of them end up ordered after all.
   // A join of the same lanes of one warp that repeats one with nothing in between (no access,
   // release or acquire by any of them) is skipped: it would only advance their own counters,
-  // which orders nothing new. Every .aligned instruction joins its warp (wgmma's fence, MMAs,
-  // commit and wait), so without this the k-loop spent most of its time merging clocks.
+  // which orders nothing new (a bar.warp.sync in a loop with no memory access between).
   void join(const std::vector<int>& threads);
 
   // --- Beyond the cluster (check/memory_model.h) ---

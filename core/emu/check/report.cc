@@ -27,6 +27,7 @@ const char* report_kind_name(ReportKind k) {
     case ReportKind::NamedBarrierMisuse: return "barrier-misuse";
     case ReportKind::ExitInFlight: return "exit-in-flight";
     case ReportKind::WgmmaFence: return "missing-wgmma-fence";
+    case ReportKind::NonCoherentRead: return "non-coherent-read";
   }
   return "?";
 }

@@ -34,6 +34,7 @@ enum class ReportKind : std::uint8_t {
   NamedBarrierMisuse, // bar.sync / barrier.cluster: bad id, thread counts that disagree, arrive twice
   ExitInFlight,       // a CTA exited while async operations still read or write its shared memory
   WgmmaFence,         // registers of a wgmma.mma_async touched by other instructions with no wgmma.fence between
+  NonCoherentRead,    // ld.global.nc of global bytes written during the launch (outside the memory model, PTX ISA 8.1)
 };
 
 const char* report_kind_name(ReportKind k);

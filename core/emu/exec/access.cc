@@ -9,7 +9,7 @@ namespace mgpu::emu {
 
 // exec/memory_access.cc
 void note_global_access(Warp& w, const Insn& in, int lane, const Resolved& r, std::uint32_t bytes, bool write, bool also_read,
-                        std::uint16_t order, const std::uint8_t* data);
+                        std::uint16_t order, const std::uint8_t* data, bool atomic);
 
 namespace {
 
@@ -205,8 +205,7 @@ Cta& shared_target(Warp& w, const Insn& in, std::uint32_t a, std::uint32_t bytes
   return *cta;
 }
 
-Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane,
-                 const std::uint8_t* data, std::uint16_t order, bool also_read) {
+Resolved locate(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane) {
   Launch& L = w.launch();
   if (bytes > 1 && addr % std::min<std::uint32_t>(bytes, 16) != 0)
     L.fault(ReportKind::Misaligned, where(w, in, lane),
@@ -229,8 +228,6 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
                 "shared::cta access at " + hex(addr) + ", an address of CTA rank " + std::to_string(r.cta->rank) +
                     " (a shared::cluster address: use .shared::cluster)");
       r.ptr = r.cta->smem.data() + r.offset;
-      if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane, data, order);
-      else note_generic_read(w, in, *r.cta, r.offset, bytes, lane, order);
       return r;
     }
     case Space::Param:
@@ -253,9 +250,25 @@ Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::
                     " is outside every allocation (illegal address)");
       r.global = space != Space::Const;
       r.addr = addr;
-      if (r.global && L.memory && w.cta->races) note_global_access(w, in, lane, r, bytes, write, also_read, order, data);
       return r;
   }
+  return r;
+}
+
+void record(Warp& w, const Insn& in, const Resolved& r, std::uint32_t bytes, bool write, int lane, const std::uint8_t* data,
+            std::uint16_t order, bool also_read, bool atomic) {
+  if (r.cta) {
+    if (write) note_generic_write(w, in, *r.cta, r.offset, bytes, lane, data, order);
+    else note_generic_read(w, in, *r.cta, r.offset, bytes, lane, order);
+  } else if (r.global && w.launch().memory && w.cta->races) {
+    note_global_access(w, in, lane, r, bytes, write, also_read, order, data, atomic);
+  }
+}
+
+Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane,
+                 const std::uint8_t* data, std::uint16_t order, bool also_read) {
+  Resolved r = locate(w, in, space, addr, bytes, write, lane);
+  record(w, in, r, bytes, write, lane, data, order, also_read);
   return r;
 }
 

@@ -38,10 +38,23 @@ struct Resolved {
 // them (global ones by check/memory_model.h).
 Resolved resolve(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane,
                  const std::uint8_t* data = nullptr, std::uint16_t order = 0, bool also_read = false);
+// resolve() in two halves, for an access that knows whether it writes only once it has read
+// (atom.cas): where the bytes are (the same faults), then the access recorded. `atomic`: an atom
+// or red, whose write continues observation order from the value it read (8.9.2).
+Resolved locate(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::uint32_t bytes, bool write, int lane);
+void record(Warp& w, const Insn& in, const Resolved& r, std::uint32_t bytes, bool write, int lane, const std::uint8_t* data = nullptr,
+            std::uint16_t order = 0, bool also_read = false, bool atomic = false);
+// An ld.global.nc of `bytes` at `r` by `lane`: PTX ISA 8.1, "The memory consistency model does
+// not apply to texture (including ld.global.nc)" -- the non-coherent path may return bytes from
+// before a write of this launch, whatever orders it; so reading bytes written in the launch
+// that way is a finding (non-coherent-read; with the race detector on).
+void note_non_coherent_read(Warp& w, const Insn& in, int lane, const Resolved& r, std::uint32_t bytes);
 
 // Synchronization through the location `r` of a strong ld/st/atom/red of `bytes` just made by
 // `lane` (check/memory_model.h: release and acquire patterns): the read part (`reads`; not for
-// red), then the write part (`rmw` for atom/red: the release sequence goes on).
+// red), then the write part (`rmw` for atom/red: the release sequence goes on; a failed
+// atom.cas does not write). A lane never acquires what another lane of the same instruction
+// released (their order is unspecified).
 void memory_sync(Warp& w, const Resolved& r, int lane, std::uint32_t bytes, const MemOrder& o, bool reads, bool writes, bool rmw);
 // A memory fence (fence.sc / fence.acq_rel / fence.acquire / fence.release / membar) by `lane`.
 void memory_fence(Warp& w, int lane, Scope scope, bool acquire, bool release, bool sc);

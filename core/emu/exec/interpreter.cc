@@ -73,11 +73,14 @@ bool warp_can_run(Warp& w) {
   return false;
 }
 
-bool gather(Warp& w, std::uint32_t mask, std::uint32_t members) {
+bool gather(Warp& w, std::uint32_t mask, std::uint32_t members, bool orders_memory) {
   std::uint32_t need = members & w.alive;
   if ((need & ~mask) == 0) {
-    // A warp collective orders its participants (what __syncwarp is for).
-    if (RaceDetector* rd = w.cta->races) {
+    // Only bar.warp.sync orders memory among its participants (PTX ISA 9.7.13.2: "bar.warp.sync
+    // also guarantee memory ordering among threads participating in barrier"); shfl.sync,
+    // vote.sync, elect.sync and the .sync.aligned instructions only wait for each other, and the
+    // warp is no scope (8.5), so their lanes stay unordered.
+    if (RaceDetector* rd = w.cta->races; rd && orders_memory) {
       std::vector<int> threads;
       for (std::uint32_t m = mask; m; m &= m - 1) threads.push_back(w.race_thread(__builtin_ctz(m)));
       rd->join(threads);

@@ -17,7 +17,10 @@ bool step_warp(Warp& w, int budget);
 // For handlers of collective instructions (.sync.aligned, shfl.sync, elect.sync, ...): true
 // when every live lane of `members` is in `mask`; otherwise the lanes in `mask` wait at this
 // pc for the others (a warp reconverges before a collective) and the handler returns Block.
-bool gather(Warp& w, std::uint32_t mask, std::uint32_t members);
+// `orders_memory`: the collective also orders memory among its participants (the race
+// detector joins their clocks) -- bar.warp.sync only (PTX ISA 9.7.13.2); no other warp
+// collective promises it, and the warp is not a scope (8.5).
+bool gather(Warp& w, std::uint32_t mask, std::uint32_t members, bool orders_memory = false);
 
 // The mbarrier at `offset` of `owner` just completed a phase (its phase count is now `phase`):
 // a lane still blocked on it whose wait the previous completion had satisfied never observed

@@ -67,9 +67,9 @@ void report_memory_conflict(Launch& L, const Where& at, const std::string& what,
 }
 
 void note_global_access(Warp& w, const Insn& in, int lane, const Resolved& r, std::uint32_t bytes, bool write, bool also_read,
-                        std::uint16_t order, const std::uint8_t* data);
+                        std::uint16_t order, const std::uint8_t* data, bool atomic);
 void note_global_access(Warp& w, const Insn& in, int lane, const Resolved& r, std::uint32_t bytes, bool write, bool also_read,
-                        std::uint16_t order, const std::uint8_t* data) {
+                        std::uint16_t order, const std::uint8_t* data, bool atomic) {
   Launch& L = w.launch();
   MemoryModel::Access a;
   a.addr = r.addr;
@@ -78,8 +78,12 @@ void note_global_access(Warp& w, const Insn& in, int lane, const Resolved& r, st
   a.read = !write || also_read;
   a.write = write;
   a.order = order;
+  a.atomic = atomic;
+  a.insn = L.steps;
+  // The element size (8.2.4: a vector access is one access per element), for "the same address"
+  // of 8.9.5; a strong access's order bits carry it too.
+  if (const int eb = type_bits(in.type) / 8; eb > 0 && bytes % static_cast<std::uint32_t>(eb) == 0) a.elem = static_cast<std::uint32_t>(eb);
   if (write) {
-    a.insn = L.steps;
     for (std::uint32_t i = 0; data && i < bytes && i < 64; ++i)
       if (r.ptr[i] == data[i]) a.unchanged |= 1ull << i;
   }
@@ -102,7 +106,21 @@ void memory_sync(Warp& w, const Resolved& r, int lane, std::uint32_t bytes, cons
   if (r.global) key = r.addr;
   else if (r.cta) key = MemoryModel::shared_key(r.cta->cluster->serial, r.cta->rank, r.offset);
   else return;  // local or param memory: one thread's
-  L.memory->strong_access(thread_of(w, lane), key, bytes, o, reads, writes, rmw);
+  L.memory->strong_access(thread_of(w, lane), key, bytes, o, reads, writes, rmw, L.steps);
+}
+
+void note_non_coherent_read(Warp& w, const Insn& in, int lane, const Resolved& r, std::uint32_t bytes) {
+  Launch& L = w.launch();
+  if (!r.global || !L.memory || !w.cta->races) return;
+  const MemoryModel::Conflict c = L.memory->written(r.addr, bytes);
+  if (!c.found()) return;
+  L.report(ReportKind::NonCoherentRead, where(w, in, lane),
+           "ld.global.nc of global bytes [" + hex(r.addr) + ", " + hex(r.addr + bytes) + ") by thread " + std::to_string(w.thread(lane)) +
+               " reads bytes written during this launch, last by " + memory_thread_name(L, c.serial, c.slot, c.pc) +
+               " (global address " + hex(c.addr) +
+               "): the memory consistency model does not apply to ld.global.nc (PTX ISA 8.1), whose non-coherent path may "
+               "return what the bytes held before that write whatever synchronization orders the two; read data written in "
+               "the launch with ld.global (without .nc)");
 }
 
 void memory_fence(Warp& w, int lane, Scope scope, bool acquire, bool release, bool sc) {

@@ -23,8 +23,10 @@ void write_reduction(Warp& w, const Insn& in, std::uint32_t mask, const NamedBar
 
 Flow bar(Warp& w, const Insn& in, std::uint32_t mask) {
   if (in.op == WarpSync) {
+    // PTX ISA 9.7.13.2: "bar.warp.sync also guarantee memory ordering among threads
+    // participating in barrier" -- the one warp collective that orders memory.
     std::uint32_t mm = static_cast<std::uint32_t>(src(w, in, 0, __builtin_ctz(mask)));
-    return gather(w, mask, mm) ? Flow::Next : Flow::Block;
+    return gather(w, mask, mm, true) ? Flow::Next : Flow::Block;
   }
   const int l0 = __builtin_ctz(mask);
   // Lanes coming back after waiting: their generation has completed.

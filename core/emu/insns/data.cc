@@ -3,7 +3,9 @@
 // access (.weak / .relaxed / .acquire / .release / .volatile / .mmio with a scope; atom and red
 // .relaxed.gpu unless they say otherwise: check/memory_order.h) is what the race detectors judge
 // it by, and strong accesses synchronize through their location (release and acquire patterns,
-// PTX ISA 8.8; check/memory_model.h). Cache qualifiers (.nc, .L2::...) have no effect.
+// PTX ISA 8.8; check/memory_model.h). Cache qualifiers (.L2::...) have no effect; .nc (ld.global.nc)
+// is outside the memory model (8.1), so reading bytes written in the launch through it is a
+// finding (non-coherent-read).
 #include <cstring>
 
 #include "core/emu/exec/access.h"
@@ -63,6 +65,7 @@ Space param_or_local(const Insn& in, const ptx::Operand& addr) {
 // The memory order Insn::imm[5] holds (decode_ldst, decode_atom), and the order bits of one
 // element of `eb` bytes (check/memory_order.h).
 MemOrder order_of(const Insn& in) { return MemOrder::decode(in.imm[5]); }
+enum LdFlag : std::uint32_t { NonCoherent = 1 };  // ld's Insn::flags
 std::uint16_t bits_of(const MemOrder& o, int eb) { return order_bits::make(o.strong, o.scope, 0, static_cast<std::uint32_t>(eb)); }
 
 // ld (PTX ISA 9.7.9.8): a strong ld (.relaxed/.acquire/.volatile) reads its location as the
@@ -78,6 +81,7 @@ Flow ld(Warp& w, const Insn& in, std::uint32_t mask) {
     std::uint64_t addr = operand_address(w, in, in.operand(1), l);
     const std::uint32_t n = static_cast<std::uint32_t>(eb * in.vec);
     Resolved r = resolve(w, in, param_or_local(in, in.operand(1)), addr, n, false, l, nullptr, bits_of(mo, eb));
+    if (in.flags & NonCoherent) note_non_coherent_read(w, in, l, r, n);
     if (mo.strong) memory_sync(w, r, l, n, mo, true, false, false);
     shared.add(w, r, l);
     for (int i = 0; i < in.vec; ++i) {
@@ -128,6 +132,7 @@ std::string decode_ldst(const ptx::Instruction& p, Insn& out) {
   MemOrder mo;
   if (std::string err = parse_order(p, false, mo); !err.empty()) return err;
   out.imm[5] = mo.encode();
+  if (is_ld && has_part(p, "nc")) out.flags |= NonCoherent;
   out.fn = is_ld ? &ld : &st;
   return "";
 }
@@ -163,7 +168,9 @@ std::string decode_mapa(const ptx::Instruction& p, Insn& out) {
 // .relaxed and .gpu unless they say otherwise; an atom reads (its .acquire acquires, its relaxed
 // read can end an acquire pattern with a later fence), red's read never forms an acquire pattern
 // (8.8); both continue the release sequence their location's value heads (observation order,
-// 8.9.2), and a .release one adds what its thread knows.
+// 8.9.2), and a .release one adds what its thread knows. An atom.cas whose comparison fails
+// writes nothing (8.4: atomic operations are write operations "if they result in a write"): it
+// is a strong read, which may still acquire but neither continues nor ends a release sequence.
 enum AtomOp : std::uint8_t { AAdd, AMin, AMax, AExch, ACas, AAnd, AOr, AXor, AInc, ADec };
 
 Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
@@ -175,7 +182,7 @@ Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
   EMU_FOR_LANES(mask, l) {
     std::uint64_t addr = operand_address(w, in, in.operand(a0), l);
     std::uint64_t b = src(w, in, a0 + 1, l);
-    Resolved r = resolve(w, in, in.space, addr, static_cast<std::uint32_t>(eb), true, l, nullptr, bits_of(mo, eb), !is_red);
+    Resolved r = locate(w, in, in.space, addr, static_cast<std::uint32_t>(eb), true, l);
     shared.add(w, r, l);
     std::uint64_t old = load_bytes(r.ptr, eb), v = old;
     switch (in.op) {
@@ -194,8 +201,10 @@ Flow atom(Warp& w, const Insn& in, std::uint32_t mask) {
       case AInc: v = mask_bits(old, bits) >= mask_bits(b, bits) ? 0 : old + 1; break;
       case ADec: v = (mask_bits(old, bits) == 0 || mask_bits(old, bits) > mask_bits(b, bits)) ? b : old - 1; break;
     }
-    std::memcpy(r.ptr, &v, eb);
-    memory_sync(w, r, l, static_cast<std::uint32_t>(eb), mo, !is_red, true, true);
+    const bool writes = in.op != ACas || mask_bits(old, bits) == mask_bits(b, bits);
+    record(w, in, r, static_cast<std::uint32_t>(eb), writes, l, nullptr, bits_of(mo, eb), writes && !is_red, true);
+    if (writes) std::memcpy(r.ptr, &v, eb);
+    memory_sync(w, r, l, static_cast<std::uint32_t>(eb), mo, !is_red, writes, true);
     if (!is_red) dst(w, in, 0, l, mask_bits(old, bits));
   }
   count_banks(w, in, shared, static_cast<std::uint32_t>(eb));

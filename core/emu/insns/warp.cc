@@ -1,6 +1,9 @@
 // Warp-level collectives (PTX ISA 9.7.9.x shfl.sync, 9.7.12.x vote.sync, elect.sync,
 // activemask, bar.warp.sync). The lanes of membermask reconverge first (gather), so a
-// collective sees every member's operands.
+// collective sees every member's operands. None of these orders memory between its lanes: they
+// "wait until all non-exited threads corresponding to membermask have executed" it, nothing more
+// (unlike bar.warp.sync, 9.7.13.2), and the warp is not a scope (8.5) -- so lanes that learn a
+// flag from the lane that acquired it through shfl.sync still race on the data behind it.
 #include <cstdio>
 
 #include "core/emu/exec/access.h"
