@@ -45,6 +45,7 @@ struct Options {
   int seeds = 2;
   int sample = 0;
   std::uint64_t sample_seed = 1;
+  std::vector<std::string> only;  // NAME=VALUE: --all's configs with that value
   int jobs = 0;
   std::string db = "mgpu-results.db";
   bool json = false, quiet = false, verbose = false;
@@ -94,6 +95,39 @@ void refuse_sample_with_config(const CLI::App& cmd) {
                         fmt::format("{} has no effect with --config (one config): it samples --all's configs", flag));
 }
 
+// --only NAME=VALUE: the parameter must be the template's and the value in its domain, so a
+// typo never verifies nothing (or everything) without a word.
+std::vector<std::pair<std::string, core::ParamValue>> parse_only(const kernels::MatmulTemplate& t,
+                                                                 const std::vector<std::string>& only) {
+  std::vector<std::pair<std::string, core::ParamValue>> out;
+  const core::ParamSpace space = t.space();
+  for (const std::string& o : only) {
+    const auto eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--only {}: expected NAME=VALUE, e.g. schedule=split_k", o));
+    const std::string name = o.substr(0, eq), value = o.substr(eq + 1);
+    const core::Param* param = nullptr;
+    std::string names;
+    for (const core::Param& p : space.params()) {
+      if (p.name == name) param = &p;
+      names += (names.empty() ? "" : ", ") + p.name;
+    }
+    if (!param)
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--only {}: {} has no parameter {} ({})", o, t.name(), name, names));
+    std::optional<core::ParamValue> found;
+    std::string values;
+    for (const core::ParamValue& v : param->domain) {
+      const std::string text = core::to_string(v);
+      if (text == value) found = v;
+      values += (values.empty() ? "" : ", ") + text;
+    }
+    if (!found)
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--only {}: {} takes {}", o, name, values));
+    out.emplace_back(name, *found);
+  }
+  return out;
+}
+
 void run(const Options& o) {
   const core::ArchSpec& arch = o.arch.resolve();
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
@@ -112,9 +146,14 @@ void run(const Options& o) {
     kernels::MatmulProblem decode = like;
     decode.m = 16;
     const bool any_shape = !o.problem_given && o.shapes.empty();
+    const auto only = parse_only(t, o.only);
     t.space().enumerate([&](const core::TuningConfig& c) {
+      for (const auto& [name, value] : only)
+        if (!(c.values().at(name) == value)) return;
       if (!t.why_invalid(like, c) || (any_shape && !t.why_invalid(decode, c))) configs.push_back(c);
     });
+    if (configs.empty())
+      throw core::Error(core::ErrorKind::InvalidInput, "--all with --only: no valid config of the space has those values");
     if (o.sample > 0 && o.sample < static_cast<int>(configs.size())) configs = sample_configs(configs, o.sample, o.sample_seed);
   } else {
     core::TuningConfig c = config_from_user(t, o.config_json);
@@ -277,6 +316,10 @@ void add_verify_command(CLI::App& app) {
                   "With --all: only this many configs, chosen so that every value of every parameter appears at "
                   "least once (CI's time-bounded check), the rest at random. Not with --config, which names one")
       ->check(whole_number(1, 1000000));
+  cmd->add_option("--only", o->only,
+                  "With --all: only configs with this parameter value, NAME=VALUE (repeatable), e.g. "
+                  "schedule=split_k -- one part of the space, such as a new schedule")
+      ->type_name("NAME=VALUE");
   cmd->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part (with --all)")
       ->check(whole_number(0))  // an unsigned option would take "-1" as 2^64-1
       ->capture_default_str();
@@ -291,6 +334,7 @@ void add_verify_command(CLI::App& app) {
     if (o->problem_given && !o->shapes.empty())
       throw core::Error(core::ErrorKind::InvalidInput, "--shapes gives the shapes: drop --m, --n and --k");
     refuse_sample_with_config(*cmd);
+    if (!o->only.empty() && !o->all) throw core::Error(core::ErrorKind::InvalidInput, "--only picks among --all's configs: add --all");
     // The options as given, for the run's provenance.
     o->arguments = "verify matmul";
     for (const CLI::Option* opt : cmd->get_options())

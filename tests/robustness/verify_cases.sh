@@ -30,4 +30,11 @@ bad verify_sample_with_config 2 "error: --sample has no effect with --config \(o
 bad verify_sample_seed_with_config 2 "error: --sample-seed has no effect with --config" -- verify matmul --arch sm_90a --config '{}' --sample-seed 5 --db '$DB'
 bad verify_sample_and_seed_with_config 2 "error: --sample has no effect with --config" -- verify matmul --arch sm_90a --config '{}' --sample 2 --sample-seed 5 --db '$DB'
 bad verify_help_sample_needs_all 0 "With --all: only this many configs.*Not with --config" -- verify matmul --help
+# --only NAME=VALUE narrows --all to one part of the space (issue 32: the split_k schedule): a
+# typo in the name or the value, a missing '=', or nothing left is named, never an empty run.
+bad only_unknown_param 2 "--only schedul=split_k: matmul_sm90 has no parameter schedul \(tile_m, " -- verify matmul --arch sm_90a --all --only schedul=split_k --db '$DB'
+bad only_unknown_value 2 "--only schedule=splitk: schedule takes data_parallel, split_k" -- verify matmul --arch sm_90a --all --only schedule=splitk --db '$DB'
+bad only_no_equals     2 "--only schedule: expected NAME=VALUE" -- verify matmul --arch sm_90a --all --only schedule --db '$DB'
+bad only_without_all   2 "--only picks among --all's configs: add --all" -- verify matmul --arch sm_90a --config '{}' --only schedule=split_k --db '$DB'
+bad only_leaves_none   2 "no valid config of the space has those values" -- verify matmul --arch sm_90a --all --only schedule=data_parallel --only split_k=8 --db '$DB'
 finish
