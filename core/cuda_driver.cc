@@ -27,6 +27,15 @@ CudaDriver::CudaDriver(DynamicLibrary lib) : lib_(std::move(lib)) {
 
   CUresult r = api_.cuInit(0);
   if (r != CUDA_SUCCESS) {
+    // The virtual device refuses to start only for a setting of its own (MGPU_EMU_ARCH), and
+    // says which in its mgpuEmuLastError extension (a GPU's driver does not know it): bad input.
+    CUresult (*last_error)(const char**) = nullptr;
+    CUdriverProcAddressQueryResult status{};
+    const char* why = nullptr;
+    if (get_proc("mgpuEmuLastError", reinterpret_cast<void**>(&last_error), CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT,
+                 &status) == CUDA_SUCCESS &&
+        status == CU_GET_PROC_ADDRESS_SUCCESS && last_error && last_error(&why) == CUDA_SUCCESS && why && *why)
+      throw Error(ErrorKind::InvalidInput, fmt::format("the virtual device ({}) cannot start: {}", lib_.path(), why));
     const char* name = nullptr;
     api_.cuGetErrorName(r, &name);
     throw Error(ErrorKind::Unavailable,

@@ -1,7 +1,9 @@
 // The CUDA driver API, opened at run time from libcuda.so.1 (never linked), so mgpu-tune runs
 // on machines without a driver. Contract: CudaDriver::get() loads the library and calls
 // cuInit(0) once per process; when there is no driver or no usable GPU it throws
-// Error{Unavailable} with a one-line reason (the same reason on every later call).
+// Error{Unavailable} with a one-line reason (the same reason on every later call), and when
+// the virtual device (MGPU_CUDA_DRIVER=libmgpu_vcuda.so) refuses a setting of its own
+// (MGPU_EMU_ARCH) Error{InvalidInput} with its reason, naming the variable.
 // check() turns a CUresult into an Error of the given kind naming the call and the driver's
 // error name. Each entry point comes from cuGetProcAddress at the version its listed prototype
 // (cudaTypedefs.h) belongs to, so the pointer's type is exactly the ABI the driver returns.

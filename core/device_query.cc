@@ -49,6 +49,7 @@ DeviceReport query_devices() {
     for (int i = 0; i < count; ++i) report.gpus.push_back(describe(drv, i));
     if (count == 0) report.unavailable = "the CUDA driver is present but reports no GPU";
   } catch (const Error& e) {
+    if (e.kind() == ErrorKind::InvalidInput) throw;  // a driver set up wrongly: said, not taken for "no GPU"
     report.unavailable = e.what();
     return report;
   }

@@ -1,6 +1,8 @@
 // What GPUs this machine has, as the driver reports them. Contract: query_devices() never
 // throws for a missing driver or GPU; it returns an empty list with `unavailable` set to a
-// one-line reason instead. Each GPU carries the arch mgpu-tune would compile for it, if any.
+// one-line reason instead. A driver the environment sets up wrongly (the virtual device given
+// an MGPU_EMU_ARCH it does not take) is Error{InvalidInput}, the user's to fix, not "no GPU".
+// Each GPU carries the arch mgpu-tune would compile for it, if any.
 #pragma once
 
 #include <cstdint>

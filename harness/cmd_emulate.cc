@@ -31,6 +31,7 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "harness/cli.h"
+#include "harness/exit_codes.h"
 #include "harness/numeric_options.h"
 
 namespace mgpu::harness {
@@ -49,6 +50,9 @@ struct Options {
   std::int64_t step_limit = 0;  // 0: MGPU_EMU_STEP_LIMIT, or the virtual device's default
   bool json_out = false;
   bool races = false;
+  // Given on the command line: then the option wins over MGPU_EMU_SEED / MGPU_EMU_RACES.
+  bool seed_given = false, races_given = false;
+  std::uint64_t first_seed = 1;  // --seed, else MGPU_EMU_SEED, else 1
 };
 
 // Source and description files are read whole; these bounds keep a wrong path (a disk image, a
@@ -470,6 +474,25 @@ std::uint64_t step_limit(const Options& o) {
   }
 }
 
+// The virtual device's knobs (core/emu/environment.h), read as verify and matmul read them:
+// every one checked before anything runs (a typo is exit 2 naming the variable, never the
+// default), and MGPU_EMU_SEED / MGPU_EMU_RACES taken where --seed / --races / --no-races are
+// not given. MGPU_EMU_REPORTS says where the driver library prints findings; emulate prints
+// them as its result either way.
+void read_environment(Options& o) {
+  try {
+    emu::check_environment();
+    o.first_seed = o.seed_given ? static_cast<std::uint64_t>(o.seed) : emu::seed_from_environment();
+    if (!o.races_given) o.races = emu::races_from_environment();
+  } catch (const std::invalid_argument& e) {
+    refuse(e.what());
+  }
+  const std::uint64_t more = static_cast<std::uint64_t>(o.schedules) - 1;
+  if (more > UINT64_MAX - o.first_seed)
+    refuse(fmt::format("MGPU_EMU_SEED={} with --schedules {}: the seeds would run past 18446744073709551615, the largest",
+                       o.first_seed, o.schedules));
+}
+
 emu::LaunchConfig launch_config(const Options& o, const LaunchSpec& spec, std::int64_t schedule) {
   emu::LaunchConfig c;
   for (int i = 0; i < 3; ++i) {
@@ -478,7 +501,7 @@ emu::LaunchConfig launch_config(const Options& o, const LaunchSpec& spec, std::i
     c.cluster[i] = spec.cluster[i];
   }
   c.dynamic_smem = spec.dynamic_smem;
-  c.seed = static_cast<std::uint64_t>(o.seed + schedule);
+  c.seed = o.first_seed + static_cast<std::uint64_t>(schedule);
   c.detect_races = o.races;
   c.step_limit = step_limit(o);
   return c;
@@ -492,7 +515,8 @@ void check_refused(const emu::LaunchResult& r) {
     bad("the virtual device refuses this launch: " + r.reports.front().message);
 }
 
-void run(const Options& o) {
+void run(Options& o) {
+  read_environment(o);
   const std::string ptx = kernel_ptx(o);
   const json launch = parse_launch(o);
   LaunchSpec spec;
@@ -539,11 +563,11 @@ void run(const Options& o) {
   }
   if (o.json_out)
     std::cout << json{{"kernel_source", o.ptx_file.empty() ? o.mlir_file : o.ptx_file}, {"schedules", results},
-                      {"with_findings", with_findings}}
+                      {"races_checked", o.races}, {"with_findings", with_findings}}
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   else
-    fmt::print("{} of {} schedules clean\n", o.schedules - with_findings, o.schedules);
+    fmt::print("{} of {} schedules clean{}\n", o.schedules - with_findings, o.schedules, o.races ? " (races checked)" : "");
   if (with_findings) throw ExitWith{1};
 }
 
@@ -566,18 +590,31 @@ void add_emulate_command(CLI::App& app) {
                   "{\"bytes\": N, \"fill\": \"zero|poison|iota-i32|iota-f32|random-f32|random-bf16|random-f16\", \"seed\": S, "
                   "\"name\": \"c\", \"print\": \"i32|f32|bf16|f16\", \"print_count\": 16}}]} (scalars also i32, u64, i64; "
                   "CUDA's launch limits apply, and at most 2^20 CTAs)");
-  cmd->add_option("--seed", o->seed, "First scheduler seed (seeds divisible by 4 land async operations at the latest moment, "
-                                     "odd seeds hand over to woken waiters at once)")
-      ->check(whole_number(0));
+  auto* seed = cmd->add_option("--seed", o->seed,
+                               "First scheduler seed (seeds divisible by 4 land async operations at the latest moment, odd "
+                               "seeds hand over to woken waiters at once); default MGPU_EMU_SEED, else 1 -- the option wins "
+                               "over the variable")
+                    ->check(whole_number(0));
   cmd->add_option("--schedules", o->schedules, "Schedules to run, seeds --seed, --seed+1, ...")->check(whole_number(1, 10000));
   cmd->add_option("--step-limit", o->step_limit,
                   fmt::format("Warp-instructions a launch may run before it is a step-limit finding (an endless loop); "
                               "default MGPU_EMU_STEP_LIMIT, else {}",
                               emu::kDefaultStepLimit))
       ->check(whole_number(1));
-  cmd->add_flag("--races", o->races, "Also detect shared-memory data races between threads (vector clocks; slower)");
+  auto* races = cmd->add_flag("--races,!--no-races", o->races,
+                              "Also detect data races between threads (vector clocks; slower), or not; default "
+                              "MGPU_EMU_RACES (1: on, 0 or unset: off) -- the flag wins over the variable");
   cmd->add_flag("--json", o->json_out, "Print JSON");
-  cmd->callback([o] { run(*o); });
+  cmd->footer(std::string("Environment: MGPU_EMU_SEED, MGPU_EMU_RACES, MGPU_EMU_STEP_LIMIT and MGPU_EMU_REPORTS are read\n"
+                          "strictly, as verify and matmul read them: a value a knob does not take is exit 2 naming it.\n"
+                          "--seed, --races/--no-races and --step-limit win over the variables. Findings are emulate's\n"
+                          "output whatever MGPU_EMU_REPORTS (where the driver library prints them) says.\n") +
+              kExitCodesHelp);  // replacing the footer drops the inherited one: say it again
+  cmd->callback([o, seed, races] {
+    o->seed_given = seed->count() > 0;
+    o->races_given = races->count() > 0;
+    run(*o);
+  });
 }
 
 }  // namespace mgpu::harness

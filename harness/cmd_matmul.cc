@@ -24,6 +24,7 @@
 #include "harness/tune/tuning_loop.h"
 #include "kernels/matmul_suites.h"
 #include "kernels/matmul_template.h"
+#include "search/python_runtime.h"
 #include "search/strategy.h"
 
 namespace mgpu::harness {
@@ -261,6 +262,7 @@ void add_matmul_command(CLI::App& app) {
     }
     o->tune.arguments = line;
     install_stop_handlers();
+    search::show_python_tracebacks(o->verbose);  // an embedded-Python failure: one line, its traceback with -v
     Verbosity v = o->verbose ? Verbosity::Verbose : o->quiet || o->json ? Verbosity::Quiet : Verbosity::Normal;
     auto printer = std::make_shared<ProgressPrinter>(v, isatty(STDERR_FILENO) != 0);
     auto progress = [printer](const Progress& p) { (*printer)(p); };

@@ -12,6 +12,7 @@
 #include "harness/cli.h"
 #include "harness/cmd_trials.h"
 #include "harness/current_templates.h"
+#include "harness/exit_codes.h"
 #include "harness/numeric_options.h"
 #include "harness/stop_signals.h"
 #include "harness/measure/trial_record.h"
@@ -247,7 +248,10 @@ void add_regress(CLI::App& app) {
     bool json = false, fail_on_unstable = false;
   };
   auto o = std::make_shared<O>();
-  auto* cmd = app.add_subcommand("regress", "Compare two runs: SAME / FASTER / SLOWER / UNSTABLE per config (exit 1 if slower)");
+  auto* cmd = app.add_subcommand("regress",
+                                 "Compare two runs: SAME / FASTER / SLOWER / UNSTABLE per config (exit 1 if slower). "
+                                 "Comparisons of cost-model predictions are labelled PREDICTED and are no verdict: "
+                                 "never a pass, never a regression (exit 3 when they are all the runs share)");
   cmd->add_option("--db", o->db, "Results database")->required();
   cmd->add_option("--baseline", o->baseline, "Baseline run (id or uuid prefix; see 'best --runs')")->required();
   cmd->add_option("--candidate", o->candidate, "Candidate run")->required();
@@ -271,7 +275,7 @@ void add_regress(CLI::App& app) {
         rows.push_back({{"verdict", results::to_string(x.verdict)}, {"template", x.template_name},
                         {"problem", x.problem_key}, {"device", x.device}, {"config", nlohmann::json::parse(x.config_json)},
                         {"baseline_ms", x.base_ms}, {"candidate_ms", x.candidate_ms}, {"change", x.change},
-                        {"tolerance", x.tolerance}, {"predicted", x.predicted}});
+                        {"tolerance", x.tolerance}, {"predicted", x.predicted}, {"both_predicted", x.both_predicted}});
       nlohmann::json winners = nlohmann::json::array();
       for (const auto& w : r.winner_changes)
         winners.push_back({{"template", w.template_name}, {"problem", w.problem_key}, {"device", w.device},
@@ -279,23 +283,34 @@ void add_regress(CLI::App& app) {
                            {"candidate", nlohmann::json::parse(w.candidate_config)}});
       std::cout << nlohmann::json{{"baseline", b.uuid}, {"candidate", c.uuid}, {"slower", r.slower},
                                   {"faster", r.faster}, {"same", r.same}, {"unstable", r.unstable},
-                                  {"predicted", r.predicted},
+                                  {"predicted", r.predicted}, {"both_predicted", r.both_predicted},
                                   {"rows", rows}, {"winner_changes", winners}}
                        .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
                 << "\n";
     } else {
       std::cout << results::to_markdown(r);
     }
-    if (r.predicted > 0)
-      fmt::print(stderr, "mgpu-tune: note: {} of the {} comparisons are between cost-model predictions (source "
-                         "model): nothing was measured, and predictions are never a pass\n",
-                 r.predicted, r.rows.size());
+    // Predictions (source model) are no measurement: never a pass, never a regression (README).
+    const std::string sides = r.both_predicted == r.predicted   ? "both runs predicted"
+                              : r.both_predicted == 0           ? "one run predicted, the other measured"
+                                                                : fmt::format("both runs predicted in {}, one in {}",
+                                                                              r.both_predicted, r.predicted - r.both_predicted);
+    if (r.predicted > 0 && r.measured() > 0)
+      fmt::print(stderr, "mgpu-tune: note: {} of the {} comparisons are of cost-model predictions ({}): no verdict "
+                         "for them; the verdict is the {} measured ones'\n",
+                 r.predicted, r.rows.size(), sides, r.measured());
     if (r.slower > 0)
       throw core::Error(core::ErrorKind::WrongResult, fmt::format("{} configs got slower", r.slower));
+    if (r.predicted > 0 && r.measured() == 0) {
+      fmt::print(stderr, "mgpu-tune: no verdict: all {} comparisons are of cost-model predictions ({}): nothing was "
+                         "measured, and predictions are never a pass\n",
+                 r.predicted, sides);
+      throw ExitWith{kExitNothingMeasured};
+    }
     if (o->fail_on_unstable && (r.unstable > 0 || r.rows.empty())) {
       fmt::print(stderr, "mgpu-tune: no verdict: {}\n",
                  r.rows.empty() ? "the runs share no measured config" : fmt::format("{} comparisons too noisy", r.unstable));
-      throw ExitWith{4};
+      throw ExitWith{kExitNoVerdict};
     }
   }));
 }

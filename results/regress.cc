@@ -47,17 +47,21 @@ RegressReport compare_runs(Store& store, std::int64_t baseline_run, std::int64_t
     Comparison row{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), *b.median_ms, *c.median_ms,
                    b.noise.value_or(0), c.noise.value_or(0)};
     row.predicted = b.source == "model" || c.source == "model";
+    row.both_predicted = b.source == "model" && c.source == "model";
     rep.predicted += row.predicted;
+    rep.both_predicted += row.both_predicted;
     row.change = (row.candidate_ms - row.base_ms) / row.base_ms;
     row.tolerance = std::max(threshold, row.base_noise + row.candidate_noise);
     if (row.base_noise > max_noise || row.candidate_noise > max_noise) row.verdict = Verdict::Unstable;
     else if (row.change >= row.tolerance) row.verdict = Verdict::Slower;
     else if (row.change <= -row.tolerance) row.verdict = Verdict::Faster;
     else row.verdict = Verdict::Same;
-    rep.slower += row.verdict == Verdict::Slower;
-    rep.faster += row.verdict == Verdict::Faster;
-    rep.same += row.verdict == Verdict::Same;
-    rep.unstable += row.verdict == Verdict::Unstable;
+    if (!row.predicted) {  // a prediction is no measurement: neither a pass nor a regression
+      rep.slower += row.verdict == Verdict::Slower;
+      rep.faster += row.verdict == Verdict::Faster;
+      rep.same += row.verdict == Verdict::Same;
+      rep.unstable += row.verdict == Verdict::Unstable;
+    }
     rep.rows.push_back(row);
   }
   for (auto& [k, c] : cand) {
@@ -74,11 +78,14 @@ RegressReport compare_runs(Store& store, std::int64_t baseline_run, std::int64_t
 }
 
 std::string to_markdown(const RegressReport& r) {
-  std::string s = fmt::format("**{} slower, {} faster, {} same, {} unstable**\n\n", r.slower, r.faster, r.same, r.unstable);
+  std::string s = fmt::format("**{} slower, {} faster, {} same, {} unstable**{}\n\n", r.slower, r.faster, r.same,
+                              r.unstable, r.predicted ? " (measured comparisons)" : "");
   if (r.predicted > 0)
-    s += fmt::format("**{} of {} comparisons are between cost-model predictions (source model), not measurements: "
-                     "nothing was measured, so their verdicts say nothing about performance (PREDICTED below)**\n\n",
-                     r.predicted, r.rows.size());
+    s += fmt::format("**NO VERDICT for {} of {} comparisons: they are of cost-model predictions (source model), not "
+                     "measurements -- {} with both runs predicted, {} with one. Nothing was measured there, so they are "
+                     "left out of the counts above and are never a pass (PREDICTED below){}**\n\n",
+                     r.predicted, r.rows.size(), r.both_predicted, r.predicted - r.both_predicted,
+                     r.measured() == 0 ? "; with nothing else to compare, the runs get no verdict" : "");
   s += "| verdict | template | problem | device | baseline ms | candidate ms | change | noise tolerance | config |\n";
   s += "|---|---|---|---|---:|---:|---:|---:|---|\n";
   for (const Comparison& c : r.rows)

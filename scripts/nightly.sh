@@ -10,7 +10,7 @@
 # A run that measured nothing (predictions, every benchmark failed) is never a baseline, and
 # predictions (-- --device model) are reported as such: never a pass.
 # Exit codes: 0 no regression; 1 a config got slower or a benchmark failed; 2 bad input;
-# 3 nothing measured (no GPU, a database of predictions only, or a run of predictions): no
+# 3 nothing measured (no GPU, predictions only, or runs that share only predictions): no
 # verdict; 4 no trustworthy verdict (too noisy, or the runs share no config); 129/130/143
 # mgpu-bench was stopped by a signal. Paths are taken relative to the current directory.
 # Environment: MGPU_BIN, the folder holding mgpu-tune and mgpu-bench (default: build/).
@@ -157,11 +157,12 @@ cat "$report"
 case $rc in
   0) verdict="PASS: nothing slower" ;;
   1) verdict="REGRESSION: a config got slower" ;;
+  3) verdict="NO VERDICT: the runs share only predictions, nothing measured" ;;
   4) verdict="NO VERDICT: too noisy, or nothing in common with the baseline" ;;
   *) verdict="ERROR (mgpu-tune regress exit $rc)" ;;
 esac
 printf '\n**%s**\n' "$verdict" >> "$report"
 echo "nightly: $verdict (report: $report)" >&2
 # A failed benchmark is a failure whatever the comparison of the others said.
-if [ "$bench_failed" -ne 0 ] && { [ $rc -eq 0 ] || [ $rc -eq 4 ]; }; then exit 1; fi
+if [ "$bench_failed" -ne 0 ] && { [ $rc -eq 0 ] || [ $rc -eq 3 ] || [ $rc -eq 4 ]; }; then exit 1; fi
 exit $rc

@@ -20,6 +20,8 @@ using core::ErrorKind;
 
 namespace {
 
+bool show_tracebacks = false;
+
 bool home_from_environment() {
   const char* env = std::getenv("MGPU_PYTHON_HOME");
   return env && *env;
@@ -87,25 +89,36 @@ std::string python_version() {
   return py::module_::import("platform").attr("python_version")().cast<std::string>();
 }
 
+void show_python_tracebacks(bool on) { show_tracebacks = on; }
+
 void import_or_explain(const char* module, std::string_view debian_package) {
   try {
     py::module_::import(module);
   } catch (const py::error_already_set& e) {
     // The environment's fault, not the input's (exit 1): a Python home without the module, or
-    // one its libraries cannot be loaded from (a memory limit). The error in one line, without
-    // Python's traceback of importlib frames.
-    std::string why;
+    // one its libraries cannot be loaded from (a memory limit: "failed to map segment"). The
+    // error in one line; Python's traceback of importlib frames only when asked for (-v).
+    if (show_tracebacks) fmt::print(stderr, "mgpu-tune: the embedded Python's error importing {}:\n{}\n", module, e.what());
+    std::string type, why;
     try {
-      why = fmt::format("{}: {}", py::str(e.type().attr("__name__")).cast<std::string>(),
-                        py::str(e.value()).cast<std::string>());
+      type = py::str(e.type().attr("__name__")).cast<std::string>();
+      why = fmt::format("{}: {}", type, py::str(e.value()).cast<std::string>());
     } catch (const std::exception&) {
       why = e.what();
       why = why.substr(0, why.find("\n\nAt:"));
     }
-    throw Error(ErrorKind::Unavailable,
-                fmt::format("the embedded Python {} (home {}) cannot import {}: {}\n"
-                            "install it with: apt-get install {} (or set MGPU_PYTHON_HOME to a Python home that has it)",
-                            PY_VERSION, python_home(), module, why, debian_package));
+    for (char& c : why)
+      if (c == '\n' || c == '\r') c = ' ';
+    // Missing (it, or a module it imports): install it. Present but failing to load: say so --
+    // installing it again would not help.
+    const std::string advice =
+        type == "ModuleNotFoundError"
+            ? fmt::format("install it with: apt-get install {}, or set MGPU_PYTHON_HOME to a Python home that has it",
+                          debian_package)
+            : std::string("it is installed, but failed to load: a limit on the process's memory (ulimit -v) or a "
+                          "damaged installation?");
+    throw Error(ErrorKind::Unavailable, fmt::format("the embedded Python {} (home {}) cannot import {}: {} ({})", PY_VERSION,
+                                                    python_home(), module, why, advice));
   }
 }
 

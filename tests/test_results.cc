@@ -464,6 +464,43 @@ TEST_F(Results, RegressVerdictsFollowTheNoise) {
   EXPECT_NE(to_markdown(r).find("| SLOWER |"), std::string::npos);
 }
 
+// Round 4 (P03): a comparison of predictions keeps its verdict, labelled, but is no
+// measurement: the counts are of measured comparisons, so a predicted slowdown is no regression
+// and a predicted SAME no pass.
+TEST_F(Results, RegressCountsMeasuredComparisonsOnly) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  std::int64_t base = s.begin_run("tune", "", "0.1.0"), cand = s.begin_run("regress", "", "0.1.0");
+  auto p = problem(4096, 4096, 4096);
+  s.record_trial(trial(base, p, cfg(32), 1.0));  // measured on both sides: SAME
+  s.record_trial(trial(cand, p, cfg(32), 1.0));
+  s.record_trial(trial(base, p, cfg(64), 1.0, 0.001, "model"));  // predicted on both: "SLOWER"
+  s.record_trial(trial(cand, p, cfg(64), 2.0, 0.001, "model"));
+  s.record_trial(trial(base, p, cfg(128), 1.0, 0.001, "model"));  // predicted on one side only
+  s.record_trial(trial(cand, p, cfg(128), 1.0));
+  RegressReport r = compare_runs(s, base, cand);
+  ASSERT_EQ(r.rows.size(), 3u);
+  EXPECT_EQ(r.slower, 0);
+  EXPECT_EQ(r.same, 1);
+  EXPECT_EQ(r.predicted, 2);
+  EXPECT_EQ(r.both_predicted, 1);
+  EXPECT_EQ(r.measured(), 1);
+  const std::string md = to_markdown(r);
+  EXPECT_NE(md.find("**0 slower, 0 faster, 1 same, 0 unstable** (measured comparisons)"), std::string::npos) << md;
+  EXPECT_NE(md.find("NO VERDICT for 2 of 3 comparisons: they are of cost-model predictions (source model), not "
+                    "measurements -- 1 with both runs predicted, 1 with one."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| SLOWER (PREDICTED) |"), std::string::npos) << md;
+  // Predictions alone: nothing measured, and the markdown says the runs get no verdict.
+  RegressReport only = compare_runs(s, base, base);
+  EXPECT_EQ(only.measured(), 1);  // cfg(32) against itself
+  std::int64_t model = s.begin_run("tune", "", "0.1.0");
+  s.record_trial(trial(model, p, cfg(64), 1.5, 0.001, "model"));
+  RegressReport predictions = compare_runs(s, base, model);
+  EXPECT_EQ(predictions.measured(), 0);
+  EXPECT_NE(to_markdown(predictions).find("with nothing else to compare, the runs get no verdict"), std::string::npos);
+}
+
 TEST_F(Results, BadInputsAreRefusedAndLeaveFilesUntouched) {
   std::ofstream(path("notes.txt")) << "not a database at all, just some text that is long enough\n";
   std::string before = slurp(path("notes.txt"));

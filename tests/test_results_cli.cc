@@ -97,6 +97,49 @@ TEST_F(ResultsCli, RegressExitsOneWhenSlower) {
   EXPECT_NE(missing.out.find("no run '99'"), std::string::npos);
 }
 
+// Round 4 (P03): regress between runs of predictions said SAME and exited 0, a pass. They are
+// no verdict (exit 3, as nightly.sh reports predictions); measured comparisons beside them keep
+// theirs, with a note.
+TEST_F(ResultsCli, RegressOfPredictionsIsNoVerdict) {
+  std::int64_t model_base = 0, model_cand = 0;
+  {
+    results::Store s = results::Store::open(db_, results::OpenMode::ReadWrite);
+    model_base = s.begin_run("tune", "model baseline", "0.1.0");
+    model_cand = s.begin_run("tune", "model candidate", "0.1.0");
+    for (auto [run, ms] : {std::pair{model_base, 1.0}, std::pair{model_cand, 1.0}, std::pair{base_, 2.0}}) {
+      results::TrialRecord t;
+      t.run_id = run;
+      t.tmpl = current_templates().at(0);
+      t.problem = {"matmul", "m4096_n4096_k4096_bf16_bf16_kn", 4096, 4096, 4096, "bf16", "bf16", "kn"};
+      t.config_json = R"({"tile_m":64})";
+      t.env = {"model:H100 SXM", "sm_90a", "9.0", 132, "", "", 1980};
+      t.source = "model";
+      t.median_ms = ms;
+      t.noise = 0;
+      s.record_trial(t);
+    }
+  }
+  Ran r = run(fmt::format("regress --db {} --baseline {} --candidate {}", db_, model_base, model_cand));
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("no verdict: all 1 comparisons are of cost-model predictions (both runs predicted): nothing was "
+                       "measured, and predictions are never a pass"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("| SAME (PREDICTED) |"), std::string::npos) << r.out;
+  Ran j = run(fmt::format("regress --db {} --baseline {} --candidate {} --json", db_, model_base, model_cand));
+  EXPECT_EQ(j.exit_code, 3) << j.out;
+  // The measured run against a copy of itself that also holds a prediction (base_ has one now):
+  // the measured comparison passes, the predicted one is noted, not counted.
+  Ran mixed = run(fmt::format("regress --db {} --baseline {} --candidate {}", db_, base_, base_));
+  EXPECT_EQ(mixed.exit_code, 0) << mixed.out;
+  EXPECT_NE(mixed.out.find("note: 1 of the 2 comparisons are of cost-model predictions (both runs predicted): no verdict "
+                           "for them; the verdict is the 1 measured ones'"),
+            std::string::npos)
+      << mixed.out;
+  // And a predicted slowdown beside a measured one is still the measured regression (exit 1).
+  EXPECT_EQ(run(fmt::format("regress --db {} --baseline {} --candidate {}", db_, base_, cand_)).exit_code, 1);
+}
+
 TEST_F(ResultsCli, MergeAndBadDatabases) {
   std::string out = (dir_ / "m.db").string();
   Ran m = run(fmt::format("merge {} {} -o {}", db_, db_, out));

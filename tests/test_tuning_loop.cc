@@ -275,5 +275,26 @@ TEST_F(TuningLoop, BadInputIsRefusedBeforeTheDatabaseIsTouched) {
   EXPECT_FALSE(fs::exists(opts_.db));
 }
 
+// --device emulate's memory need (round 4, AB01): the virtual device's buffers against its
+// memory, then everything the worker holds -- the float64 reference above all -- against the
+// machine's. 65536 x 65536 x 8192 bf16: 10 GiB of buffers fit 16 GiB; with the reference (32
+// GiB), the inputs (2 GiB) and two copies of C (16 GiB) it needs 60 GiB.
+TEST(EmulateMemory, TheFloat64ReferenceCounts) {
+  constexpr double kGiB = double(1 << 30);
+  const kernels::MatmulProblem big{.m = 65536, .n = 65536, .k = 8192};
+  EXPECT_EQ(why_too_big_to_emulate(big, 16 * kGiB, 64 * kGiB), std::nullopt);
+  const std::optional<std::string> why = why_too_big_to_emulate(big, 16 * kGiB, 23.5 * kGiB);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("m65536_n65536_k8192_bf16_bf16_kn needs 60.0 GiB of memory: 10.0 GiB on the virtual device and "
+                      "50.0 GiB on the host (the float64 reference its result is checked against, 32.0 GiB, and copies "
+                      "of the inputs and the result); this machine has 23.5 GiB"),
+            std::string::npos)
+      << *why;
+  const std::optional<std::string> device = why_too_big_to_emulate({.m = 65536, .n = 65536, .k = 65536}, 16 * kGiB, 1e15);
+  ASSERT_TRUE(device.has_value());
+  EXPECT_NE(device->find("needs 24.0 GiB of device memory; the virtual device has 16 GiB"), std::string::npos) << *device;
+  EXPECT_EQ(why_too_big_to_emulate({.m = 128, .n = 128, .k = 128}, 16 * kGiB, 1 * kGiB), std::nullopt);
+}
+
 }  // namespace
 }  // namespace mgpu::harness

@@ -1,6 +1,8 @@
 #include "core/emu/device.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "core/emu/exec/decode.h"
 #include "core/emu/exec/launch.h"
@@ -8,9 +10,33 @@
 
 namespace mgpu::emu {
 
+namespace {
+
+std::uint64_t round_up(std::uint64_t x, std::uint64_t align) { return (x + align - 1) / align * align; }
+
+// Why no GPU could hold declaration `v` (empty when one can): sizes are 64-bit (ptx/parser.h),
+// so nothing here wraps.
+std::string declaration_error(const ptx::Variable& v) {
+  if (v.space == ptx::VarSpace::Shared && v.size > kMaxSharedPerBlock)
+    return "'.shared " + v.name + "' is " + std::to_string(v.size) + " bytes: more than a block's shared memory on any " +
+           "GPU the virtual device presents (" + std::to_string(kMaxSharedPerBlock) + " bytes on sm_90a and sm_100a)";
+  if (v.space == ptx::VarSpace::Local && v.size > kMaxLocalPerThread)
+    return "'.local " + v.name + "' is " + std::to_string(v.size) + " bytes per thread: CUDA allows at most " +
+           std::to_string(kMaxLocalPerThread) + " bytes (512 KiB) of local memory per thread";
+  return "";
+}
+
+}  // namespace
+
 LoadedModule& Device::load(const std::string& text) {
   auto m = std::make_unique<LoadedModule>();
   m->ptx = ptx::parse(text);
+  for (const auto& v : m->ptx.variables)
+    if (std::string why = declaration_error(v); !why.empty()) {
+      Report r{ReportKind::Unsupported, {}, why};
+      r.where.line = v.line;
+      throw Fault(r);
+    }
   for (const auto& k : m->ptx.kernels) m->code.push_back(decode(k));
   m->global_vars.assign(m->ptx.variables.size(), 0);
   for (std::size_t i = 0; i < m->ptx.variables.size(); ++i) {
@@ -42,10 +68,10 @@ bool Device::unload(const LoadedModule* m) {
 }
 
 std::uint32_t Device::static_shared_bytes(const LoadedModule& m) {
-  std::uint32_t off = 0;
+  std::uint64_t off = 0;
   for (const auto& v : m.ptx.variables)
-    if (v.space == ptx::VarSpace::Shared && v.size > 0) off = (off + v.align - 1) / v.align * v.align + static_cast<std::uint32_t>(v.size);
-  return off;
+    if (v.space == ptx::VarSpace::Shared && v.size > 0) off = round_up(off, v.align) + v.size;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(off, std::numeric_limits<std::uint32_t>::max()));
 }
 
 LaunchResult Device::launch(const LoadedModule& m, const std::string& kernel, const LaunchConfig& config, void* const* args) {
@@ -81,34 +107,40 @@ LaunchResult Device::launch(const LoadedModule& m, const std::string& kernel, co
                                                " (.reqntid), launched with " + std::to_string(c.block[i]));
   }
   if (c.cluster[0] * c.cluster[1] * c.cluster[2] > 16) return fail(ReportKind::Unsupported, "clusters of more than 16 CTAs");
-  // Shared memory: static variables first, dynamic shared memory after them.
+  // Shared memory: static variables first, dynamic shared memory after them. Summed in 64 bits
+  // and checked before anything narrower holds them: nothing wraps.
   L.shared_vars.assign(m.ptx.variables.size(), 0);
   L.local_vars.assign(m.ptx.variables.size(), 0);
-  std::uint32_t off = 0, local = 0;
-  std::uint32_t dyn_align = 16;
+  std::uint64_t off = 0, local = 0;
+  std::uint64_t dyn_align = 16;
   for (std::size_t i = 0; i < m.ptx.variables.size(); ++i) {
     const auto& v = m.ptx.variables[i];
     if (v.space == ptx::VarSpace::Shared && v.size > 0) {
-      off = (off + v.align - 1) / v.align * v.align;
-      L.shared_vars[i] = off;
-      off += static_cast<std::uint32_t>(v.size);
+      off = round_up(off, v.align);
+      L.shared_vars[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(off, kMaxSharedPerBlock));
+      off = std::min<std::uint64_t>(off + v.size, std::uint64_t{1} << 40);
     } else if (v.space == ptx::VarSpace::Shared) {
-      dyn_align = std::max(dyn_align, v.align);
-    } else if (v.space == ptx::VarSpace::Local) {
-      local = (local + v.align - 1) / v.align * v.align;
-      L.local_vars[i] = local;
-      local += static_cast<std::uint32_t>(v.size);
+      dyn_align = std::max<std::uint64_t>(dyn_align, v.align);
+    } else if (v.space == ptx::VarSpace::Local && v.kernel == static_cast<std::int32_t>(ki)) {  // this kernel's
+      local = round_up(local, v.align);
+      L.local_vars[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(local, kMaxLocalPerThread));
+      local = std::min<std::uint64_t>(local + v.size, std::uint64_t{1} << 40);
     }
   }
-  off = (off + dyn_align - 1) / dyn_align * dyn_align;
-  for (std::size_t i = 0; i < m.ptx.variables.size(); ++i)
-    if (m.ptx.variables[i].space == ptx::VarSpace::Shared && m.ptx.variables[i].size == 0) L.shared_vars[i] = off;
-  L.static_smem = off;
-  L.smem_bytes = off + c.dynamic_smem;
-  L.local_bytes = local;
-  if (L.smem_bytes > kMaxSharedPerBlock)
-    return fail(ReportKind::Unsupported, std::to_string(L.smem_bytes) + " bytes of shared memory per block (sm_90a allows " +
+  off = round_up(off, dyn_align);
+  const std::uint64_t smem = off + c.dynamic_smem;
+  if (smem > kMaxSharedPerBlock)
+    return fail(ReportKind::Unsupported, std::to_string(smem) + " bytes of shared memory per block (sm_90a allows " +
                                              std::to_string(kMaxSharedPerBlock) + ")");
+  if (local > kMaxLocalPerThread)
+    return fail(ReportKind::Unsupported, std::to_string(local) + " bytes of local memory per thread (CUDA allows " +
+                                             std::to_string(kMaxLocalPerThread) + ", 512 KiB)");
+  for (std::size_t i = 0; i < m.ptx.variables.size(); ++i)
+    if (m.ptx.variables[i].space == ptx::VarSpace::Shared && m.ptx.variables[i].size == 0)
+      L.shared_vars[i] = static_cast<std::uint32_t>(off);
+  L.static_smem = static_cast<std::uint32_t>(off);
+  L.smem_bytes = static_cast<std::uint32_t>(smem);
+  L.local_bytes = static_cast<std::uint32_t>(local);
   L.global_vars = m.global_vars;
   L.params.assign(std::max<std::uint32_t>(k.param_bytes, 1), 0);
   for (std::size_t i = 0; i < k.params.size(); ++i) std::memcpy(L.params.data() + k.params[i].offset, args[i], k.params[i].size);

@@ -1,6 +1,8 @@
 // The virtual sm_90a device: load PTX modules, allocate and copy device memory, launch
 // kernels. This is the C++ face the driver library (driver/) and tests use. Contract:
-// load() throws ptx::ParseError or Fault{Unsupported} naming the line; unload() frees a module
+// load() throws ptx::ParseError or Fault{Unsupported} naming the line (also for a .shared or
+// .local declaration larger than any GPU holds: a block's shared memory, 512 KiB of local memory
+// per thread); unload() frees a module
 // and its global variables (false for one this device does not hold); launch() never throws
 // for what the kernel does -- a fault, deadlock or hang ends the launch and comes back as the
 // result's fatal report, and hazards come back as reports while the results are kept.
@@ -17,6 +19,10 @@
 #include "core/emu/ptx/module.h"
 
 namespace mgpu::emu {
+
+// CUDA's local memory per thread (CUDA C++ Programming Guide, "Features and Technical
+// Specifications"): a larger .local declaration, or a kernel's together, is refused.
+inline constexpr std::uint64_t kMaxLocalPerThread = 512 * 1024;
 
 struct LoadedModule {
   ptx::Module ptx;

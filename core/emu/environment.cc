@@ -42,7 +42,7 @@ bool races_from_environment() {
   const char* s = value_of("MGPU_EMU_RACES");
   if (!s || std::string_view(s) == "0") return false;
   if (std::string_view(s) == "1") return true;
-  refuse("MGPU_EMU_RACES", s, "must be 1 (detect shared-memory races) or 0");
+  refuse("MGPU_EMU_RACES", s, "must be 1 (detect data races) or 0");
 }
 
 bool print_reports_from_environment() {

@@ -3,7 +3,7 @@
 // to the default -- MGPU_EMU_RACES=yes silently verifying without the race detector would be a
 // verification that claims more than it checked.
 //   MGPU_EMU_SEED        scheduler seed, a whole number (default 1)
-//   MGPU_EMU_RACES       1: shared-memory race detection (check/race_detector.h); 0 or unset: off
+//   MGPU_EMU_RACES       1: data-race detection (check/race_detector.h, check/memory_model.h); 0 or unset: off
 //   MGPU_EMU_REPORTS     stderr (default) or off: where findings are printed
 //   MGPU_EMU_STEP_LIMIT  warp-instructions a cluster may run before a step-limit finding
 //                        (default kDefaultStepLimit, exec/state.h), at least 1

@@ -10,6 +10,7 @@ SuiteReport tune_suite(const TuneOptions& options, const ShapeSuite& suite, bool
                        const std::atomic<bool>& interrupted, const std::function<void(const Progress&)>& on_progress) {
   const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch(options.arch));
   for (const kernels::MatmulProblem& p : suite.shapes) t.check_problem(p);  // refuse the suite before tuning any
+  if (options.device == "emulate") check_emulate_problems(options, suite.shapes);  // each shape's memory, up front
   SuiteReport rep;
   rep.suite = suite.name;
   for (const kernels::MatmulProblem& p : suite.shapes) rep.shapes.push_back({p, std::nullopt, ""});

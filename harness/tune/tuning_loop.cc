@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "core/cache_usability.h"
@@ -61,23 +63,32 @@ void compile_ahead(const kernels::MatmulTemplate& t, const kernels::MatmulProble
   core::compile_all(jobs, o, 0);  // failures surface again, per trial, in the worker
 }
 
-// The virtual device (core/emu) behind the CUDA driver ABI: kernels run and are verified in a
-// worker process, with no time -- it has no clock.
-Device emulator(const core::ArchSpec& arch, const kernels::MatmulProblem& problem) {
+// The virtual device (core/emu) behind the CUDA driver ABI, set up for this process and the
+// workers it starts; its report (one GPU: the virtual device, with its memory).
+core::DeviceReport virtual_device_report(const core::ArchSpec& arch) {
   if (auto why = why_not_verifiable(arch)) throw core::Error(core::ErrorKind::InvalidInput, "--device emulate: " + *why);
   std::string lib = use_virtual_device(arch, "--device emulate");
   core::DeviceReport report = core::query_devices();
   if (report.gpus.empty() || !core::CudaDriver::get().emulated())
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("--device emulate: {} is not the virtual device ({})", lib, report.unavailable.value_or("another driver is loaded")));
-  // The virtual device runs the problem itself, in this machine's memory: one that cannot fit
-  // is the problem's limit, not every config's failure (each trial died of bad_alloc before).
-  if (const std::int64_t have = report.gpus.front().memory_bytes; problem.min_bytes() > static_cast<double>(have))
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("--device emulate runs the problem itself, and {} needs {:.1f} GiB of device memory; the "
-                                  "virtual device has {:.0f} GiB. Verify its configs with --device model (each is "
-                                  "verified on the virtual device at small problems of the same classes) or 'verify "
-                                  "matmul'", problem.key(), problem.min_bytes() / double(1 << 30), have / double(1 << 30)));
+  return report;
+}
+
+// The virtual device runs the problem itself, in this machine's memory: one that cannot fit is
+// the problem's limit, said before anything is written, not every config's failure (each trial
+// died of bad_alloc, or the worker of the kernel's OOM killer, before).
+void check_fits_virtual_device(const kernels::MatmulProblem& problem, const core::DeviceReport& report) {
+  const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (auto why = why_too_big_to_emulate(problem, static_cast<double>(report.gpus.front().memory_bytes), machine))
+    throw core::Error(core::ErrorKind::InvalidInput, *why);
+}
+
+// The virtual device: kernels run and are verified in a worker process, with no time -- it has
+// no clock.
+Device emulator(const core::ArchSpec& arch, const kernels::MatmulProblem& problem) {
+  core::DeviceReport report = virtual_device_report(arch);
+  check_fits_virtual_device(problem, report);
   Device d;
   d.source = "emulate";
   d.env = gpu_environment(report.gpus.front(), report, arch);
@@ -187,6 +198,33 @@ class RunHold {
 };
 
 }  // namespace
+
+std::optional<std::string> why_too_big_to_emulate(const kernels::MatmulProblem& p, double device_bytes, double machine_bytes) {
+  constexpr double kGiB = double(1 << 30);
+  const std::string advice = "Verify its configs with --device model (each is verified on the virtual device at small "
+                             "problems of the same classes) or 'verify matmul'";
+  if (p.min_bytes() > device_bytes)
+    return fmt::format("--device emulate runs the problem itself, and {} needs {:.1f} GiB of device memory; the virtual "
+                       "device has {:.0f} GiB. {}", p.key(), p.min_bytes() / kGiB, device_bytes / kGiB, advice);
+  // The worker also holds, on the host (harness/measure/emulator_verifier.cc): A and B as
+  // generated, the float64 reference C is checked against, and C read back -- counted twice,
+  // as a schedule's result is kept to compare the next one's with it.
+  const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
+  const double host = (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n) * 2 + mn * 8 +
+                      2 * mn * kernels::size_in_bytes(p.out_dtype);
+  if (p.min_bytes() + host > machine_bytes)
+    return fmt::format("--device emulate runs the problem itself, and {} needs {:.1f} GiB of memory: {:.1f} GiB on the "
+                       "virtual device and {:.1f} GiB on the host (the float64 reference its result is checked against, "
+                       "{:.1f} GiB, and copies of the inputs and the result); this machine has {:.1f} GiB. {}",
+                       p.key(), (p.min_bytes() + host) / kGiB, p.min_bytes() / kGiB, host / kGiB, mn * 8 / kGiB,
+                       machine_bytes / kGiB, advice);
+  return std::nullopt;
+}
+
+void check_emulate_problems(const TuneOptions& o, const std::vector<kernels::MatmulProblem>& problems) {
+  const core::DeviceReport report = virtual_device_report(core::parse_arch(o.arch));
+  for (const kernels::MatmulProblem& p : problems) check_fits_virtual_device(p, report);
+}
 
 void check_tune_options(const TuneOptions& o) {
   const core::ArchSpec& arch = core::parse_arch(o.arch);

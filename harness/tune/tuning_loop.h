@@ -115,6 +115,16 @@ struct Progress {
 // run them when a plan is written and before its tasks are submitted.
 void check_tune_options(const TuneOptions& options);
 
+// Why --device emulate cannot run `problem` (nullopt when it can): its worker holds A, B and C on
+// the virtual device (`device_bytes` of memory) and, on the host, the inputs, the float64
+// reference C is checked against and C read back -- all of it in this machine's memory
+// (`machine_bytes`). tune() refuses such a problem (Error{InvalidInput}) before it writes.
+std::optional<std::string> why_too_big_to_emulate(const kernels::MatmulProblem& problem, double device_bytes,
+                                                  double machine_bytes);
+// The same for every problem of a suite, before the first is tuned: sets up the virtual device
+// as --device emulate does and throws Error{InvalidInput} for the first problem it cannot run.
+void check_emulate_problems(const TuneOptions& options, const std::vector<kernels::MatmulProblem>& problems);
+
 TuneReport tune(const TuneOptions& options, const std::atomic<bool>& interrupted,
                 const std::function<void(const Progress&)>& on_progress = {});
 

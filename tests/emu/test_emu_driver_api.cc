@@ -347,4 +347,28 @@ TEST_F(HostMemory, AFailedDeviceAssertIsAFindingWithItsMessageAndCudaErrorAssert
   reset_context();
 }
 
+// Round 4 (G05, G12): an MGPU_EMU_ARCH the device does not present fails cuInit, and
+// mgpuEmuLastError names the variable, its value and what it takes (mgpu-tune reports that,
+// exit 2); PTX nested past the parser's limit fails to load with the reason, no crash (M_ptx_nest).
+TEST_F(DriverApi, ARefusedArchAndDeepPtxSayWhy) {
+  auto init = reinterpret_cast<PFN_cuInit_v2000>(resolve("cuInit", 2000));
+  auto last_error = reinterpret_cast<CUresult (*)(const char**)>(resolve("mgpuEmuLastError", 13000));
+  ASSERT_NE(last_error, nullptr);
+  const char* why = nullptr;
+  setenv("MGPU_EMU_ARCH", "sm100a", 1);
+  EXPECT_EQ(init(0), CUDA_ERROR_INVALID_VALUE);
+  unsetenv("MGPU_EMU_ARCH");
+  ASSERT_EQ(last_error(&why), CUDA_SUCCESS);
+  EXPECT_STREQ(why, "MGPU_EMU_ARCH='sm100a': must be sm_90a, sm_90, sm_100a or sm_100 (the arch the virtual device presents)");
+  ASSERT_EQ(init(0), CUDA_SUCCESS);
+  primary();
+  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+  const std::string deep = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry f()\n{\n" +
+                           std::string(100000, '{') + std::string(100000, '}') + "\nret;\n}\n";
+  CUmodule mod = nullptr;
+  EXPECT_EQ(load(&mod, deep.c_str()), CUDA_ERROR_INVALID_PTX);
+  ASSERT_EQ(last_error(&why), CUDA_SUCCESS);
+  EXPECT_NE(std::string(why).find("PTX line 6: { } blocks nested deeper than 256 levels in kernel f"), std::string::npos) << why;
+}
+
 }  // namespace

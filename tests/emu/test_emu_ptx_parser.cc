@@ -1,6 +1,8 @@
 // The PTX parser on the forms LLVM's NVPTX backend and MLIR's inline assembly produce.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/emu/ptx/parser.h"
 
 namespace mgpu::emu::ptx {
@@ -103,6 +105,83 @@ TEST(EmuPtxParser, NamesTheLineOfWhatItCannotRead) {
     EXPECT_NE(std::string(e.what()).find("unknown register '%r1'"), std::string::npos);
   }
   EXPECT_THROW(parse(".version 8.7\n.target sm_90a\n.visible .entry k()\n{\n  bra NOWHERE;\n}\n"), ParseError);
+}
+
+std::string kernel_with(const std::string& body) {
+  return ".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n" + body + "\n}\n";
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Round 4 (M_ptx_nest): the parser recursed per { } block, and 20,000 nested blocks overflowed
+// the stack. Blocks nest 256 deep, as MLIR modules do; deeper is a ParseError at any depth.
+TEST(EmuPtxParser, NestedBlocksAreLimitedNotRecursed) {
+  auto nested = [](int n) { return kernel_with(std::string(n, '{') + "\nret;\n" + std::string(n, '}')); };
+  Module ok = parse(nested(256));
+  EXPECT_EQ(ok.kernels.at(0).code.size(), 1u);
+  for (int n : {257, 20000, 1000000})
+    EXPECT_NE(parse_error(nested(n)).find("{ } blocks nested deeper than 256 levels in kernel k"), std::string::npos) << n;
+  // Operands: negations and vectors nest no deeper either.
+  EXPECT_NE(parse_error(kernel_with(".reg .pred %p;\nnot.pred %p, " + std::string(100000, '!') + "%p;"))
+                .find("an operand nested deeper than 256 levels"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel_with("mov.u32 " + std::string(100000, '{') + "1;")).find("an operand nested deeper"),
+            std::string::npos);
+}
+
+// Round 4 (M_ptx_regs): `.reg .b32 %r<100000000>` made 10^8 registers (88 s, ~6 GB). A register
+// gets its slot at its first use; a kernel may use at most 65536.
+TEST(EmuPtxParser, RegistersTakeSlotsWhenUsed) {
+  Module m = parse(kernel_with(".reg .b32 %r<100000000>;\n.reg .b64 %rd<4>, %x;\nmov.u32 %r99999999, 1;\n"
+                               "mov.u32 %r7, %r99999999;\nmov.b64 %x, 0;\nret;"));
+  const Kernel& k = m.kernels.at(0);
+  ASSERT_EQ(k.reg_types.size(), 3u);  // %r99999999, %r7 and %x
+  EXPECT_EQ(k.reg_names[0], "%r99999999");
+  EXPECT_EQ(k.reg_types[2], RegType::B64);
+  EXPECT_EQ(k.code[1].operands[1].reg, 0);  // the same slot at its second use
+  // Outside the range, or not as the range writes it: unknown, as before.
+  EXPECT_NE(parse_error(kernel_with(".reg .b32 %r<10>;\nmov.u32 %r10, 1;")).find("unknown register '%r10'"), std::string::npos);
+  EXPECT_NE(parse_error(kernel_with(".reg .b32 %r<10>;\nmov.u32 %r01, 1;")).find("unknown register '%r01'"), std::string::npos);
+  // An inner scope's declaration shadows the outer one.
+  Module s = parse(kernel_with(".reg .b32 %r<4>;\nmov.u32 %r1, 1;\n{\n.reg .b32 %r<4>;\nmov.u32 %r1, 2;\n}\nmov.u32 %r1, 3;"));
+  EXPECT_EQ(s.kernels[0].code[0].operands[0].reg, s.kernels[0].code[2].operands[0].reg);
+  EXPECT_NE(s.kernels[0].code[0].operands[0].reg, s.kernels[0].code[1].operands[0].reg);
+  // Using more than 65536 is refused where the 65537th is named.
+  std::string many = ".reg .b32 %r<70000>;\n";
+  for (int i = 0; i < 65537; ++i) many += "mov.u32 %r" + std::to_string(i) + ", 0;\n";
+  EXPECT_NE(parse_error(kernel_with(many)).find("PTX line 65543: kernel k uses more than 65536 registers"), std::string::npos);
+}
+
+// Round 4 (M_ptx_shared_4gib_wraps): sizes are 64-bit and never saturate or wrap.
+TEST(EmuPtxParser, SizesFitSixtyFourBits) {
+  Module m = parse(kernel_with(".shared .align 4 .b8 s[4294967295];\n.local .b32 l[1073741824];\nret;"));
+  EXPECT_EQ(m.variables.at(0).size, 4294967295u);
+  EXPECT_EQ(m.variables.at(0).line, 6);
+  EXPECT_EQ(m.variables.at(1).size, 4294967296u);
+  EXPECT_EQ(m.variables.at(1).kernel, 0);
+  for (const char* n : {"18446744073709551617", "99999999999999999999", "-1"})
+    EXPECT_NE(parse_error(kernel_with(std::string(".shared .b8 s[") + n + "];\nret;"))
+                  .find("the size of 's' must be a whole number from 0 to 18446744073709551615"),
+              std::string::npos)
+        << n;
+  EXPECT_NE(parse_error(kernel_with(".shared .b64 s[4611686018427387904];\nret;")).find("more than 2^64 bytes"), std::string::npos);
+  EXPECT_NE(parse_error(kernel_with(".reg .b32 %r<99999999999999999999>;\nret;")).find("the size of '%r<...>'"), std::string::npos);
+  // Kernel parameters: CUDA's 32764 bytes, checked before anything narrows them.
+  EXPECT_NO_THROW(parse(".version 8.7\n.target sm_90a\n.visible .entry k(.param .align 4 .b8 p[32764])\n{\nret;\n}\n"));
+  for (const char* n : {"32765", "4294967296", "4294967297"})
+    EXPECT_NE(parse_error(std::string(".version 8.7\n.target sm_90a\n.visible .entry k(.param .b8 p[") + n + "])\n{\nret;\n}\n")
+                  .find("the parameters of kernel k take more than 32764 bytes with 'p'"),
+              std::string::npos)
+        << n;
+  // An integer immediate beyond 64 bits is no number (it saturated to 2^64-1).
+  EXPECT_NE(parse_error(kernel_with(".reg .b64 %rd;\nmov.u64 %rd, 99999999999999999999;")).find("bad number"), std::string::npos);
 }
 
 }  // namespace

@@ -209,4 +209,127 @@ bad launch_file_key_twice 2 "launch description: the key \"args\" is given twice
   sh: "echo '{\"args\": [], \"args\": []}' > l.json && \$MGPU emulate --ptx k.ptx --launch l.json; rc=\$?; rm -f l.json; exit \$rc"
 bad buffers_with_same_keys 0 "out = \[7\]" --fixture ptx -- "${E[@]}" '{"args": [{"buffer": {"bytes": 4, "name": "out", "print": "i32", "print_count": 1}}, {"u32": 7}]}'
 bad launch_empty_value 2 "error: --launch: an empty value \(''\) is not taken" --fixture ptx -- emulate --ptx k.ptx --launch ''
+
+# --- round 4: the virtual device's knobs, read by emulate as verify and matmul read them (G01,
+# G07, G09, G11, G13: emulate ignored MGPU_EMU_RACES/SEED/REPORTS, and ran a racy kernel "clean"
+# with MGPU_EMU_RACES=yes or =1) ---
+fixture_race() {
+  { ptx_head; cat <<'EOF2'
+.visible .entry race(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 s[32];
+  mov.u32 %r1, %tid.x;
+  st.shared.u32 [s], %r1;
+  ld.shared.u32 %r2, [s];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+EOF2
+  } > "$W/race.ptx"
+}
+R=(emulate --ptx race.ptx --launch '{"kernel":"race","grid":[1,1,1],"block":[64,1,1],"args":[{"buffer":{"bytes":4}}]}')
+SEED_TAKES="must be a whole number from 0 to 18446744073709551615"
+for v in 0x10 18446744073709551616 banana -1 1.5 " 7"; do
+  bad "env_seed_${v// /_}" 2 "error: MGPU_EMU_SEED='$v': $SEED_TAKES" --fixture race -- sh: "MGPU_EMU_SEED='$v' \"\$MGPU\" ${R[*]@Q}"
+done
+for v in yes 2 on true; do
+  bad "env_races_$v" 2 "error: MGPU_EMU_RACES='$v': must be 1 \(detect data races\) or 0" --fixture race -- sh: "MGPU_EMU_RACES='$v' \"\$MGPU\" ${R[*]@Q}"
+done
+bad env_reports_loud 2 "error: MGPU_EMU_REPORTS='loud': must be stderr or off" --fixture race -- sh: "MGPU_EMU_REPORTS=loud \"\$MGPU\" ${R[*]@Q}"
+# A bad knob is refused even where an option would win over it: a typo is said, never ignored.
+bad env_seed_bad_with_option 2 "error: MGPU_EMU_SEED='banana'" --fixture race -- sh: "MGPU_EMU_SEED=banana \"\$MGPU\" ${R[*]@Q} --seed 3"
+# Good values are honoured as README says; an option given on the command line wins.
+bad env_races_1_finds_the_race 1 "race: write of shared bytes .*0 of 1 schedules clean \(races checked\)" --fixture race -- \
+  sh: "MGPU_EMU_RACES=1 \"\$MGPU\" ${R[*]@Q} | tr -d '\n'; exit \${PIPESTATUS[0]}"
+bad env_races_1_no_races_option_wins 0 "1 of 1 schedules clean$" --fixture race -- sh: "MGPU_EMU_RACES=1 \"\$MGPU\" ${R[*]@Q} --no-races"
+bad env_races_0_races_option_wins 1 "race: write of shared bytes" --fixture race -- sh: "MGPU_EMU_RACES=0 \"\$MGPU\" ${R[*]@Q} --races"
+bad env_races_json 1 '"races_checked": true' --fixture race -- sh: "MGPU_EMU_RACES=1 \"\$MGPU\" ${R[*]@Q} --json"
+bad env_seed_16 0 "schedule 1 \(seed 16\).*schedule 2 \(seed 17\)" --fixture race -- \
+  sh: "MGPU_EMU_SEED=16 \"\$MGPU\" ${R[*]@Q} --schedules 2 | tr -d '\n'; exit \${PIPESTATUS[0]}"
+bad env_seed_option_wins 0 "schedule 1 \(seed 3\)" --fixture race -- sh: "MGPU_EMU_SEED=16 \"\$MGPU\" ${R[*]@Q} --seed 3"
+bad env_seed_largest 0 "schedule 1 \(seed 18446744073709551615\)" --fixture race -- sh: "MGPU_EMU_SEED=18446744073709551615 \"\$MGPU\" ${R[*]@Q}"
+bad env_seed_past_the_largest 2 "MGPU_EMU_SEED=18446744073709551615 with --schedules 2: the seeds would run past 18446744073709551615" \
+  --fixture race -- sh: "MGPU_EMU_SEED=18446744073709551615 \"\$MGPU\" ${R[*]@Q} --schedules 2"
+# MGPU_EMU_REPORTS says where the driver library prints findings: emulate's are its output.
+bad env_reports_off_still_reports 1 "race: write of shared bytes" --fixture race -- sh: "MGPU_EMU_REPORTS=off \"\$MGPU\" ${R[*]@Q} --races"
+bad help_says_option_wins 0 "the option wins over the variable.*the flag wins over the variable" -- \
+  sh: '"$MGPU" emulate --help | tr -d "\n" | tr -s " "'
+
+# --- round 4: MGPU_EMU_ARCH set to what the virtual device does not present (G05, G12: "no usable
+# GPU (cuInit: CUDA_ERROR_INVALID_VALUE)", exit 0, and a tuning run predicting instead) ---
+ARCH_RE="error: the virtual device \(.*libmgpu_vcuda.so\) cannot start: MGPU_EMU_ARCH='%s': must be sm_90a, sm_90, sm_100a or sm_100"
+for v in garbage sm100a sm_80; do
+  # shellcheck disable=SC2059
+  bad "arch_${v}_devices" 2 "$(printf "$ARCH_RE" "$v")" -- sh: "MGPU_EMU_ARCH=$v \"\$MGPU\" devices"
+done
+bad arch_typo_devices_json 2 "MGPU_EMU_ARCH='sm100a'" -- sh: 'MGPU_EMU_ARCH=sm100a "$MGPU" devices --json'
+bad arch_typo_matmul_auto 2 "$(printf "$ARCH_RE" sm100a)" --fixture good -- \
+  sh: 'MGPU_EMU_ARCH=sm100a "$MGPU" matmul --arch sm_100a --m 128 --n 128 --k 128 --trials 1 --no-compile --db t.db'
+bad arch_typo_matmul_cuda 2 "$(printf "$ARCH_RE" sm100a)" -- \
+  sh: 'MGPU_EMU_ARCH=sm100a "$MGPU" matmul --arch sm_100a --m 128 --n 128 --k 128 --trials 1 --device cuda --db t.db'
+bad arch_typo_bench 2 "$(printf "$ARCH_RE" sm100a)" -- sh: 'MGPU_EMU_ARCH=sm100a "$MGPU" bench matmul --arch sm_100a --m 256 --n 256 --k 256'
+bad arch_long_value_cut 2 "MGPU_EMU_ARCH='x{40}\.\.\.'" -- sh: 'MGPU_EMU_ARCH=$(printf "x%.0s" $(seq 1000)) "$MGPU" devices'
+bad arch_sm_100a_devices 0 "virtual sm_100a" -- sh: 'MGPU_EMU_ARCH=sm_100a "$MGPU" devices'
+# --device emulate sets the arch itself: a user's MGPU_EMU_ARCH does not reach it.
+bad arch_typo_emulate_device_unaffected 0 "results VERIFIED on the virtual device" --writes -- \
+  sh: 'MGPU_EMU_ARCH=sm100a "$MGPU" matmul --arch sm_90a --m 128 --n 128 --k 128 --trials 1 --device emulate --strategy random --db t.db 2>&1 | tr -d "\n"; exit ${PIPESTATUS[0]}'
+
+# --- round 4: PTX nested past any compiler's output (M_ptx_nest: 20,000 { } blocks segfaulted
+# the recursive parser) and declarations no GPU holds (M_ptx_shared_4gib_wraps, M_ptx_localbig,
+# M_ptx_regs) ---
+fixture_deep() {
+  python3 - "$W" <<'EOF2'
+import sys
+w = sys.argv[1]
+head = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry f()\n{\n"
+for n in (256, 257, 20000, 100000):
+    open(f"{w}/n{n}.ptx", "w").write(head + "{" * n + "\nret;\n" + "}" * n + "\n}\n")
+open(f"{w}/neg.ptx", "w").write(head + ".reg .pred %p;\nnot.pred %p, " + "!" * 100000 + "%p;\nret;\n}\n")
+open(f"{w}/vec.ptx", "w").write(head + "mov.u32 " + "{" * 100000 + "1;\nret;\n}\n")
+many = "".join(f"mov.u32 %r{i}, 0;\n" for i in range(65537))
+open(f"{w}/many_regs.ptx", "w").write(head + ".reg .b32 %r<65537>;\n" + many + "ret;\n}\n")
+EOF2
+}
+for n in 257 20000 100000; do
+  bad "ptx_nested_$n" 2 "error: the PTX does not parse: PTX line 6: \{ \} blocks nested deeper than 256 levels in kernel f" \
+    --fixture deep -- emulate --ptx "n$n.ptx" --launch '{"kernel":"f"}'
+done
+bad ptx_nested_256_runs 0 "1 of 1 schedules clean" --fixture deep -- emulate --ptx n256.ptx --launch '{"kernel":"f"}'
+bad ptx_operand_negations 2 "PTX line 7: an operand nested deeper than 256 levels" --fixture deep -- emulate --ptx neg.ptx
+bad ptx_operand_vectors 2 "PTX line 6: an operand nested deeper than 256 levels" --fixture deep -- emulate --ptx vec.ptx
+# decl.ptx, l*.ptx, ...: kernel f declaring what the case names (at PTX line 7).
+decl() { printf '.version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry f()\n{\n.reg .b32 %%r<3>;\n%s\nret;\n}\n' "$1"; }
+fixture_decls() {
+  local n
+  for n in 4294967295 4294967296 232449 18446744073709551617 99999999999999999999; do
+    decl ".shared .align 4 .b8 s[$n];" > "$W/s$n.ptx"
+  done
+  decl ".local .align 4 .b8 l[2147483647];" > "$W/l2gib.ptx"
+  decl ".local .align 4 .b8 l[524288];" > "$W/l512kib.ptx"
+  decl ".local .align 4 .b8 a[300000];
+.local .align 4 .b8 b[300000];" > "$W/l600k.ptx"
+  decl ".reg .b32 %q<100000000>;
+mov.u32 %q99999999, 1;" > "$W/regs.ptx"
+}
+for n in 4294967295 4294967296 232449; do
+  bad "ptx_shared_$n" 2 "cannot run this PTX: unsupported: '.shared s' is $n bytes: more than a block's shared memory on any GPU the virtual device presents \(232448 bytes on sm_90a and sm_100a\) PTX line 7" \
+    --fixture decls -- emulate --ptx "s$n.ptx"
+done
+for n in 18446744073709551617 99999999999999999999; do
+  bad "ptx_shared_$n" 2 "the PTX does not parse: PTX line 7: the size of 's' must be a whole number from 0 to 18446744073709551615, not '$n'" \
+    --fixture decls -- emulate --ptx "s$n.ptx"
+done
+bad ptx_local_2gib 2 "'.local l' is 2147483647 bytes per thread: CUDA allows at most 524288 bytes \(512 KiB\) of local memory per thread PTX line 7" \
+  --fixture decls -- emulate --ptx l2gib.ptx
+bad ptx_local_512kib_runs 0 "1 of 1 schedules clean" --fixture decls -- emulate --ptx l512kib.ptx
+bad ptx_locals_together 2 "the virtual device refuses this launch: 600000 bytes of local memory per thread \(CUDA allows 524288, 512 KiB\)" \
+  --fixture decls -- emulate --ptx l600k.ptx
+# 10^8 registers declared, one used: the register file holds what is used (it took 88 s and ~6 GB).
+bad ptx_regs_declared_1e8 0 "1 of 1 schedules clean" --fixture decls -- sh: 'ulimit -v 2000000; timeout 20 "$MGPU" emulate --ptx regs.ptx'
+bad ptx_regs_used_65537 2 "the PTX does not parse: PTX line 65543: kernel f uses more than 65536 registers: the virtual device keeps every register a kernel uses in each of its threads" \
+  --fixture deep -- emulate --ptx many_regs.ptx
 finish

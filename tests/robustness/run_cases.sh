@@ -67,6 +67,20 @@ for mnk in "2147483647 256 256" "256 2147483640 256" "65536 65536 65536"; do
     -- matmul --arch sm_90a --m "$1" --n "$2" --k "$3" --device emulate --trials 1 --db '$DB'
 done
 bad matmul_emulate_too_big_keeps_db 2 "needs [0-9.]+ GiB" --fixture good -- matmul --arch sm_90a --m 2147483647 --n 256 --k 256 --device emulate --trials 1 --db '$DB'
+# A suite: every shape checked up front, before the first is tuned (round 4, AB01: the first shape
+# ran, the second was an env_error after paging, exit 1). Nothing is written.
+bad matmul_emulate_suite_second_too_big 2 "--device emulate runs the problem itself, and m65536_n65536_k65536_.* needs 24.0 GiB of device memory; the virtual device has 16 GiB" --writes -- \
+  sh: "printf 'm,n,k\n128,128,128\n65536,65536,65536\n' > s.csv && '$MGPU' matmul --arch sm_90a --shapes s.csv --device emulate --trials 1 --db t.db; r=\$?; test -e t.db && { echo 't.db written'; exit 99; }; exit \$r"
+bad matmul_emulate_suite_too_big_keeps_db 2 "m65536_n65536_k65536_.* needs 24.0 GiB" --fixture good -- \
+  sh: "printf 'm,n,k\n128,128,128\n65536,65536,65536\n' > s.csv && '$MGPU' matmul --arch sm_90a --shapes s.csv --device emulate --trials 1 --db t.db; r=\$?; rm s.csv; exit \$r"
+# Its float64 reference counts too: 65536 x 65536 x 8192 fits the virtual device (10 GiB) but
+# needs 60 GiB in all. Checked where this machine has less (a larger one would run it).
+if [ "$(awk '/^MemTotal:/ { print int($2 / 1048576) }' /proc/meminfo)" -lt 60 ]; then
+  bad matmul_emulate_reference_too_big 2 "m65536_n65536_k8192_.* needs 60.0 GiB of memory: 10.0 GiB on the virtual device and 50.0 GiB on the host \(the float64 reference its result is checked against, 32.0 GiB, .*this machine has" --writes -- \
+    sh: "printf 'm,n,k\n128,128,128\n65536,65536,8192\n' > s.csv && ulimit -v 8000000 && '$MGPU' matmul --arch sm_90a --shapes s.csv --device emulate --trials 1 --db t.db; r=\$?; test -e t.db && { echo 't.db written'; exit 99; }; exit \$r"
+  bad matmul_emulate_one_reference_too_big 2 "needs 60.0 GiB of memory: 10.0 GiB on the virtual device" -- \
+    sh: "ulimit -v 8000000 && '$MGPU' matmul --arch sm_90a --m 65536 --n 65536 --k 8192 --device emulate --trials 1 --db t.db; r=\$?; test -e t.db && { echo 't.db written'; exit 99; }; exit \$r"
+fi
 
 # --- the virtual device's knobs set to what they do not take: refused before any work (every
 # config was recorded as its launch error before, and MGPU_EMU_RACES=yes verified without races) ---
@@ -414,6 +428,18 @@ for f in s.csv s.json; do
 done
 # A Python home without optuna is the environment's fault: exit 1 in one line, before any work
 # (round 4, E20; it was exit 2, bad input). The home: the system's standard library, no dist-packages.
-bad python_home_without_optuna 1 "cannot import optuna: ModuleNotFoundError: No module named 'optuna'" --writes -- sh: \
+bad python_home_without_optuna 1 "cannot import optuna: ModuleNotFoundError: No module named 'optuna' \(install it with: apt-get install python3-optuna" --writes -- sh: \
   "mkdir -p ph/lib && ln -s /usr/lib/python3.11 ph/lib/python3.11 && MGPU_PYTHON_HOME=\$PWD/ph '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 8 --strategy tpe -q --db e.db; r=\$?; test -e e.db && echo 'e.db written'; exit \$r"
+# Optuna there but failing to load -- as under 'ulimit -v 400000', where its numpy cannot map
+# liblapack (round 4, E18: exit 2, bad input, with a 10-line traceback): the environment's fault,
+# exit 1, one line; Python's traceback with -v. The home: the system's standard library and an
+# optuna whose import fails as that one did (Python may write its __pycache__ there).
+fixture_failing_optuna() {
+  mkdir -p "$W/ph/lib/python3/dist-packages/optuna" && ln -s /usr/lib/python3.11 "$W/ph/lib/python3.11" &&
+    echo 'raise ImportError("liblapack.so.3: failed to map segment from shared object")' > "$W/ph/lib/python3/dist-packages/optuna/__init__.py"
+}
+bad python_optuna_fails_to_load 1 "^mgpu-tune: error: the embedded Python [0-9.]+ \(home .*/ph\) cannot import optuna: ImportError: liblapack.so.3: failed to map segment from shared object \(it is installed, but failed to load: a limit on the process's memory \(ulimit -v\)" \
+  --fixture failing_optuna --writes -- sh: "one_line env MGPU_PYTHON_HOME=\$PWD/ph '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 8 --strategy tpe -q --db e.db; r=\$?; test -e e.db && { echo 'e.db written'; exit 99; }; exit \$r"
+bad python_optuna_fails_to_load_verbose 1 "the embedded Python's error importing optuna:.*At:.*optuna/__init__.py\(1\).*cannot import optuna: ImportError" \
+  --fixture failing_optuna --writes -- sh: "MGPU_PYTHON_HOME=\$PWD/ph '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 8 --strategy tpe -v --db e.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; test -e e.db && { echo 'e.db written'; exit 99; }; exit \$r"
 finish

@@ -48,7 +48,9 @@ for cmd in "best" "trials" "export --format csv -o $T/x.csv" "export --format js
     pid=$!
     sleep "$delay"; kill -TERM "$pid" 2>/dev/null; wait "$pid"; rc=$?
     [ "$rc" = 143 ] && stopped=$((stopped + 1))
-    { [ "$rc" = 0 ] || [ "$rc" = 143 ]; } || bad_exit+="$rc@$delay "
+    # regress of this database of predictions has no verdict when it finishes (exit 3).
+    done_rc=0; [ "${cmd%% *}" = regress ] && done_rc=3
+    { [ "$rc" = "$done_rc" ] || [ "$rc" = 143 ]; } || bad_exit+="$rc@$delay "
     crashed "$T/r.out" && bad_exit+="crash@$delay "
     [ -e "$good-wal" ] || [ -e "$good-shm" ] && leaks=$((leaks + 1))
     rm -f "$good-wal" "$good-shm"

@@ -142,13 +142,13 @@ bad best_readonly_file_works 0 "\| matmul_sm90|no measured, verified results" --
 bad trials_readonly_file_works 0 "4 trials" --fixture good -- sh: unwritable '$DB' '"$MGPU"' trials --db '$DB'
 bad trials_readonly_folder_works 0 "4 trials" --fixture good -- sh: unwritable '$W' '"$MGPU"' trials --db '$DB'
 bad best_runs_readonly_folder_works 0 "run 1 " --fixture good -- sh: unwritable '$W' '"$MGPU"' best --db '$DB' --runs
-bad regress_readonly_folder_works 0 "0 slower, 0 faster, [0-9]+ same" --fixture good -- sh: unwritable '$W' '"$MGPU"' regress --db '$DB' --baseline 1 --candidate 1 --max-noise 100
+bad regress_readonly_folder_works 3 "\| SAME \(PREDICTED\) \|" --fixture good -- sh: unwritable '$W' '"$MGPU"' regress --db '$DB' --baseline 1 --candidate 1 --max-noise 100
 bad export_from_readonly_file_works 0 "wrote [0-9]+ trials to .*elsewhere.csv" --writes --fixture good -- sh: unwritable '$DB' '"$MGPU"' export --db '$DB' --format csv --include-model -o '$W/elsewhere.csv'
 bad merge_from_readonly_input_works 0 "trials added" --writes --fixture good -- sh: unwritable '$DB' '"$MGPU"' merge '$DB' -o '$W/m.db'
 # Reading a writable database leaves no -wal/-shm (lib.sh fails a case on any new file).
 bad best_leaves_no_wal 0 "\| matmul_sm90" --fixture good -- best --db '$DB' --include-model
 bad trials_leaves_no_wal 0 '"matching": 4' --fixture good -- trials --db '$DB' --json
-bad regress_leaves_no_wal 0 "0 slower" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
+bad regress_leaves_no_wal 3 "0 slower" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
 
 # --- Locked by another process ---------------------------------------------------------------
 lk="t.db is locked by another process \(waited 0.3 s, MGPU_DB_BUSY_TIMEOUT_MS\)"
@@ -342,7 +342,7 @@ bad report_output_not_utf8 0 "^ok index$" --fixture good --writes -- \
 # MPLBACKEND is not report's business: it draws with Agg, which it chooses itself.
 bad report_mplbackend_garbage 0 "wrote .*index.html" --fixture good --writes -- sh: MPLBACKEND=nonsense '"$MGPU"' report --db '"$DB"' -o rep
 # A finite number that underflows to a denormal is still a finite number (strtod's ERANGE).
-bad regress_max_noise_denormal 0 "0 slower, 0 faster, [0-9]+ same" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --max-noise 4.9e-324
+bad regress_max_noise_denormal 3 "\| (SAME|UNSTABLE) \(PREDICTED\) \|" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --max-noise 4.9e-324
 bad matmul_time_budget_denormal 1 "the time budget \(4.94066e-324 s\) ended before any trial ran" --writes -- $MODEL_RUN --time-budget 4.9e-324 --db '$DB'
 # Two merges of the same input into one new output at once: both succeed (the second adds what
 # the first has not), never "UNIQUE constraint failed: trials.uuid". Five tries: the race was
@@ -440,8 +440,13 @@ fi
 # --- round 4: merge refuses an input row with an unreadable config before it writes (W_deepcfg) ---
 fixture_bad_config_json() { fixture_good; sql "$W/t.db" "UPDATE configs SET json = '{not json' WHERE id = (SELECT config_id FROM trials ORDER BY id LIMIT 1);"; }
 bad merge_unreadable_config 2 "t\.db is damaged: trial 1 has an unreadable config \(\{not json\)" --fixture bad_config_json -- merge t.db -o m.db
-# --- round 4: regress between predictions says so (P03) ---
-bad regress_predictions_labelled 0 "^\| SAME \(PREDICTED\) \| matmul_sm90 " --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
+# --- round 4: regress between predictions says so, and is no verdict: exit 3, as nightly.sh
+# reports predictions (P03: "SAME", exit 0 -- a pass) ---
+bad regress_predictions_labelled 3 "^\| SAME \(PREDICTED\) \| matmul_sm90 " --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
+bad regress_predictions_no_verdict 3 "no verdict: all [0-9]+ comparisons are of cost-model predictions \(both runs predicted\): nothing was measured, and predictions are never a pass" \
+  --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
+bad regress_predictions_not_counted 3 "^\*\*0 slower, 0 faster, 0 same, 0 unstable\*\* \(measured comparisons\)" --fixture good -- regress --db '$DB' --baseline 1 --candidate 1
+bad regress_predictions_json 3 '"both_predicted": [1-9]' --fixture good -- regress --db '$DB' --baseline 1 --candidate 1 --json
 # --- round 4: a merge into a new output that fails (file-size limit, full disk) leaves no
 # schema-less database behind (E11, E14) ---
 bad merge_new_output_efbig_leaves_nothing 1 "error: (I/O error on|the disk holding) m\.db" --fixture good -- \

@@ -116,7 +116,8 @@ CUresult CUDAAPI cuInit(unsigned int) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
   if (const char* a = forced_arch(); a && !is_sm100_target(a) && std::strcmp(a, "sm_90a") != 0 && std::strcmp(a, "sm_90") != 0)
-    return S.fail(CUDA_ERROR_INVALID_VALUE, std::string("MGPU_EMU_ARCH=") + a + ": the virtual device presents sm_90a or sm_100a");
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "MGPU_EMU_ARCH='" + std::string(a).substr(0, 40) + (std::strlen(a) > 40 ? "...'" : "'") +
+                                                ": must be sm_90a, sm_90, sm_100a or sm_100 (the arch the virtual device presents)");
   S.initialized = true;
   return CUDA_SUCCESS;
 }

@@ -64,6 +64,8 @@ struct Variable {
   std::uint32_t align = 1;
   bool is_extern = false;
   std::vector<std::uint8_t> init;  // initializer bytes (global/const), may be empty
+  std::int32_t line = 0;    // where it is declared, for reports
+  std::int32_t kernel = -1; // the kernel whose body declares it (its .local memory), -1 at module scope
 };
 
 struct Kernel {

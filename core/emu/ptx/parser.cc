@@ -1,8 +1,11 @@
 #include "core/emu/ptx/parser.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <unordered_map>
 
 namespace mgpu::emu::ptx {
@@ -11,6 +14,17 @@ ParseError::ParseError(int line, const std::string& what)
     : std::runtime_error("PTX line " + std::to_string(line) + ": " + what), line(line) {}
 
 namespace {
+
+// How deep `{ }` blocks, and operands (vectors, addresses, negations), may nest: as deep as the
+// MLIR path allows (core/mlir_to_ptx.cc), far beyond what compilers write, and shallow enough
+// that no text can exhaust the stack or make name lookups walk long scope chains.
+constexpr int kMaxNesting = 256;
+// The distinct registers one kernel may use. Each gets a slot in every thread of the virtual
+// device (8 bytes a lane, with its checkers' state), so a declaration costs nothing until its
+// registers are used; LLVM and MLIR kernels use hundreds to a few thousand.
+constexpr std::size_t kMaxRegisters = 65536;
+// A kernel's parameters (CUDA 12.1 and later, compute capability 7.0 and up).
+constexpr std::uint64_t kMaxParamBytes = 32764;
 
 struct Token {
   enum Kind { Ident, Number, Punct, String, End } kind = End;
@@ -99,13 +113,17 @@ bool parse_number(const std::string& t, Operand& op) {
     op.imm = static_cast<std::int64_t>(std::strtoull(p + 2, &end, 16));
     op.imm_is_f64 = true;
   } else if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+    errno = 0;
     op.imm = static_cast<std::int64_t>(std::strtoull(p + 2, &end, 16));
+    if (errno == ERANGE) return false;  // beyond 64 bits: strtoull saturates, nothing may wrap
   } else if (t.find('.') != std::string::npos || t.find('e') != std::string::npos) {
     double d = std::strtod(p, &end);
     std::memcpy(&op.imm, &d, 8);
     op.imm_is_f64 = true;
   } else {
+    errno = 0;
     op.imm = static_cast<std::int64_t>(std::strtoull(p, &end, 10));
+    if (errno == ERANGE) return false;
   }
   if (end && (*end == 'U' || *end == 'u')) ++end;
   return end && *end == '\0';
@@ -182,8 +200,17 @@ class Parser {
   // Per-kernel state.
   Kernel* k_ = nullptr;
   std::vector<int> scope_parent_;
+  // Registers: those used so far have a slot (scope_regs_); a declaration only records the
+  // names it declares, one by one or as a `%r<N>` range (prefix -> N), until a use.
+  struct RegRange {
+    RegType type;
+    std::uint64_t count;
+  };
   std::vector<std::unordered_map<std::string, int>> scope_regs_, scope_labels_;
+  std::vector<std::unordered_map<std::string, RegType>> scope_declared_;
+  std::vector<std::unordered_map<std::string, RegRange>> scope_ranges_;
   std::vector<std::unordered_map<std::string, int>> scope_vars_;  // body-local variables
+  int operand_depth_ = 0;
   std::vector<NameRef> refs_;
   std::vector<Variable> local_vars_;  // .local / call .param variables of this kernel
 
@@ -210,6 +237,17 @@ class Parser {
   }
   void skip_statement() {
     while (peek().kind != Token::End && !accept(";")) next();
+  }
+  // An array's element count (or a register range's): a whole number that fits 64 bits, never
+  // saturated or negated into one.
+  std::uint64_t size_count(int line, const std::string& what) {
+    Operand op;
+    const Token& t = peek();
+    if (t.kind != Token::Number || !parse_number(t.text, op) || op.imm_is_f32 || op.imm_is_f64)
+      throw ParseError(line, "the size of " + what + " must be a whole number from 0 to 18446744073709551615, not '" +
+                                 t.text.substr(0, 40) + "'");
+    next();
+    return static_cast<std::uint64_t>(op.imm);
   }
 
   void top_level() {
@@ -244,6 +282,7 @@ class Parser {
     Variable v;
     v.is_extern = is_extern;
     int line = peek().line;
+    v.line = line;
     std::string space = next().text;
     v.space = space == ".shared" ? VarSpace::Shared : space == ".global" ? VarSpace::Global
             : space == ".const" ? VarSpace::Const : space == ".param" ? VarSpace::Param : VarSpace::Local;
@@ -261,8 +300,11 @@ class Parser {
     bool unsized = false;
     if (accept("[")) {
       if (accept("]")) unsized = true;
-      else { count = number(); expect("]"); }
+      else { count = size_count(line, "'" + v.name + "'"); expect("]"); }
     }
+    if (count > std::numeric_limits<std::uint64_t>::max() / elem)
+      throw ParseError(line, "'" + v.name + "' is " + std::to_string(count) + " elements of " + std::to_string(elem) +
+                                 " bytes: more than 2^64 bytes");
     v.size = unsized ? 0 : count * elem;
     if (v.align < elem) v.align = elem;
     if (accept("=")) {
@@ -308,6 +350,8 @@ class Parser {
     k_->name = ident();
     scope_parent_.assign(1, -1);
     scope_regs_.assign(1, {});
+    scope_declared_.assign(1, {});
+    scope_ranges_.assign(1, {});
     scope_labels_.assign(1, {});
     scope_vars_.assign(1, {});
     refs_.clear();
@@ -358,10 +402,14 @@ class Parser {
     if (!elem) throw ParseError(line, "parameter without a type");
     p.name = ident();
     std::uint64_t count = 1;
-    if (accept("[")) { count = number(); expect("]"); }
-    p.size = static_cast<std::uint32_t>(count * elem);
+    if (accept("[")) { count = size_count(line, "parameter '" + p.name + "'"); expect("]"); }
     if (p.align < elem) p.align = elem;
-    p.offset = (k_->param_bytes + p.align - 1) / p.align * p.align;
+    const std::uint64_t offset = (std::uint64_t{k_->param_bytes} + p.align - 1) / p.align * p.align;
+    if (count > kMaxParamBytes / elem || offset + count * elem > kMaxParamBytes)
+      throw ParseError(line, "the parameters of kernel " + k_->name + " take more than " + std::to_string(kMaxParamBytes) +
+                                 " bytes with '" + p.name + "' (CUDA's limit for a kernel's parameters)");
+    p.size = static_cast<std::uint32_t>(count * elem);
+    p.offset = static_cast<std::uint32_t>(offset);
     k_->param_bytes = p.offset + p.size;
     k_->params.push_back(p);
   }
@@ -369,31 +417,73 @@ class Parser {
   int new_scope(int parent) {
     scope_parent_.push_back(parent);
     scope_regs_.emplace_back();
+    scope_declared_.emplace_back();
+    scope_ranges_.emplace_back();
     scope_labels_.emplace_back();
     scope_vars_.emplace_back();
     return static_cast<int>(scope_parent_.size()) - 1;
   }
 
-  void declare_reg(int scope, const std::string& name, RegType type) {
-    scope_regs_[scope][name] = static_cast<int>(k_->reg_types.size());
-    k_->reg_types.push_back(type);
-    k_->reg_names.push_back(name);
-  }
-
-  int find_reg(int scope, const std::string& name) const {
+  // The slot of register `name` as seen from `scope` (innermost declaration first), given at
+  // its first use; -1 when no enclosing scope declares it.
+  int find_reg(int scope, const std::string& name, int line) {
     for (int s = scope; s >= 0; s = scope_parent_[s]) {
-      auto it = scope_regs_[s].find(name);
-      if (it != scope_regs_[s].end()) return it->second;
+      if (auto it = scope_regs_[s].find(name); it != scope_regs_[s].end()) return it->second;
+      if (auto d = scope_declared_[s].find(name); d != scope_declared_[s].end()) return use_reg(s, name, d->second, line);
+      if (std::optional<RegType> r = in_range(s, name)) return use_reg(s, name, *r, line);
     }
     return -1;
   }
 
+  // The type of `name` when a `%r<N>` declaration of scope s declares it: the prefix, then an
+  // index below N written as the range names it (decimal, no leading zero).
+  std::optional<RegType> in_range(int s, const std::string& name) const {
+    const auto& ranges = scope_ranges_[s];
+    if (ranges.empty()) return std::nullopt;
+    std::size_t digits = name.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+    for (std::size_t p = digits; p < name.size(); ++p) {
+      const std::size_t len = name.size() - p;
+      if ((len > 1 && name[p] == '0') || len > 19) continue;
+      auto it = ranges.find(name.substr(0, p));
+      if (it != ranges.end() && std::stoull(name.substr(p)) < it->second.count) return it->second.type;
+    }
+    return std::nullopt;
+  }
+
+  int use_reg(int s, const std::string& name, RegType type, int line) {
+    if (k_->reg_types.size() >= kMaxRegisters)
+      throw ParseError(line, "kernel " + k_->name + " uses more than " + std::to_string(kMaxRegisters) +
+                                 " registers: the virtual device keeps every register a kernel uses in each of its "
+                                 "threads, and takes at most " + std::to_string(kMaxRegisters) + " per kernel");
+    const int slot = static_cast<int>(k_->reg_types.size());
+    scope_regs_[s][name] = slot;
+    k_->reg_types.push_back(type);
+    k_->reg_names.push_back(name);
+    return slot;
+  }
+
+  // The kernel's body; a `{ }` block opens a scope of its own. Iterative, and blocks nest at
+  // most kMaxNesting deep, so no text can exhaust the stack.
   void body(int scope) {
+    int depth = 0;
     for (;;) {
       const Token& t = peek();
       if (t.kind == Token::End) throw ParseError(t.line, "unexpected end of text inside a kernel body");
-      if (accept("}")) return;
-      if (accept("{")) { body(new_scope(scope)); continue; }
+      if (accept("}")) {
+        if (depth == 0) return;
+        --depth;
+        scope = scope_parent_[scope];
+        continue;
+      }
+      if (accept("{")) {
+        if (depth == kMaxNesting)
+          throw ParseError(t.line, "{ } blocks nested deeper than " + std::to_string(kMaxNesting) + " levels in kernel " +
+                                       k_->name + ": the virtual device reads at most " + std::to_string(kMaxNesting));
+        ++depth;
+        scope = new_scope(scope);
+        continue;
+      }
       if (t.kind == Token::Ident && peek(1).text == ":" && peek(1).kind == Token::Punct) {
         std::string name = next().text;
         next();
@@ -404,6 +494,7 @@ class Parser {
       if (t.text == ".pragma") { skip_statement(); continue; }
       if (t.text == ".shared" || t.text == ".local" || t.text == ".param" || t.text == ".global") {
         Variable v = variable(false);
+        v.kernel = static_cast<std::int32_t>(mod_.kernels.size()) - 1;
         if (v.space == VarSpace::Shared || v.space == VarSpace::Global) {
           scope_vars_[scope][v.name] = static_cast<int>(mod_.variables.size());
           mod_.variables.push_back(v);
@@ -426,11 +517,11 @@ class Parser {
     do {
       std::string name = ident();
       if (accept("<")) {
-        std::uint64_t count = number();
+        const std::uint64_t count = size_count(line, "'" + name + "<...>'");
         expect(">");
-        for (std::uint64_t i = 0; i < count; ++i) declare_reg(scope, name + std::to_string(i), type);
+        scope_ranges_[scope][name] = {type, count};
       } else {
-        declare_reg(scope, name, type);
+        scope_declared_[scope][name] = type;
       }
     } while (accept(","));
     expect(";");
@@ -442,7 +533,7 @@ class Parser {
     if (accept("@")) {
       insn.guard_negated = accept("!");
       std::string p = ident();
-      insn.guard = find_reg(scope, p);
+      insn.guard = find_reg(scope, p, insn.line);
       if (insn.guard < 0) throw ParseError(insn.line, "unknown predicate '" + p + "'");
     }
     if (peek().kind != Token::Ident) throw ParseError(insn.line, "expected an instruction, found '" + peek().text + "'");
@@ -471,6 +562,12 @@ class Parser {
   Operand operand(int scope, std::size_t insn, std::vector<std::size_t> path) {
     Operand op;
     int line = peek().line;
+    struct Depth {
+      int& d;
+      ~Depth() { --d; }
+    } depth{++operand_depth_};
+    if (operand_depth_ > kMaxNesting)
+      throw ParseError(line, "an operand nested deeper than " + std::to_string(kMaxNesting) + " levels");
     if (accept("!")) { op = operand(scope, insn, path); op.negate = true; return op; }
     if (accept("-")) {
       if (peek().kind != Token::Number) throw ParseError(line, "expected a number after '-'");
@@ -513,7 +610,7 @@ class Parser {
         op.imm = static_cast<std::int64_t>(number());
       } else {
         std::string base = ident();
-        int r = find_reg(scope, base);
+        int r = find_reg(scope, base, line);
         if (r >= 0) op.reg = r;
         else refs_.push_back({insn, path, base, scope, line});
         if (accept("+")) op.imm = static_cast<std::int64_t>(number());
@@ -530,7 +627,7 @@ class Parser {
     if (peek().kind != Token::Ident) throw ParseError(line, "unexpected '" + peek().text + "' in an operand");
     std::string name = next().text;
     if (name == "_") { op.kind = Operand::Kind::Sink; return op; }
-    int r = find_reg(scope, name);
+    int r = find_reg(scope, name, line);
     if (r >= 0) { op.kind = Operand::Kind::Reg; op.reg = r; return op; }
     auto sp = specials().find(name);
     if (sp != specials().end()) { op.kind = Operand::Kind::Special; op.special = sp->second; return op; }

@@ -4,7 +4,11 @@
 // ranges, `{ }` scopes with their own registers and labels, predicated instructions, vector
 // and address operands, `.shared`/`.global` variables incl. `.extern .shared` arrays) and
 // throws ParseError naming the line for anything else. It resolves names only: it does not
-// check that an opcode exists (exec/decode.h does, with the same line numbers).
+// check that an opcode exists (exec/decode.h does, with the same line numbers). Limits, each a
+// ParseError: blocks and operands nested deeper than 256 levels (it never recurses deeper), a
+// size that does not fit 64 bits (never saturated or wrapped), parameters beyond CUDA's 32764
+// bytes, and more than 65536 registers used by one kernel -- a register gets its slot at its
+// first use, so `.reg .b32 %r<100000000>` costs nothing until its registers are named.
 #pragma once
 
 #include <stdexcept>
