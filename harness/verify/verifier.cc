@@ -56,7 +56,13 @@ std::vector<Verifier::Compiled> Verifier::compile(const std::vector<core::Tuning
     auto it = job_of_kernel.find(key.to_json());
     if (it == job_of_kernel.end()) {
       try {
-        jobs.push_back({t_.build(like, configs[i]).mlir, &t_.arch()});
+        // The module depends on the config, dtypes and layout only (MatmulTemplate::build), but
+        // the validity rules on the shape too: a split config rejected at a prefill-sized
+        // `like` (its workspace) is built at the decode twin, as verify --all chose it.
+        kernels::MatmulProblem at = like;
+        if (t_.why_invalid(at, configs[i])) at.m = 16;
+        if (t_.why_invalid(at, configs[i])) at = like;  // the rule's message says why
+        jobs.push_back({t_.build(at, configs[i]).mlir, &t_.arch()});
         it = job_of_kernel.emplace(key.to_json(), jobs.size() - 1).first;
       } catch (const core::Error& e) {
         build_errors[i] = e.what();
