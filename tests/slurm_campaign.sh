@@ -83,10 +83,11 @@ wait_idle
 # 3. A task killed at its time limit, in a folder whose path has a space, quotes and a %: status
 #    says it timed out, resume continues its shard without repeating a committed trial, and it
 #    completes. Each trial compiles its kernel (the cache is fresh) and runs and verifies it on
-#    the virtual device -- about 0.5 s of CPU work per trial at 512^3 (2026-11-23; it was 0.8 s
-#    before the kernels' first k-step lost its zeroing, and 150 trials then finished inside
-#    the limit) -- so 400 trials (~200 s) outlast Slurm's shortest limit, 1 minute, plus its
-#    grace, with room for a faster machine or emulator, on any machine like CI's.
+#    the virtual device -- about 0.5 s of CPU work per trial at 512^3 on 2026-11-23, about 2 s
+#    since swap_ab and split_k (2026-11-26: the random configs are often small swapped tiles,
+#    many CTAs to emulate; 32 trials in the first minute on CI's 2 cores, and 400 no longer
+#    finished within wait_idle's 10 minutes) -- so 200 trials (~400 s) outlast Slurm's shortest
+#    limit, 1 minute, plus its grace, with room for a machine a few times faster.
 export MGPU_CACHE_DIR="$work/cache"
 c="$work/c/night shift 'q\" 100%"
 mkdir -p "$c"
@@ -97,7 +98,7 @@ db = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri
 print(*db.execute("SELECT COUNT(*), COUNT(DISTINCT config_id) FROM trials").fetchone())' "$1"
 }
 started=$SECONDS
-N=400
+N=200
 "$TUNE" campaign plan --arch sm_90a --m 512 --n 512 --k 512 --trials $N --strategy random --device emulate \
   -o "$c/long.json" || fail "plan in a folder with a space and quotes"
 "$TUNE" campaign submit "$c/long.json" --partition debug --gpus-per-task 0 --time 1 || fail "submit with --time 1"
