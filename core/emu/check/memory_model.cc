@@ -14,6 +14,19 @@ bool at_least(Scope s, Scope level) { return static_cast<int>(s) >= static_cast<
 
 }  // namespace
 
+MemoryModel::Conflict MemoryModel::conflict_with(Conflict::Kind kind, bool earlier_was_write, const Epoch& e,
+                                                 std::uint64_t addr) {
+  Conflict c;
+  c.kind = kind;
+  c.earlier_was_write = earlier_was_write;
+  c.serial = e.serial_plus1 - 1;
+  c.slot = e.slot;
+  c.pc = e.pc;
+  c.order = e.order & static_cast<std::uint16_t>(~kSide);
+  c.addr = addr;
+  return c;
+}
+
 MemoryModel::Page* MemoryModel::page(std::uint64_t number, bool create) {
   if (number == last_number_) return last_page_;
   auto it = pages_.find(number);
@@ -100,13 +113,7 @@ MemoryModel::Conflict MemoryModel::access(const Thread& t, const Access& a) {
     else if (earlier_write && async && !(e.order & order_bits::kAsync) && !rd.fenced_knows(t.slot, e.serial_plus1 - 1, e.slot, e.clock))
       kind = Conflict::ProxyFence;
     if (kind == Conflict::None) return;
-    c.kind = kind;
-    c.earlier_was_write = earlier_write;
-    c.serial = e.serial_plus1 - 1;
-    c.slot = e.slot;
-    c.pc = e.pc;
-    c.order = e.order & static_cast<std::uint16_t>(~kSide);
-    c.addr = b;
+    c = conflict_with(kind, earlier_write, e, b);
   };
   // Whole 16-byte granules of the async proxy (TMA rows are 16-byte aligned multiples of 16
   // bytes) keep one shadow entry per granule while their page sees nothing else; any other
@@ -239,14 +246,7 @@ MemoryModel::Conflict MemoryModel::written(std::uint64_t addr, std::uint32_t byt
     const Page& p = it->second;
     const Epoch& e = p.write[p.fine ? (b & kPageMask) : (b & kPageMask) / kGranule];
     if (!e.serial_plus1) continue;
-    c.kind = Conflict::NonCoherent;
-    c.earlier_was_write = true;
-    c.serial = e.serial_plus1 - 1;
-    c.slot = e.slot;
-    c.pc = e.pc;
-    c.order = e.order & static_cast<std::uint16_t>(~kSide);
-    c.addr = b;
-    return c;
+    return conflict_with(Conflict::NonCoherent, true, e, b);
   }
   return c;
 }

@@ -233,6 +233,8 @@ class MemoryModel {
   Page* page(std::uint64_t number, bool create);
   static void make_fine(Page& p);
   bool morally_strong(const Thread& t, std::uint16_t order, const Epoch& e) const;
+  // A conflict of `kind` with the access `e` remembers, at byte `addr`.
+  static Conflict conflict_with(Conflict::Kind kind, bool earlier_was_write, const Epoch& e, std::uint64_t addr);
 
   // More than the last write of a byte, where it matters (bytes written strongly): its earlier
   // writes that a later access must still be checked against, and the strong reads that observed
