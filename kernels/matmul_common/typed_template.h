@@ -42,9 +42,13 @@ class TypedMatmulTemplate final : public MatmulTemplate {
   core::ParamSpace space() const override { return Ops::space(); }
   core::TuningConfig default_config() const override { return Config{}.to_tuning_config(); }
   std::vector<std::string> run_time_params() const override {
-    std::vector<std::string> names = {"grid_minor_dim", "grid_tile_width"};
-    for (const core::Param& d : Ops::space().params())
-      if (d.name == "split_k") names.push_back("split_k");  // a kernel argument (the split count)
+    // Asked once per config when configs are grouped by binary: the space is read once.
+    static const std::vector<std::string> names = [] {
+      std::vector<std::string> n = {"grid_minor_dim", "grid_tile_width"};
+      for (const core::Param& d : Ops::space().params())
+        if (d.name == "split_k") n.push_back("split_k");  // a kernel argument (the split count)
+      return n;
+    }();
     return names;
   }
   void check_problem(const MatmulProblem& p) const override { Ops::check_problem(p); }
