@@ -17,6 +17,7 @@
 #include <llvm/ADT/StringExtras.h>
 
 #include "core/error.h"
+#include "core/external_tool.h"
 #include "core/mlir_to_ptx.h"
 #include "core/nvjitlink.h"
 #include "core/toolkit.h"
@@ -75,7 +76,20 @@ std::string_view to_string(Assembler a) {
 
 CompileOptions CompileOptions::from_environment() {
   CompileOptions o;
-  if (const char* d = std::getenv("MGPU_DUMP_TO"); d && *d) o.dump_dir = d;
+  if (const char* d = std::getenv("MGPU_DUMP_TO"); d && *d) {
+    // A folder, made now if need be: one that cannot be is the user's to fix (exit 2), not a
+    // compile error of each kernel.
+    std::error_code ec;
+    if (!std::filesystem::is_directory(d, ec)) {
+      std::filesystem::create_directories(d, ec);
+      if (!std::filesystem::is_directory(d))
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("MGPU_DUMP_TO='{}' cannot be the folder for compile dumps: {}", d,
+                                ec ? ec.message() : std::string("it is not a folder")));
+    }
+    o.dump_dir = d;
+  }
+  tool_time_limit_s();  // a bad MGPU_TOOL_TIMEOUT likewise: before any compile, not as each kernel's failure
   return o;
 }
 

@@ -1,10 +1,21 @@
 #include "harness/cli.h"
 
+#include <csignal>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <system_error>
+
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <llvm/Support/ErrorHandling.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -31,6 +42,61 @@ namespace mgpu::harness {
 
 namespace {
 
+// The process's memory limit in bytes (RLIMIT_AS, else RLIMIT_DATA), 0 when none is set.
+std::uint64_t memory_limit() {
+  for (int r : {RLIMIT_AS, RLIMIT_DATA}) {
+    struct rlimit l{};
+    if (getrlimit(r, &l) == 0 && l.rlim_cur != RLIM_INFINITY) return static_cast<std::uint64_t>(l.rlim_cur);
+  }
+  return 0;
+}
+
+// The whole line, made before it is needed: a signal handler and a process without memory
+// cannot build one.
+char g_oom_line[512];
+std::size_t g_oom_len = 0;
+
+[[noreturn]] void die_out_of_memory() {
+  std::fflush(stdout);  // what was printed before stays (stdio's buffers are already allocated)
+  if (write(STDERR_FILENO, g_oom_line, g_oom_len) < 0) {}
+  _exit(core::kExitFailure);
+}
+
+// Whether this process is at its memory limit: not even 16 MiB more can be mapped. Only system
+// calls: safe in a signal handler.
+bool at_memory_limit() {
+  void* p = mmap(nullptr, std::size_t{16} << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return errno == ENOMEM;
+  munmap(p, std::size_t{16} << 20);
+  return false;
+}
+
+// A fault at (or just past) address 0 while the process is at its limit is an allocation that
+// failed and was used unchecked (MLIR's dialect interfaces, `malloc` then a store). Anything else
+// is left to crash as before: the default action, re-raised.
+void on_fault(int sig, siginfo_t* info, void*) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  if (info->si_code > 0 && addr < (std::uintptr_t{1} << 16) && at_memory_limit()) die_out_of_memory();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// std::terminate for an exception nothing caught: out of memory (a bad_alloc, or a thread that
+// could not start, on any thread) is said in one line; anything else as the runtime says it.
+void on_terminate() {
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      die_out_of_memory();
+    } catch (const std::system_error& s) {
+      if (s.code() == std::errc::resource_unavailable_try_again || s.code() == std::errc::not_enough_memory) die_out_of_memory();
+    } catch (...) {
+    }
+  }
+  __gnu_cxx::__verbose_terminate_handler();
+}
+
 // Output that could not be written (a full disk behind '>', a closed stdout) is a failure of
 // the work, not a success that printed nothing.
 int with_output_written(int code) {
@@ -42,6 +108,28 @@ int with_output_written(int code) {
 }
 
 }  // namespace
+
+std::string out_of_memory_message() {
+  const std::uint64_t limit = memory_limit();
+  if (!limit) return "out of memory";
+  return "out of memory: this process may use at most " + std::to_string(limit >> 20) +
+         " MiB (ulimit -v); raise the limit or give it less work";
+}
+
+void install_out_of_memory_handlers(const char* prog) {
+  const std::string line = std::string(prog) + ": error: " + out_of_memory_message() + "\n";
+  g_oom_len = std::min(line.size(), sizeof g_oom_line);
+  std::memcpy(g_oom_line, line.data(), g_oom_len);
+  std::set_terminate(on_terminate);
+  llvm::install_bad_alloc_error_handler([](void*, const char*, bool) { die_out_of_memory(); });
+  if (!memory_limit()) return;  // the fault handler only where a limit makes a failed malloc likely
+  struct sigaction sa{};
+  sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, nullptr);
+  sigaction(SIGBUS, &sa, nullptr);
+}
 
 int run_cli(int argc, char** argv) {
   CLI::App app{
@@ -107,7 +195,16 @@ int run_cli(int argc, char** argv) {
     return err == ENOSPC || err == EIO || err == EDQUOT ? core::kExitFailure : core::kExitBadInput;
   } catch (const std::bad_alloc&) {
     // What a command commits, it commits as it goes: leaving here keeps those rows whole.
-    std::cerr << "mgpu-tune: error: out of memory\n";
+    std::cerr << "mgpu-tune: error: " << out_of_memory_message() << "\n";
+    return core::kExitFailure;
+  } catch (const std::system_error& e) {
+    // A thread that could not start (std::thread, std::async): the process's limits, not input.
+    if (e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory) {
+      std::cerr << "mgpu-tune: error: cannot start a thread (" << e.code().message() << "): " << out_of_memory_message()
+                << ", or ulimit -u\n";
+      return core::kExitFailure;
+    }
+    std::cerr << "mgpu-tune: internal error (please report it): " << e.what() << "\n";
     return core::kExitFailure;
   } catch (const std::exception& e) {
     // Every failure a user can meet should be a core::Error naming it; one that is not is our

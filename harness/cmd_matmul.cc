@@ -99,6 +99,8 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   if (r.top.empty()) {
     if (r.trials_this_run == 0 && r.trials_resumed == 0 && o.time_budget_s > 0 && !r.interrupted)
       fmt::print("the time budget ({:g} s) ended before any trial ran: no config produced a result\n", o.time_budget_s);
+    else if (r.trials_this_run == 0 && r.trials_resumed == 0 && r.interrupted)
+      fmt::print("stopped before any trial ran: no config produced a result\n");  // none failed: none ran
     else
       fmt::print("none of the trials succeeded: no config produced a result\n");
     if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");

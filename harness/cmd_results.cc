@@ -116,8 +116,16 @@ void add_best(CLI::App& app) {
       return;
     }
     if (best.rows.empty()) {
-      fmt::print("no {}results in {}{}\n", o->include_model ? "" : "measured, verified ", o->db,
-                 o->include_model ? "" : " (--include-model shows predictions)");
+      // Results of earlier template versions only (the templates changed since they were
+      // measured) are there, not "no results": said so, with the flag that shows them.
+      const bool earlier =
+          !o->all_versions && !results::verified_best(s, o->include_model, std::vector<results::TemplateId>{}).rows.empty();
+      if (earlier)
+        fmt::print("no {}results of the current template versions in {}, only of earlier ones (--all-versions shows them)\n",
+                   o->include_model ? "" : "measured, verified ", o->db);
+      else
+        fmt::print("no {}results in {}{}\n", o->include_model ? "" : "measured, verified ", o->db,
+                   o->include_model ? "" : " (--include-model shows predictions)");
     } else {
       fmt::print("| template | problem | device | source | verification | median ms | TFLOP/s | noise | lints | config |\n"
                  "|---|---|---|---|---|---:|---:|---:|---|---|\n");

@@ -5,9 +5,11 @@
 #include "harness/nightly/mgpu_bench.h"
 
 int main(int argc, char** argv) {
-  mgpu::harness::install_stored_config_check();  // stored configs are judged by their templates' rules
   // Called as mgpu-bench (a link to this binary): the nightly suite.
   const char* slash = std::strrchr(argv[0], '/');
-  if (std::strcmp(slash ? slash + 1 : argv[0], "mgpu-bench") == 0) return mgpu::harness::mgpu_bench_main(argc, argv);
+  const bool bench = std::strcmp(slash ? slash + 1 : argv[0], "mgpu-bench") == 0;
+  mgpu::harness::install_out_of_memory_handlers(bench ? "mgpu-bench" : "mgpu-tune");
+  mgpu::harness::install_stored_config_check();  // stored configs are judged by their templates' rules
+  if (bench) return mgpu::harness::mgpu_bench_main(argc, argv);
   return mgpu::harness::run_cli(argc, argv);
 }

@@ -17,6 +17,18 @@ int merge_databases(const std::vector<std::string>& inputs, const std::string& o
   // Open every input first: a bad one stops the merge before the output is touched.
   check_database_path(output);
   refuse_database_path(output, inputs, "the input database");
+  // One file given twice (by name, symlink or hard link) would be read by two connections at
+  // once, and neither could remove the -wal/-shm they made: refused, as nothing it adds.
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (std::size_t j = i + 1; j < inputs.size(); ++j) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(inputs[i], inputs[j], ec) && !ec)
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          inputs[i] == inputs[j]
+                              ? "the input database " + inputs[i] + " is given twice: give each input once"
+                              : "the input databases " + inputs[i] + " and " + inputs[j] +
+                                    " are the same file: give each input once");
+    }
   std::vector<Store> sources;
   for (const std::string& in : inputs) {
     // A missing input is refused by open(); a blank one holds nothing to merge.

@@ -410,7 +410,9 @@ TEST_F(Results, MergeCombinesDatabasesWithoutDuplicates) {
   }
   std::string a_before = slurp(path("a.db"));
   EXPECT_EQ(merge_databases({path("a.db"), path("b.db")}, path("out.db")), 3);
-  EXPECT_EQ(merge_databases({path("a.db"), path("b.db"), path("a.db")}, path("out.db")), 0);  // idempotent
+  EXPECT_EQ(merge_databases({path("b.db"), path("a.db")}, path("out.db")), 0);  // idempotent
+  // One input given twice is bad input (two connections to one file left its -wal/-shm).
+  EXPECT_THROW(merge_databases({path("a.db"), path("b.db"), path("a.db")}, path("out.db")), core::Error);
   Store out = Store::open(path("out.db"), OpenMode::ReadOnly);
   EXPECT_EQ(out.trials().size(), 3u);
   EXPECT_EQ(out.runs().size(), 2u);

@@ -31,12 +31,24 @@ std::string declaration_error(const ptx::Variable& v) {
 LoadedModule& Device::load(const std::string& text) {
   auto m = std::make_unique<LoadedModule>();
   m->ptx = ptx::parse(text);
-  for (const auto& v : m->ptx.variables)
-    if (std::string why = declaration_error(v); !why.empty()) {
-      Report r{ReportKind::Unsupported, {}, why};
-      r.where.line = v.line;
-      throw Fault(r);
-    }
+  auto refuse = [](const ptx::Variable& v, std::string why) {
+    Report r{ReportKind::Unsupported, {}, std::move(why)};
+    r.where.line = v.line;
+    throw Fault(r);
+  };
+  // .global and .const variables take device memory at load: all of a module's together, each
+  // size below 2^64 (ptx/parser.h) and summed with a cap, so nothing wraps.
+  std::uint64_t global = 0, constant = 0;
+  for (const auto& v : m->ptx.variables) {
+    if (std::string why = declaration_error(v); !why.empty()) refuse(v, why);
+    const std::uint64_t size = std::min<std::uint64_t>(v.size, std::uint64_t{1} << 62);
+    if (v.space == ptx::VarSpace::Global && (global += round_up(size, 256)) > kDeviceMemory)
+      refuse(v, "the module's .global variables take " + (global == round_up(size, 256) ? std::to_string(v.size) : "more than " + std::to_string(kDeviceMemory)) +
+                    " bytes with '" + v.name.substr(0, 40) + "': more than the virtual device's memory (" + std::to_string(kDeviceMemory) + " bytes)");
+    if (v.space == ptx::VarSpace::Const && (constant += size) > kMaxConstBytes)
+      refuse(v, "the module's .const variables take " + (constant == size ? std::to_string(v.size) : "more than " + std::to_string(kMaxConstBytes)) +
+                    " bytes with '" + v.name.substr(0, 40) + "': CUDA's constant memory holds " + std::to_string(kMaxConstBytes) + " bytes (64 KiB)");
+  }
   for (const auto& k : m->ptx.kernels) m->code.push_back(decode(k));
   m->global_vars.assign(m->ptx.variables.size(), 0);
   for (std::size_t i = 0; i < m->ptx.variables.size(); ++i) {

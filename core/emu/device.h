@@ -2,7 +2,8 @@
 // kernels. This is the C++ face the driver library (driver/) and tests use. Contract:
 // load() throws ptx::ParseError or Fault{Unsupported} naming the line (also for a .shared or
 // .local declaration larger than any GPU holds: a block's shared memory, 512 KiB of local memory
-// per thread); unload() frees a module
+// per thread; and for .global variables beyond the device's 16 GiB or .const ones beyond CUDA's
+// 64 KiB, all of a module's together); unload() frees a module
 // and its global variables (false for one this device does not hold); launch() never throws
 // for what the kernel does -- a fault, deadlock or hang ends the launch and comes back as the
 // result's fatal report, and hazards come back as reports while the results are kept.
@@ -23,6 +24,11 @@ namespace mgpu::emu {
 // CUDA's local memory per thread (CUDA C++ Programming Guide, "Features and Technical
 // Specifications"): a larger .local declaration, or a kernel's together, is refused.
 inline constexpr std::uint64_t kMaxLocalPerThread = 512 * 1024;
+// The virtual device's memory (what cuDeviceTotalMem reports and cuMemAlloc holds to): it is this
+// process's, so a module's .global variables beyond it are refused at load, not allocated.
+inline constexpr std::uint64_t kDeviceMemory = std::uint64_t{16} << 30;
+// CUDA's constant memory: 64 KiB for a module's .const variables together (ptxas refuses more).
+inline constexpr std::uint64_t kMaxConstBytes = 64 * 1024;
 
 struct LoadedModule {
   ptx::Module ptx;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <future>
+#include <system_error>
 #include <map>
 #include <set>
 
@@ -14,6 +15,7 @@
 
 #include "core/cache_usability.h"
 #include "core/compile_pool.h"
+#include "core/compiler.h"
 #include "core/cuda_driver.h"
 #include "core/device_query.h"
 #include "core/error.h"
@@ -290,6 +292,9 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   // refused now, before the database is written (--device emulate was checked by pick_device).
   if ((device.source == "model" && o.verify && o.compile_predicted) || !o.preflight.empty())
     check_virtual_device_knobs("the virtual device");
+  // The compile environment likewise (MGPU_TOOL_TIMEOUT, MGPU_DUMP_TO): a value that cannot work
+  // is the user's to fix, said once, not a compile_error stored for every config.
+  if (device.source != "replay" && (device.source != "model" || o.compile_predicted)) (void)core::CompileOptions::from_environment();
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
   rep.source = device.source;
@@ -378,7 +383,13 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   auto next_batch = [&](int already_asked) {
     int room = std::min(o.trials - done, o.trials - rep.trials_this_run) - already_asked;
     std::vector<core::TuningConfig> b = room > 0 ? strategy->ask(std::min(8, room)) : std::vector<core::TuningConfig>{};
-    if (ahead && !b.empty()) compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
+    if (ahead && !b.empty()) {
+      try {
+        compiling = std::async(std::launch::async, compile_ahead, std::cref(t), o.problem, std::cref(arch), b);
+      } catch (const std::system_error&) {
+        ahead = false;  // no thread to be had (a ulimit -v or -u): each trial compiles its kernel itself
+      }
+    }
     return b;
   };
   // The budget counts the search itself, not the setup before it (enumerating the space,

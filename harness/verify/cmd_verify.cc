@@ -16,6 +16,7 @@
 
 #include "core/cache_usability.h"
 #include "core/compile_cache.h"
+#include "core/compiler.h"
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/config_option.h"
@@ -167,6 +168,9 @@ void run(const Options& o) {
     targets = suite.shapes;
   }
   std::vector<std::string> worker_env = virtual_device_environment(arch, "verify");
+  // The compile environment (MGPU_TOOL_TIMEOUT, MGPU_DUMP_TO) is refused before the database is
+  // created or a run row written: a value that cannot work is the user's to fix, not a run.
+  (void)core::CompileOptions::from_environment();
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
   install_stop_handlers();

@@ -332,4 +332,44 @@ bad ptx_locals_together 2 "the virtual device refuses this launch: 600000 bytes 
 bad ptx_regs_declared_1e8 0 "1 of 1 schedules clean" --fixture decls -- sh: 'ulimit -v 2000000; timeout 20 "$MGPU" emulate --ptx regs.ptx'
 bad ptx_regs_used_65537 2 "the PTX does not parse: PTX line 65543: kernel f uses more than 65536 registers: the virtual device keeps every register a kernel uses in each of its threads" \
   --fixture deep -- emulate --ptx many_regs.ptx
+# --- round 5: module memory, initializers, directive numbers, and texts that made the parser big ---
+fixture_mem() {
+  { ptx_head; printf '.global .align 4 .b8 g[1099511627776];\n.visible .entry f()\n{\n  ret;\n}\n'; } > "$W/g1tib.ptx"
+  { ptx_head; printf '.global .b8 a[17179869184];\n.global .b8 b[1];\n.visible .entry f()\n{\n  ret;\n}\n'; } > "$W/g16g1.ptx"
+  { ptx_head; printf '.global .align 4 .b8 g[18446744073709551615];\n.visible .entry f()\n{\n  ret;\n}\n'; } > "$W/gmax.ptx"
+  { ptx_head; printf '.const .align 4 .b8 c[65536];\n.const .b8 d[1];\n.visible .entry f()\n{\n  ret;\n}\n'; } > "$W/c64k1.ptx"
+  { ptx_head; printf '.global .align 4 .b8 g[1] = {1, 2, 3, 4, 5};\n.visible .entry f()\n{\n  ret;\n}\n'; } > "$W/init5.ptx"
+  { ptx_head; printf '.global .align 4 .b8 g[] = {1, 2, 3};\n.visible .entry f()\n{\n  ret;\n}\n'; } > "$W/unsized.ptx"
+  { ptx_head; printf '.visible .entry f() .reqntid 4294967297\n{\n  ret;\n}\n'; } > "$W/reqntid.ptx"
+  { ptx_head; printf '.visible .entry f() .maxnreg 4294967295\n{\n  ret;\n}\n'; } > "$W/maxnreg.ptx"
+  { ptx_head; printf '.shared .align 3 .b8 s[16];\n.visible .entry f()\n{\n  ret;\n}\n'; } > "$W/align3.ptx"
+}
+# A 1 TiB .global was std::bad_alloc, exit 1 "out of memory"; 2^64-1 bytes likewise.
+bad ptx_global_1tib 2 "cannot run this PTX: unsupported: the module's .global variables take 1099511627776 bytes with 'g': more than the virtual device's memory \(17179869184 bytes\) PTX line 4" \
+  --fixture mem -- emulate --ptx g1tib.ptx
+bad ptx_globals_together 2 "the module's .global variables take more than 17179869184 bytes with 'b'" --fixture mem -- emulate --ptx g16g1.ptx
+bad ptx_global_2pow64 2 "take 18446744073709551615 bytes with 'g'" --fixture mem -- emulate --ptx gmax.ptx
+bad ptx_const_beyond_64kib 2 "the module's .const variables take more than 65536 bytes with 'd': CUDA's constant memory holds 65536 bytes" \
+  --fixture mem -- emulate --ptx c64k1.ptx
+# More initial values than elements were copied past the variable (SIGSEGV).
+bad ptx_initializer_too_long 2 "the PTX does not parse: PTX line 4: 'g' has 5 initial values for 1 elements" --fixture mem -- emulate --ptx init5.ptx
+bad ptx_unsized_takes_initializer 0 "1 of 1 schedules clean" --fixture mem -- emulate --ptx unsized.ptx
+# Directive numbers wrapped into 32 bits: .reqntid 4294967297 was "requires 1 threads".
+bad ptx_reqntid_wraps 2 "PTX line 4: .reqntid 4294967297 is out of range \(1..1024\)" --fixture mem -- emulate --ptx reqntid.ptx
+bad ptx_maxnreg_huge 2 "PTX line 4: .maxnreg 4294967295 is out of range \(1..255\)" --fixture mem -- emulate --ptx maxnreg.ptx
+bad ptx_align_not_power_of_two 2 "PTX line 4: .align 3 is not a power of two" --fixture mem -- emulate --ptx align3.ptx
+# The parser held every token of the file (55 bytes a character: 60 MB of ';' took 3.3 GB) and
+# a scope per `{ }` (20 MB of them took 11 GB); under 1 GB now, and said at once.
+bad ptx_punctuation_60mb 2 "PTX line 4: unexpected ';' at module scope" --writes -- sh: \
+  'ptx_head() { printf ".version 8.0\n.target sm_90a\n.address_size 64\n"; }; { ptx_head; head -c 60000000 /dev/zero | tr "\0" ";"; } > p.ptx; ulimit -v 1000000; timeout 60 "$MGPU" emulate --ptx p.ptx'
+bad ptx_empty_blocks_20mb 2 "PTX line 5: the module has more than 1048576 statements, operands and values" --writes -- sh: \
+  'printf ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry f()\n{" > p.ptx; head -c 20000000 /dev/zero | sed "s/\x0\x0/{}/g" >> p.ptx; ulimit -v 1000000; timeout 60 "$MGPU" emulate --ptx p.ptx'
+bad ptx_instructions_flood 2 "the module has more than 1048576 statements" --writes -- sh: \
+  'printf ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry f()\n{\n" > p.ptx; yes "ret;" | head -c 20000000 >> p.ptx; ulimit -v 1000000; timeout 60 "$MGPU" emulate --ptx p.ptx'
+# A 60 MB token was quoted whole: a 60 MB error message.
+bad ptx_long_token_short_message 2 "directive '\.{40}\.\.\.'  bytes [0-9]{2,3}$" --writes -- sh: \
+  'printf ".version 8.0\n.target sm_90a\n.address_size 64\n" > p.ptx; head -c 60000000 /dev/zero | tr "\0" "." >> p.ptx; timeout 60 "$MGPU" emulate --ptx p.ptx > o 2>&1; r=$?; head -c 300 o | tr -d "\n"; echo "  bytes $(wc -c < o)"; exit $r'
+# A byte-order mark or a NUL was quoted raw into the message.
+bad ptx_byte_order_mark_said_as_bytes 2 "PTX line 1: unexpected '\\\\xef' at module scope" --writes -- sh: \
+  'printf "\xef\xbb\xbf.version 8.0\n.target sm_90a\n" > b.ptx; "$MGPU" emulate --ptx b.ptx'
 finish

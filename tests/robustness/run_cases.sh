@@ -442,4 +442,31 @@ bad python_optuna_fails_to_load 1 "^mgpu-tune: error: the embedded Python [0-9.]
   --fixture failing_optuna --writes -- sh: "one_line env MGPU_PYTHON_HOME=\$PWD/ph '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 8 --strategy tpe -q --db e.db; r=\$?; test -e e.db && { echo 'e.db written'; exit 99; }; exit \$r"
 bad python_optuna_fails_to_load_verbose 1 "the embedded Python's error importing optuna:.*At:.*optuna/__init__.py\(1\).*cannot import optuna: ImportError" \
   --fixture failing_optuna --writes -- sh: "MGPU_PYTHON_HOME=\$PWD/ph '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 8 --strategy tpe -v --db e.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; test -e e.db && { echo 'e.db written'; exit 99; }; exit \$r"
+# --- round 5: the compile environment is checked before anything is written; memory limits ---
+# MGPU_TOOL_TIMEOUT / MGPU_DUMP_TO that cannot work were stored as every config's compile_error
+# (and its failed verification), exit 1; now exit 2, the database untouched.
+bad tool_timeout_nan_matmul_keeps_db 2 "MGPU_TOOL_TIMEOUT='nan' is no positive number of seconds" --fixture good -- sh: \
+  "MGPU_TOOL_TIMEOUT=nan '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --trials 2 --db t.db"
+bad tool_timeout_negative_compile 2 "MGPU_TOOL_TIMEOUT='-5' is no positive number" -- sh: \
+  "MGPU_TOOL_TIMEOUT=-5 '$MGPU' ${C[*]@Q} --config '{}'"
+# verify created the database and an unfinished run row before the compile environment was read.
+bad tool_timeout_verify_creates_nothing 2 "MGPU_TOOL_TIMEOUT='-5' is no positive number" -- sh: \
+  "MGPU_TOOL_TIMEOUT=-5 '$MGPU' verify matmul --arch sm_90a --config '{}' --m 256 --n 256 --k 256 --db v.db"
+fixture_good_and_file() { fixture_good; touch "$W/f"; }
+bad dump_to_a_file_matmul_keeps_db 2 "MGPU_DUMP_TO='f' cannot be the folder for compile dumps: Not a directory" --fixture good_and_file -- sh: \
+  "MGPU_DUMP_TO=f '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --trials 2 --db t.db"
+bad dump_to_under_a_device_compile 2 "MGPU_DUMP_TO='/dev/full/x' cannot be the folder for compile dumps" -- sh: \
+  "MGPU_DUMP_TO=/dev/full/x '$MGPU' ${C[*]@Q} --config '{}'"
+# Under a memory limit every command ends in success or one "out of memory" line with exit 1
+# (or Optuna's import failing, exit 1): a thread that could not start was "internal error:
+# Resource temporarily unavailable", MLIR's unchecked malloc a SIGSEGV (exit 139), and a compile
+# out of memory was stored as the config's compile_error.
+bad memory_limits_end_cleanly 0 "^limits ok$" --writes -- sh: \
+  "for v in 640000 900000 980000 1000000; do rm -f e.db*; (ulimit -v \$v; exec '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device emulate --trials 2 --db e.db -q) > o 2>&1; r=\$?; \
+   if [ \$r = 1 ]; then grep -Eq '^mgpu-tune: error: (out of memory: this process may use at most [0-9]+ MiB \(ulimit -v\)|the embedded Python .* cannot import optuna)' o || { echo \"limit \$v: exit 1 without the line\"; cat o; exit 98; }; \
+   elif [ \$r != 0 ]; then echo \"limit \$v: exit \$r\"; cat o; exit 99; fi; \
+   test -e e.db && sqlite3 e.db \"select status from trials where status = 'compile_error'\" | grep -q . && { echo \"limit \$v: compile_error stored\"; exit 97; }; done; echo 'limits ok'"
+# A run stopped before its first trial finished said "none of the trials succeeded" (none had run).
+bad stopped_before_any_trial 130 "(stopped before any trial ran: no config produced a result.*stopped by SIGINT: 0 trials|stopped by SIGINT: 0 trials.*stopped before any trial ran: no config produced a result)" --fixture fake_ptxas --writes -- sh: \
+  "MGPU_TOOL_TIMEOUT=300 MGPU_PTXAS=\$PWD/ps_sleep '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-verify --trials 1 --seed 9 --db t.db > o.txt 2>&1 & p=\$!; sleep 3; kill -INT \$p; wait \$p; r=\$?; tr -d '\n' < o.txt; grep -q 'none of the trials succeeded' o.txt && exit 97; exit \$r"
 finish

@@ -475,4 +475,12 @@ fixture_plateau() {
   sql "$W/t.db" "UPDATE trials SET median_ms = 0.005, min_ms = 0.005, mean_ms = 0.005, samples_json = '[0.005]' WHERE status = 'ok';"
 }
 bad report_plateau 0 "note: parameter importance: every trial has the same time \(a plateau\)" --fixture plateau --writes -- report --db t.db -o rep
+# --- round 5: one input given twice was read by two connections, which left its -wal/-shm ---
+bad merge_same_input_twice 2 "the input database .*t.db is given twice: give each input once" --fixture good -- merge '$DB' '$DB' -o '$W/m.db'
+fixture_good_and_link() { fixture_good; ln -s t.db "$W/l.db"; }
+bad merge_same_file_by_symlink 2 "the input databases .*t.db and .*l.db are the same file" --fixture good_and_link -- merge '$DB' '$W/l.db' -o '$W/m.db'
+# A database whose results are all of an earlier template version was "no results in t.db".
+fixture_good_earlier_version() { fixture_good; sqlite3 "$W/t.db" "update templates set source_hash = '0000000000000000'"; }
+bad best_only_earlier_versions 0 "no results of the current template versions in .*t.db, only of earlier ones \(--all-versions shows them\)" \
+  --fixture good_earlier_version -- best --db '$DB' --include-model
 finish

@@ -177,9 +177,10 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
   return CUDA_SUCCESS;
 }
 
-// What cuDeviceTotalMem reports and cuMemAlloc holds to: the virtual device's memory is this
-// process's, so a request past it is CUDA's out-of-memory, not an allocation that kills us.
-constexpr std::uint64_t kDeviceMemory = std::uint64_t{16} << 30;
+// What cuDeviceTotalMem reports and cuMemAlloc holds to (mgpu::emu::kDeviceMemory): the virtual
+// device's memory is this process's, so a request past it is CUDA's out-of-memory, not an
+// allocation that kills us.
+using mgpu::emu::kDeviceMemory;
 
 CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice) {
   EMU_LOCK;

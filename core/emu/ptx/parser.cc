@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -25,6 +26,10 @@ constexpr int kMaxNesting = 256;
 constexpr std::size_t kMaxRegisters = 65536;
 // A kernel's parameters (CUDA 12.1 and later, compute capability 7.0 and up).
 constexpr std::uint64_t kMaxParamBytes = 32764;
+// The statements (instructions, labels, declarations, `{ }` blocks), operands and initializer
+// values one module may hold: a thousand times what a matmul kernel of ours has, and few enough
+// that the parsed module stays within a few hundred MB whatever the text.
+constexpr std::size_t kMaxItems = std::size_t{1} << 20;
 
 struct Token {
   enum Kind { Ident, Number, Punct, String, End } kind = End;
@@ -32,64 +37,104 @@ struct Token {
   int line = 0;
 };
 
+// Text from the PTX as a message quotes it: cut after 40 characters, so a 60 MB run of dots (one
+// token) or a name as long makes a one-line message, not a 60 MB one.
+// Bytes that are not printable ASCII (a NUL, a byte-order mark) are written \xNN: a message is text.
+std::string clip(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return text.size() > 40 ? out + "..." : out;
+}
+std::string quote(const std::string& text) { return "'" + clip(text) + "'"; }
+// A token as a message shows it: a string keeps its quotes, the end of the text is named.
+std::string shown(const Token& t) {
+  if (t.kind == Token::End) return "the end of the text";
+  return t.kind == Token::String ? quote("\"" + t.text + "\"") : quote(t.text);
+}
+
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
 
-std::vector<Token> tokenize(const std::string& s) {
-  std::vector<Token> out;
-  int line = 1;
-  std::size_t i = 0, n = s.size();
-  while (i < n) {
-    char c = s[i];
-    if (c == '\n') { ++line; ++i; continue; }
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
-    if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-      while (i < n && s[i] != '\n') ++i;
-      continue;
-    }
-    if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-      i += 2;
-      while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) { if (s[i] == '\n') ++line; ++i; }
-      i += 2;
-      continue;
-    }
-    Token t;
-    t.line = line;
-    if (c == '"') {
-      std::size_t j = i + 1;
-      while (j < n && s[j] != '"') j += (s[j] == '\\') ? 2 : 1;
-      t.kind = Token::String;
-      t.text = s.substr(i + 1, j - i - 1);
-      i = j + 1;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      std::size_t j = i;
-      while (j < n && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
-      t.kind = Token::Number;
-      t.text = s.substr(i, j - i);
-      i = j;
-    } else if (ident_start(c)) {
-      std::size_t j = i + 1;
-      for (;;) {
-        if (j < n && ident_char(s[j])) { ++j; continue; }
-        // "::" inside an opcode or state space (shared::cta, mbarrier::complete_tx::bytes)
-        if (j + 2 < n && s[j] == ':' && s[j + 1] == ':' && ident_char(s[j + 2])) { j += 2; continue; }
-        break;
+// Reads the text one token at a time, as the parser asks for them: text that goes wrong early
+// fails early, and the parser lets go of the tokens it has read, so a file of a hundred million
+// ';' costs no more memory than a file of ten (whole-file token lists took 55 bytes a character).
+class Lexer {
+ public:
+  explicit Lexer(const std::string& s) : s_(s) {}
+
+  // The next token; End (again and again) at the end of the text.
+  Token lex() {
+    const std::string& s = s_;
+    const std::size_t n = s.size();
+    std::size_t i = i_;
+    while (i < n) {
+      char c = s[i];
+      if (c == '\n') { ++line_; ++i; continue; }
+      if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+      if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+        while (i < n && s[i] != '\n') ++i;
+        continue;
       }
-      t.kind = Token::Ident;
-      t.text = s.substr(i, j - i);
-      i = j;
-    } else {
-      t.kind = Token::Punct;
-      t.text = std::string(1, c);
-      ++i;
+      if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+        i += 2;
+        while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) { if (s[i] == '\n') ++line_; ++i; }
+        i += 2;
+        continue;
+      }
+      Token t;
+      t.line = line_;
+      if (c == '"') {
+        std::size_t j = i + 1;
+        while (j < n && s[j] != '"') j += (s[j] == '\\') ? 2 : 1;
+        t.kind = Token::String;
+        t.text = s.substr(i + 1, j - i - 1);
+        i = j + 1;
+      } else if (std::isdigit(static_cast<unsigned char>(c))) {
+        std::size_t j = i;
+        while (j < n && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
+        t.kind = Token::Number;
+        t.text = s.substr(i, j - i);
+        i = j;
+      } else if (ident_start(c)) {
+        std::size_t j = i + 1;
+        for (;;) {
+          if (j < n && ident_char(s[j])) { ++j; continue; }
+          // "::" inside an opcode or state space (shared::cta, mbarrier::complete_tx::bytes)
+          if (j + 2 < n && s[j] == ':' && s[j + 1] == ':' && ident_char(s[j + 2])) { j += 2; continue; }
+          break;
+        }
+        t.kind = Token::Ident;
+        t.text = s.substr(i, j - i);
+        i = j;
+      } else {
+        t.kind = Token::Punct;
+        t.text = std::string(1, c);
+        ++i;
+      }
+      i_ = i;
+      return t;
     }
-    out.push_back(std::move(t));
+    i_ = i;
+    Token end;
+    end.line = line_;
+    return end;
   }
-  Token end;
-  end.line = line;
-  out.push_back(end);
-  return out;
-}
+
+ private:
+  const std::string& s_;
+  std::size_t i_ = 0;
+  int line_ = 1;
+};
 
 std::vector<std::string> split_dots(const std::string& s) {
   std::vector<std::string> parts;
@@ -171,7 +216,7 @@ RegType reg_type(const std::string& t, int line) {
     case 4: return RegType::B32;
     case 8: return RegType::B64;
   }
-  throw ParseError(line, "unknown register type '" + t + "'");
+  throw ParseError(line, "unknown register type " + quote(t));
 }
 
 // A pending name reference, resolved when the kernel body is complete.
@@ -185,7 +230,7 @@ struct NameRef {
 
 class Parser {
  public:
-  explicit Parser(const std::string& text) : toks_(tokenize(text)) {}
+  explicit Parser(const std::string& text) : lex_(text) {}
 
   Module run() {
     while (peek().kind != Token::End) top_level();
@@ -193,8 +238,11 @@ class Parser {
   }
 
  private:
-  std::vector<Token> toks_;
-  std::size_t pos_ = 0;
+  Lexer lex_;
+  std::deque<Token> toks_;  // the tokens read ahead, and up to kKeepRead before pos_
+  std::size_t pos_ = 0;     // the current token's index in toks_
+  static constexpr std::size_t kKeepRead = 4096;
+  std::size_t items_ = 0;   // statements, operands and values read (kMaxItems)
   Module mod_;
 
   // Per-kernel state.
@@ -214,26 +262,66 @@ class Parser {
   std::vector<NameRef> refs_;
   std::vector<Variable> local_vars_;  // .local / call .param variables of this kernel
 
-  const Token& peek(std::size_t ahead = 0) const { return toks_[std::min(pos_ + ahead, toks_.size() - 1)]; }
-  const Token& next() { const Token& t = toks_[pos_]; if (pos_ + 1 < toks_.size()) ++pos_; return t; }
+  // The token `ahead` after the current one (End past the end), valid until the next next().
+  const Token& look(std::size_t ahead = 0) {
+    while (toks_.size() <= pos_ + ahead && (toks_.empty() || toks_.back().kind != Token::End)) toks_.push_back(lex_.lex());
+    return toks_[std::min(pos_ + ahead, toks_.size() - 1)];
+  }
+  // Tokens are returned as values: the parser lets go of those it has read (kKeepRead).
+  Token peek(std::size_t ahead = 0) { return look(ahead); }
+  Token next() {
+    Token t = look();
+    if (t.kind != Token::End && ++pos_ >= kKeepRead) {
+      toks_.erase(toks_.begin(), toks_.begin() + static_cast<std::ptrdiff_t>(pos_));
+      pos_ = 0;
+    }
+    return t;
+  }
   bool accept(const std::string& p) {
-    if (peek().kind != Token::End && peek().kind != Token::String && peek().text == p) { next(); return true; }
+    const Token& t = look();
+    if (t.kind != Token::End && t.kind != Token::String && t.text == p) { next(); return true; }
     return false;
   }
+  // One more statement, operand or value of the module: at most kMaxItems, so that no text makes
+  // the parsed module (a few hundred bytes an instruction) outgrow the machine.
+  void count_item(int line) {
+    if (++items_ > kMaxItems)
+      throw ParseError(line, "the module has more than " + std::to_string(kMaxItems) +
+                                 " statements, operands and values: the virtual device reads at most " + std::to_string(kMaxItems) +
+                                 " (a kernel from MLIR or LLVM has a few thousand)");
+  }
   void expect(const std::string& p) {
-    if (!accept(p)) throw ParseError(peek().line, "expected '" + p + "', found '" + peek().text + "'");
+    if (!accept(p)) throw ParseError(peek().line, "expected '" + p + "', found " + shown(peek()));
   }
   std::string ident() {
-    if (peek().kind != Token::Ident) throw ParseError(peek().line, "expected a name, found '" + peek().text + "'");
+    if (peek().kind != Token::Ident) throw ParseError(peek().line, "expected a name, found " + shown(peek()));
     return next().text;
   }
   std::uint64_t number() {
     Operand op;
     bool neg = accept("-");
     if (peek().kind != Token::Number || !parse_number(peek().text, op))
-      throw ParseError(peek().line, "expected a number, found '" + peek().text + "'");
+      throw ParseError(peek().line, "expected a number, found " + shown(peek()));
     next();
     return static_cast<std::uint64_t>(neg ? -op.imm : op.imm);
+  }
+  // A directive's number in 1..max (never wrapped into a narrower field: `.reqntid 4294967297`
+  // is not 1).
+  std::uint32_t bounded(const std::string& what, std::uint32_t max) {
+    const int line = peek().line;
+    const bool neg = peek().text == "-";
+    const std::uint64_t v = number();
+    if (neg || v < 1 || v > max)
+      throw ParseError(line, what + " " + (neg ? "-" + std::to_string(-v) : std::to_string(v)) + " is out of range (1.." +
+                                 std::to_string(max) + ")");
+    return static_cast<std::uint32_t>(v);
+  }
+  // `.align N`: a power of two, as ptxas requires.
+  std::uint32_t alignment() {
+    const int line = peek().line;
+    const std::uint32_t a = bounded(".align", std::uint32_t{1} << 30);
+    if (a & (a - 1)) throw ParseError(line, ".align " + std::to_string(a) + " is not a power of two");
+    return a;
   }
   void skip_statement() {
     while (peek().kind != Token::End && !accept(";")) next();
@@ -244,15 +332,15 @@ class Parser {
     Operand op;
     const Token& t = peek();
     if (t.kind != Token::Number || !parse_number(t.text, op) || op.imm_is_f32 || op.imm_is_f64)
-      throw ParseError(line, "the size of " + what + " must be a whole number from 0 to 18446744073709551615, not '" +
-                                 t.text.substr(0, 40) + "'");
+      throw ParseError(line, "the size of " + what + " must be a whole number from 0 to 18446744073709551615, not " + shown(t));
     next();
     return static_cast<std::uint64_t>(op.imm);
   }
 
   void top_level() {
     const Token& t = peek();
-    if (t.kind != Token::Ident) throw ParseError(t.line, "unexpected '" + t.text + "' at module scope");
+    count_item(t.line);
+    if (t.kind != Token::Ident) throw ParseError(t.line, "unexpected " + shown(t) + " at module scope");
     if (t.text == ".version") { next(); mod_.version = next().text; return; }
     if (t.text == ".target") {
       next();
@@ -274,7 +362,7 @@ class Parser {
       mod_.variables.push_back(variable(is_extern));
       return;
     }
-    throw ParseError(t.line, "unsupported module-scope directive '" + peek().text + "'");
+    throw ParseError(t.line, "unsupported module-scope directive " + shown(peek()));
   }
 
   // .shared .align 16 .b8 name[N] (= {...})? ;
@@ -290,7 +378,7 @@ class Parser {
     std::uint32_t elem = 0;
     while (peek().kind == Token::Ident && peek().text[0] == '.') {
       std::string d = next().text;
-      if (d == ".align") v.align = static_cast<std::uint32_t>(number());
+      if (d == ".align") v.align = alignment();
       else if (type_bytes(d)) elem = type_bytes(d);
       else if (d == ".v2" || d == ".v4") throw ParseError(line, "vector variables are not supported");
     }
@@ -300,10 +388,10 @@ class Parser {
     bool unsized = false;
     if (accept("[")) {
       if (accept("]")) unsized = true;
-      else { count = size_count(line, "'" + v.name + "'"); expect("]"); }
+      else { count = size_count(line, quote(v.name)); expect("]"); }
     }
     if (count > std::numeric_limits<std::uint64_t>::max() / elem)
-      throw ParseError(line, "'" + v.name + "' is " + std::to_string(count) + " elements of " + std::to_string(elem) +
+      throw ParseError(line, quote(v.name) + " is " + std::to_string(count) + " elements of " + std::to_string(elem) +
                                  " bytes: more than 2^64 bytes");
     v.size = unsized ? 0 : count * elem;
     if (v.align < elem) v.align = elem;
@@ -311,12 +399,18 @@ class Parser {
       std::vector<std::uint64_t> vals;
       if (accept("{")) {
         if (!accept("}")) {
-          do { vals.push_back(number()); } while (accept(","));
+          do { count_item(line); vals.push_back(number()); } while (accept(","));
           expect("}");
         }
       } else {
         vals.push_back(number());
       }
+      // As ptxas: an array without a size takes its initializer's; more values than elements
+      // is an error (they were copied past the variable's memory).
+      if (unsized && v.space != VarSpace::Shared) v.size = vals.size() * elem;
+      else if (vals.size() > count || unsized)
+        throw ParseError(line, quote(v.name) + " has " + std::to_string(vals.size()) + " initial values for " +
+                                   (unsized ? std::string("no") : std::to_string(count)) + " elements");
       for (auto val : vals)
         for (std::uint32_t b = 0; b < elem; ++b) v.init.push_back(static_cast<std::uint8_t>(val >> (8 * b)));
     }
@@ -364,20 +458,20 @@ class Parser {
     // Performance directives.
     while (peek().kind == Token::Ident && peek().text[0] == '.') {
       std::string d = next().text;
-      auto three = [&](std::uint32_t* out) {
-        out[0] = static_cast<std::uint32_t>(number());
+      auto three = [&](std::uint32_t* out) {  // threads or CTAs per dimension: CUDA allows at most 1024
+        out[0] = bounded(d, 1024);
         out[1] = out[2] = 1;
-        if (accept(",")) out[1] = static_cast<std::uint32_t>(number());
-        if (accept(",")) out[2] = static_cast<std::uint32_t>(number());
+        if (accept(",")) out[1] = bounded(d, 1024);
+        if (accept(",")) out[2] = bounded(d, 1024);
       };
       if (d == ".reqntid") three(k_->reqntid);
       else if (d == ".maxntid") three(k_->maxntid);
       else if (d == ".reqnctapercluster") { three(k_->reqnctapercluster); k_->explicit_cluster = true; }
       else if (d == ".explicitcluster") k_->explicit_cluster = true;
-      else if (d == ".maxnreg") k_->maxnreg = static_cast<std::int32_t>(number());
+      else if (d == ".maxnreg") k_->maxnreg = static_cast<std::int32_t>(bounded(d, 255));  // PTX: at most 255
       else if (d == ".minnctapersm" || d == ".maxnctapersm" || d == ".maxclusterrank") number();
       else if (d == ".noreturn" || d == ".pragma") { if (peek().kind == Token::String) next(); accept(";"); }
-      else throw ParseError(peek().line, "unsupported kernel directive '" + d + "'");
+      else throw ParseError(peek().line, "unsupported kernel directive " + quote(d));
     }
     expect("{");
     body(0);
@@ -389,25 +483,26 @@ class Parser {
 
   void param() {
     int line = peek().line;
+    count_item(line);
     expect(".param");
     Param p;
     std::uint32_t elem = 0;
     while (peek().kind == Token::Ident && peek().text[0] == '.') {
       std::string d = next().text;
-      if (d == ".align") p.align = static_cast<std::uint32_t>(number());
+      if (d == ".align") p.align = alignment();
       else if (d == ".ptr" || d == ".global" || d == ".shared" || d == ".const" || d == ".local") {}
       else if (type_bytes(d)) elem = type_bytes(d);
-      else throw ParseError(line, "unsupported parameter attribute '" + d + "'");
+      else throw ParseError(line, "unsupported parameter attribute " + quote(d));
     }
     if (!elem) throw ParseError(line, "parameter without a type");
     p.name = ident();
     std::uint64_t count = 1;
-    if (accept("[")) { count = size_count(line, "parameter '" + p.name + "'"); expect("]"); }
+    if (accept("[")) { count = size_count(line, "parameter " + quote(p.name)); expect("]"); }
     if (p.align < elem) p.align = elem;
     const std::uint64_t offset = (std::uint64_t{k_->param_bytes} + p.align - 1) / p.align * p.align;
     if (count > kMaxParamBytes / elem || offset + count * elem > kMaxParamBytes)
-      throw ParseError(line, "the parameters of kernel " + k_->name + " take more than " + std::to_string(kMaxParamBytes) +
-                                 " bytes with '" + p.name + "' (CUDA's limit for a kernel's parameters)");
+      throw ParseError(line, "the parameters of kernel " + clip(k_->name) + " take more than " + std::to_string(kMaxParamBytes) +
+                                 " bytes with " + quote(p.name) + " (CUDA's limit for a kernel's parameters)");
     p.size = static_cast<std::uint32_t>(count * elem);
     p.offset = static_cast<std::uint32_t>(offset);
     k_->param_bytes = p.offset + p.size;
@@ -453,7 +548,7 @@ class Parser {
 
   int use_reg(int s, const std::string& name, RegType type, int line) {
     if (k_->reg_types.size() >= kMaxRegisters)
-      throw ParseError(line, "kernel " + k_->name + " uses more than " + std::to_string(kMaxRegisters) +
+      throw ParseError(line, "kernel " + clip(k_->name) + " uses more than " + std::to_string(kMaxRegisters) +
                                  " registers: the virtual device keeps every register a kernel uses in each of its "
                                  "threads, and takes at most " + std::to_string(kMaxRegisters) + " per kernel");
     const int slot = static_cast<int>(k_->reg_types.size());
@@ -473,13 +568,27 @@ class Parser {
       if (accept("}")) {
         if (depth == 0) return;
         --depth;
+        const int closed = scope;
         scope = scope_parent_[scope];
+        // A block that declared nothing and that nothing refers to is let go: `{ }` repeated
+        // costs no memory.
+        if (closed + 1 == static_cast<int>(scope_parent_.size()) && scope_regs_[closed].empty() &&
+            scope_declared_[closed].empty() && scope_ranges_[closed].empty() && scope_labels_[closed].empty() &&
+            scope_vars_[closed].empty() && (refs_.empty() || refs_.back().scope != closed)) {
+          scope_parent_.pop_back();
+          scope_regs_.pop_back();
+          scope_declared_.pop_back();
+          scope_ranges_.pop_back();
+          scope_labels_.pop_back();
+          scope_vars_.pop_back();
+        }
         continue;
       }
+      count_item(t.line);
       if (accept("{")) {
         if (depth == kMaxNesting)
           throw ParseError(t.line, "{ } blocks nested deeper than " + std::to_string(kMaxNesting) + " levels in kernel " +
-                                       k_->name + ": the virtual device reads at most " + std::to_string(kMaxNesting));
+                                       clip(k_->name) + ": the virtual device reads at most " + std::to_string(kMaxNesting));
         ++depth;
         scope = new_scope(scope);
         continue;
@@ -515,9 +624,10 @@ class Parser {
     if (accept(".v2") || accept(".v4")) throw ParseError(line, "vector registers are not supported");
     RegType type = reg_type(next().text, line);
     do {
+      count_item(line);
       std::string name = ident();
       if (accept("<")) {
-        const std::uint64_t count = size_count(line, "'" + name + "<...>'");
+        const std::uint64_t count = size_count(line, quote(name + "<...>"));
         expect(">");
         scope_ranges_[scope][name] = {type, count};
       } else {
@@ -534,9 +644,9 @@ class Parser {
       insn.guard_negated = accept("!");
       std::string p = ident();
       insn.guard = find_reg(scope, p, insn.line);
-      if (insn.guard < 0) throw ParseError(insn.line, "unknown predicate '" + p + "'");
+      if (insn.guard < 0) throw ParseError(insn.line, "unknown predicate " + quote(p));
     }
-    if (peek().kind != Token::Ident) throw ParseError(insn.line, "expected an instruction, found '" + peek().text + "'");
+    if (peek().kind != Token::Ident) throw ParseError(insn.line, "expected an instruction, found " + shown(peek()));
     insn.opcode = next().text;
     insn.parts = split_dots(insn.opcode);
     std::size_t index = k_->code.size();
@@ -568,6 +678,7 @@ class Parser {
     } depth{++operand_depth_};
     if (operand_depth_ > kMaxNesting)
       throw ParseError(line, "an operand nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    count_item(line);
     if (accept("!")) { op = operand(scope, insn, path); op.negate = true; return op; }
     if (accept("-")) {
       if (peek().kind != Token::Number) throw ParseError(line, "expected a number after '-'");
@@ -579,7 +690,7 @@ class Parser {
     }
     if (peek().kind == Token::Number) {
       std::string t = next().text;
-      if (!parse_number(t, op)) throw ParseError(line, "bad number '" + t + "'");
+      if (!parse_number(t, op)) throw ParseError(line, "bad number " + quote(t));
       return op;
     }
     if (accept("(")) {  // call (ret), name, (args)
@@ -624,14 +735,14 @@ class Parser {
       expect("]");
       return op;
     }
-    if (peek().kind != Token::Ident) throw ParseError(line, "unexpected '" + peek().text + "' in an operand");
+    if (peek().kind != Token::Ident) throw ParseError(line, "unexpected " + shown(peek()) + " in an operand");
     std::string name = next().text;
     if (name == "_") { op.kind = Operand::Kind::Sink; return op; }
     int r = find_reg(scope, name, line);
     if (r >= 0) { op.kind = Operand::Kind::Reg; op.reg = r; return op; }
     auto sp = specials().find(name);
     if (sp != specials().end()) { op.kind = Operand::Kind::Special; op.special = sp->second; return op; }
-    if (name[0] == '%') throw ParseError(line, "unknown register '" + name + "'");
+    if (name[0] == '%') throw ParseError(line, "unknown register " + quote(name));
     op.kind = Operand::Kind::Symbol;  // a label, variable, parameter or function: resolved later
     op.name = name;
     refs_.push_back({insn, path, name, scope, line});
@@ -673,7 +784,7 @@ class Parser {
         if (mod_.variables[i].name == ref.name) { op.symbol = static_cast<int>(i); found = true; }
       if (found) continue;
       if (!is_addr && k_->code[ref.insn].parts[0] == "call") continue;  // function name
-      throw ParseError(ref.line, "unknown name '" + ref.name + "'");
+      throw ParseError(ref.line, "unknown name " + quote(ref.name));
     }
   }
 };
