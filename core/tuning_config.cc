@@ -15,14 +15,14 @@ std::string to_string(const ParamValue& v) {
   return std::holds_alternative<std::int64_t>(v) ? std::to_string(std::get<std::int64_t>(v)) : std::get<std::string>(v);
 }
 
-std::int64_t TuningConfig::get_int(const std::string& name) const {
+std::int64_t TuningConfig::get_int(std::string_view name) const {
   auto it = values_.find(name);
   if (it == values_.end() || !std::holds_alternative<std::int64_t>(it->second))
     throw Error(ErrorKind::InvalidInput, fmt::format("config has no integer '{}'", name));
   return std::get<std::int64_t>(it->second);
 }
 
-const std::string& TuningConfig::get_str(const std::string& name) const {
+const std::string& TuningConfig::get_str(std::string_view name) const {
   auto it = values_.find(name);
   if (it == values_.end() || !std::holds_alternative<std::string>(it->second))
     throw Error(ErrorKind::InvalidInput, fmt::format("config has no text value '{}'", name));
@@ -73,15 +73,23 @@ std::uint64_t ParamSpace::size() const {
 void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit) const {
   std::vector<size_t> idx(params_.size(), 0);
   if (size() == 0) return;
+  // One config, updated in place from the first parameter that changed (mostly the last one):
+  // building a fresh map per config was most of the cost of walking millions of them.
+  TuningConfig c;
+  for (size_t i = 0; i < params_.size(); ++i) c.set(params_[i].name, params_[i].domain[0]);
+  std::vector<ParamValue*> slot;
+  for (const Param& p : params_) slot.push_back(&c.values_.at(p.name));
   for (;;) {
-    TuningConfig c;
-    for (size_t i = 0; i < params_.size(); ++i) c.set(params_[i].name, params_[i].domain[idx[i]]);
     visit(c);
     size_t d = params_.size();
     while (d > 0) {
       --d;
-      if (++idx[d] < params_[d].domain.size()) break;
+      if (++idx[d] < params_[d].domain.size()) {
+        *slot[d] = params_[d].domain[idx[d]];
+        break;
+      }
       idx[d] = 0;
+      *slot[d] = params_[d].domain[0];
       if (d == 0) return;
     }
     if (params_.empty()) return;

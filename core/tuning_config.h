@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -20,14 +21,17 @@ std::string to_string(const ParamValue& v);
 
 class TuningConfig {
  public:
+  // Transparent comparison: lookups by a name literal make no std::string (a search walks
+  // millions of configs, each read parameter by parameter).
+  using Values = std::map<std::string, ParamValue, std::less<>>;
   TuningConfig() = default;
-  explicit TuningConfig(std::map<std::string, ParamValue> values) : values_(std::move(values)) {}
+  explicit TuningConfig(const std::map<std::string, ParamValue>& values) : values_(values.begin(), values.end()) {}
 
   void set(const std::string& name, ParamValue v) { values_[name] = std::move(v); }
-  bool has(const std::string& name) const { return values_.count(name) != 0; }
-  std::int64_t get_int(const std::string& name) const;
-  const std::string& get_str(const std::string& name) const;
-  const std::map<std::string, ParamValue>& values() const { return values_; }
+  bool has(std::string_view name) const { return values_.find(name) != values_.end(); }
+  std::int64_t get_int(std::string_view name) const;
+  const std::string& get_str(std::string_view name) const;
+  const Values& values() const { return values_; }
 
   std::string to_json() const;
   static TuningConfig from_json(const std::string& text);
@@ -35,7 +39,8 @@ class TuningConfig {
   bool operator<(const TuningConfig& o) const { return values_ < o.values_; }
 
  private:
-  std::map<std::string, ParamValue> values_;
+  friend class ParamSpace;  // enumerate() updates one config in place
+  Values values_;
 };
 
 struct Param {
