@@ -47,7 +47,9 @@ class MatmulTemplate {
   // The global workspace the config's kernel takes for `p` (0: none; then BuiltKernel's
   // takes_workspace is false): the launcher allocates it zero-filled and may reuse it for any
   // number of launches of this (problem, config). Part of the config's resources.
-  virtual std::int64_t workspace_bytes(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  // `sm_count`: the SMs the launch's grid is sized for (grid()), as a stream-K workspace holds
+  // partials per CTA.
+  virtual std::int64_t workspace_bytes(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const = 0;
   // What a launch of the config's kernel for `p` on `sm_count` SMs does that neither the binary
   // nor the problem fixes, as one canonical text: the tiles each cluster computes, in order,
   // the clusters' sequences sorted. Two configs with one binary, one problem and one signature

@@ -23,8 +23,31 @@ struct Launch {
   std::int64_t k_steps = 1;        // of the longest unit
 };
 
+// Stream-K (kernels/matmul_common/tile_walk.h): CTA b of G takes iterations [b I / G, (b+1) I / G)
+// of I = tiles x k; its units are the tiles that range touches.
+struct StreamLaunch {
+  std::int64_t most_units = 0, longest = 0;
+  bool shared_tile = false;  // some tile is cut between CTAs
+};
+StreamLaunch stream_launch(std::int64_t tiles, std::int64_t k, int sm_count) {
+  const std::int64_t iters = tiles * k, g = std::max<std::int64_t>(1, std::min<std::int64_t>(sm_count, iters));
+  StreamLaunch l;
+  for (std::int64_t b = 0; b < g; ++b) {
+    const std::int64_t start = b * iters / g, end = (b + 1) * iters / g;
+    if (start >= end) continue;
+    l.most_units = std::max(l.most_units, (end - 1) / k - start / k + 1);
+    l.longest = std::max(l.longest, std::min(end - start, k));
+    if (b > 0 && start % k != 0) l.shared_tile = true;
+  }
+  return l;
+}
+
 Launch launch_of(const MatmulProblem& p, const KernelShape& s, int sm_count) {
   std::int64_t um = std::int64_t(s.cta_tile_m) * s.cluster_m, un = std::int64_t(s.cta_tile_n) * s.cluster_n;
+  if (s.stream) {
+    const StreamLaunch l = stream_launch(ceil_div(p.m, um) * ceil_div(p.n, un), ceil_div(p.k, s.tile_k), sm_count);
+    return {l.most_units, l.longest};
+  }
   const std::int64_t splits = std::max(1, s.splits);
   std::int64_t units = ceil_div(p.m, um) * ceil_div(p.n, un) * splits;
   std::int64_t clusters = std::max<std::int64_t>(1, std::min<std::int64_t>(sm_count / s.cluster_size(), units));
@@ -76,12 +99,13 @@ std::optional<ProxyProblem> proxy_problem(const MatmulProblem& like, const Kerne
   };
   std::set<std::int64_t> ms = extents(s.cta_tile_m, s.cluster_m, {8}), ns = extents(s.cta_tile_n, s.cluster_n, {4, 8, 16});
   std::set<std::int64_t> ks;
-  const int splits = std::max(1, s.splits);
-  for (int a = 0; a <= std::max(s.stages, splits) + 2; ++a)
+  const int splits = std::max(1, s.splits), min_k_steps = s.stream ? 2 : splits;
+  for (int a = 0; a <= std::max(s.stages, min_k_steps) + 2; ++a)
     for (int d : {0, 8, 16})
-      if (ceil_div(std::int64_t(a) * s.tile_k + d, s.tile_k) >= splits) ks.insert(std::int64_t(a) * s.tile_k + d);
+      if (ceil_div(std::int64_t(a) * s.tile_k + d, s.tile_k) >= min_k_steps) ks.insert(std::int64_t(a) * s.tile_k + d);
   ks.erase(0);
   std::vector<int> sms = {s.cluster_size(), 2 * s.cluster_size(), 132};
+  if (s.stream) sms = {2, 3, 132};  // one SM would never share a tile
 
   using Rank = std::tuple<int, double>;  // (no phase wrap, work)
   std::optional<std::pair<Rank, ProxyProblem>> best;
@@ -96,10 +120,12 @@ std::optional<ProxyProblem> proxy_problem(const MatmulProblem& like, const Kerne
         for (int sm : sms) {
           q.m = m;
           if (!(classify(q, s, sm) == want)) continue;
+          const std::int64_t tiles = ceil_div(m, s.cta_tile_m) * ceil_div(n, s.cta_tile_n);
+          if (s.stream && !stream_launch(tiles, ceil_div(k, s.tile_k), sm).shared_tile) continue;
           Launch l = launch_of(q, s, sm);
           // What the virtual device executes: every tile launched, padded, every K step.
-          double work = double(ceil_div(m, s.cta_tile_m)) * ceil_div(n, s.cta_tile_n) * l.k_steps * splits *
-                        (double(s.cta_tile_m) * s.cta_tile_n * s.tile_k + 65536.0);
+          const double steps = s.stream ? double(ceil_div(k, s.tile_k)) : double(l.k_steps) * splits;
+          double work = double(tiles) * steps * (double(s.cta_tile_m) * s.cta_tile_n * s.tile_k + 65536.0);
           Rank r{l.tiles_per_cta * l.k_steps > s.stages ? 0 : 1, work};
           if (!best || r < best->first) best = {{r, ProxyProblem{q, sm}}};
         }

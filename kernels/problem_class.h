@@ -25,6 +25,7 @@ struct KernelShape {
   int tile_k = 64;                         // K per pipeline step
   int stages = 4;                          // the SMEM ring's depth
   int splits = 1;                          // K ranges per tile (split-K): work units are tiles x splits
+  bool stream = false;                     // stream-K: each CTA an equal share of tiles x k-steps
   int cluster_size() const { return cluster_m * cluster_n; }
 };
 
@@ -49,7 +50,8 @@ struct ProxyProblem {
 };
 
 // The cheapest problem of class `want` with `like`'s dtypes and layout that `valid_problem`
-// accepts (the template's check_problem), with at least one K step per split. Preferred: one
+// accepts (the template's check_problem), with at least one K step per split (stream-K: two, and
+// a launch in which some tile is shared by CTAs, so the partial sums are exercised). Preferred: one
 // where a CTA runs more pipeline steps than the ring has stages, so every barrier's phase wraps.
 std::optional<ProxyProblem> proxy_problem(const MatmulProblem& like, const KernelShape& s, const ProblemClass& want,
                                           const std::function<bool(const MatmulProblem&)>& valid_problem);

@@ -20,10 +20,11 @@
 # (decode) and 2048, 8192 (prefill), decode first, one OUTDIR/models/bench-MxNxK.json each
 # (MODELS_SECONDS bounds the whole sweep, 200 by default), then random configs measured and
 # verified at three decode shapes (MODELS_TRIALS per shape, 25 by default) into OUTDIR/lease.db.
-# splitk: issue 32's split-K at decode shapes where few tiles meet a long K (M = 1 and 16 against
-# 4096 x 14336, 4096 x 4096, 6144 x 4096; B as N x K): the swap_ab data-parallel kernel (16 x 64
-# tiles, 6 stages) and the same split 4 and 8 ways, each beside cuBLASLt, alternately (A B C A B
-# C), one OUTDIR/splitk/bench-TAG-MxNxK-REP.json each (SPLITK_SECONDS bounds it, 300 by default).
+# splitk: issue 32's split-K and stream-K at decode shapes where few tiles meet a long K (M = 1
+# and 16 against 4096 x 14336, 4096 x 4096, 6144 x 4096; B as N x K): the swap_ab data-parallel
+# kernel (16 x 64 tiles, 6 stages), the same split 4 and 8 ways, and stream-K, each beside
+# cuBLASLt, alternately (A B C D A B C D), one OUTDIR/splitk/bench-TAG-MxNxK-REP.json each
+# (SPLITK_SECONDS bounds it, 300 by default).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
@@ -144,7 +145,8 @@ for s in "${steps[@]}"; do
         set -- $shape
         for r in 1 2; do
           for named in "swap {$swap}" "split4 {$swap,\"schedule\":\"split_k\",\"split_k\":4}" \
-                       "split8 {$swap,\"schedule\":\"split_k\",\"split_k\":8}"; do
+                       "split8 {$swap,\"schedule\":\"split_k\",\"split_k\":8}" \
+                       "stream {$swap,\"schedule\":\"stream_k\"}"; do
             tag=${named%% *} cfg=${named#* }
             if (( SECONDS - t0 > ${SPLITK_SECONDS:-300} )); then skipped=$((skipped + 1)); continue; fi
             f="$out/splitk/bench-$tag-$1x$2x$3-$r"

@@ -97,7 +97,10 @@ INSTANTIATE_TEST_SUITE_P(
         Rejected{"epilogue", BLayout::KN, R"({"tile_n":64,"epi_tile_n":128})"},  // no whole piece fits the tile
         Rejected{"smem", BLayout::KN, R"({"max_concurrent_steps":6})"},          // 6 x 48 KiB stages + epilogue
         // A cluster's CTAs multicast one operand for the same k-steps; split ranges differ.
-        Rejected{"split_k", BLayout::NK, R"({"tile_m":64,"schedule":"split_k","split_k":2,"cluster_dimension":"N"})"}));
+        Rejected{"split_k", BLayout::NK, R"({"tile_m":64,"schedule":"split_k","split_k":2,"cluster_dimension":"N"})"},
+        Rejected{"stream_k", BLayout::KN, R"({"tile_m":64,"schedule":"stream_k","cluster_dimension":"M"})"}));
+// (The consumers rules are not here: pingpong with wg_dimension N is the M kernel, and pingpong
+// with partial tiles is refused by the builder itself -- MatmulSm90Validity.PingPongRules...)
 
 
 // Issue 19: the epilogue stages C in swizzled column atoms (kernel.cc), so its fragment stores

@@ -4,6 +4,7 @@
 // instructions meant.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -70,28 +71,36 @@ TEST(TileSchedule, TheHostWalkIsTheEmittedWalk) {
   // kernels::host_tile_walk() decides which configs run the same work (verification by
   // equivalence), so it must be the kernel's own walk, CTA by CTA, tile by tile.
   int ctas = 0;
+  TileWalkShape stream{64, 128, 1, 1, 1, true};
   for (TileWalkShape s : {TileWalkShape{256, 128, 1, 1}, TileWalkShape{16, 128, 1, 2}, TileWalkShape{128, 64, 2, 1},
-                          TileWalkShape{64, 256, 1, 1}, TileWalkShape{16, 256, 1, 1, 3}, TileWalkShape{128, 128, 1, 1, 8}}) {
+                          TileWalkShape{64, 256, 1, 1}, TileWalkShape{16, 256, 1, 1, 3}, TileWalkShape{128, 128, 1, 1, 8},
+                          stream}) {
     ::mgpu::testing::JitTileWalk walk(s);
     for (int m : {1, 16, 130, 1000})
       for (int n : {8, 500, 2048})
-        for (int sms : {132, 7, 2})
-          for (int minor : {0, 1})
-            for (int width : {1, 3, 16}) {
-              const unsigned grid = kernels::persistent_grid(m, n, s, sms);
-              for (unsigned b = 0; b < grid; ++b) {
-                ::mgpu::testing::WalkArgs a{m, n, static_cast<int>(b), static_cast<int>(grid),
-                                            static_cast<int>(b % s.cluster_size()), minor, width, s.splits};
-                auto host = kernels::host_tile_walk(s, m, n, b, grid, minor == 1, width);
-                ASSERT_EQ(host.size(), size_t(walk.count(a))) << m << "x" << n << " block " << b << " of " << grid;
-                for (size_t it = 0; it < host.size(); ++it) {
-                  const kernels::HostUnit u = walk.unit(a, static_cast<int>(it));
-                  ASSERT_EQ(std::tie(host[it].m0, host[it].n0, host[it].split), std::tie(u.m0, u.n0, u.split))
-                      << m << "x" << n << " block " << b << " splits " << s.splits;
+        for (int k_steps : {3, 64})
+          for (int sms : {132, 7, 2})
+            for (int minor : {0, 1})
+              for (int width : {1, 3, 16}) {
+                s.k_steps = k_steps;
+                const unsigned grid = kernels::persistent_grid(m, n, s, sms);
+                for (unsigned b = 0; b < grid; ++b) {
+                  ::mgpu::testing::WalkArgs a{m,     n,     static_cast<int>(b), static_cast<int>(grid),
+                                              static_cast<int>(b % s.cluster_size()), minor, width,
+                                              s.splits, k_steps};
+                  auto host = kernels::host_tile_walk(s, m, n, b, grid, minor == 1, width);
+                  ASSERT_EQ(host.size(), size_t(walk.count(a))) << m << "x" << n << " block " << b << " of " << grid;
+                  for (size_t it = 0; it < host.size(); ++it) {
+                    const kernels::HostUnit u = walk.unit(a, static_cast<int>(it));
+                    const kernels::HostUnit& h = host[it];
+                    ASSERT_EQ(std::tie(h.m0, h.n0, h.split, h.k_first, h.k_count, h.segments, h.tile),
+                              std::tie(u.m0, u.n0, u.split, u.k_first, u.k_count, u.segments, u.tile))
+                        << m << "x" << n << " block " << b << " splits " << s.splits << " stream " << s.stream;
+                    if (h.segments > 1) ASSERT_EQ(h.slot, u.slot) << m << "x" << n << " block " << b;
+                  }
+                  ++ctas;
                 }
-                ++ctas;
               }
-            }
   }
   EXPECT_GT(ctas, 10000);
 }
@@ -271,20 +280,149 @@ TEST(MatmulSm90Validity, SplitKRulesWithTheirReasons) {
   EXPECT_EQ(why_invalid(MatmulProblem{.m = 256, .n = 256, .k = 4096}, wide, hopper()), std::nullopt);
 }
 
+TEST(MatmulSm90Validity, StreamKRulesWithTheirReasons) {
+  MatmulProblem p{.m = 1, .n = 4096, .k = 14336, .b_layout = BLayout::NK};
+  auto rule = [&](MatmulConfig c) {
+    auto r = why_invalid(p, c, hopper());
+    return r ? r->rule + ": " + r->reason : std::string("valid");
+  };
+  MatmulConfig s;
+  s.swap_ab = true;
+  s.tile_m = 16;
+  s.tile_n = 64;
+  s.schedule = Schedule::StreamK;
+  EXPECT_EQ(rule(s), "valid");
+  s.split_k = 4;  // stream-K decides the shares itself
+  EXPECT_NE(rule(s).find("split_k: split_k 4 needs schedule \"split_k\" (stream_k decides"), std::string::npos) << rule(s);
+  s.split_k = 1;
+  s.cluster_dimension = ClusterDim::M;
+  EXPECT_NE(rule(s).find("stream_k: a 2-CTA cluster multicasts"), std::string::npos) << rule(s);
+  s.cluster_dimension = ClusterDim::None;
+  MatmulConfig wide;  // 128 x 128 per warpgroup: 128 registers of sums
+  wide.schedule = Schedule::StreamK;
+  EXPECT_NE(rule(wide).find("stream_k: a 128x128 tile's sums (128 registers per thread)"), std::string::npos) << rule(wide);
+  // Any K is fine, a single k-step included (then every unit is a whole tile).
+  EXPECT_EQ(why_invalid(MatmulProblem{.m = 1, .n = 4096, .k = 64}, s, hopper()), std::nullopt);
+  // The counters alone would overfill the workspace: 2^23 tiles of 16 x 128, 64 MiB of counters.
+  MatmulProblem huge{.m = 65536, .n = 262144, .k = 64, .b_layout = BLayout::NK};
+  auto r = why_invalid(huge, s, hopper());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->rule, "stream_k");
+  EXPECT_NE(r->reason.find("arrival counters"), std::string::npos) << r->reason;
+}
+
+TEST(MatmulSm90Validity, PingPongRulesWithTheirReasons) {
+  MatmulProblem p{.m = 4096, .n = 4096, .k = 4096};
+  auto rule = [&](MatmulConfig c) {
+    auto r = why_invalid(p, c, hopper());
+    return r ? r->rule + ": " + r->reason : std::string("valid");
+  };
+  MatmulConfig pp;
+  pp.consumers = Consumers::PingPong;  // 128 x 128 per warpgroup, which is the CTA tile
+  EXPECT_EQ(rule(pp), "valid");
+  EXPECT_EQ(pp.cta_tile_m(), 128);
+  EXPECT_EQ(pp.cta_tile_n(), 128);
+  EXPECT_FALSE(overlaps_epilogue(pp));  // the other warpgroup's MMAs hide the epilogue instead
+  pp.wg_dimension = Dim::N;
+  EXPECT_NE(rule(pp).find("consumers: wg_dimension says how cooperating warpgroups split"), std::string::npos) << rule(pp);
+  pp.wg_dimension = Dim::M;
+  pp.tile_m = 64;
+  pp.schedule = Schedule::StreamK;
+  EXPECT_NE(rule(pp).find("consumers: stream_k's partial tiles are kept per cooperating warpgroup"), std::string::npos)
+      << rule(pp);
+  EXPECT_THROW(build_matmul_unchecked(p, pp), core::Error);  // not a faulty kernel: none at all
+  // A 256 x 256 accumulator is 512 registers per thread either way.
+  MatmulConfig big;
+  big.consumers = Consumers::PingPong;
+  big.tile_m = 256;
+  big.tile_n = 256;
+  big.max_concurrent_steps = 2;  // two 64 KiB stages fit the SMEM
+  EXPECT_EQ(why_invalid(p, big, hopper())->rule, "registers");
+  // Configs stored before the knob cooperated; the name round-trips.
+  core::TuningConfig old = MatmulConfig{}.to_tuning_config();
+  EXPECT_EQ(old.get_str("consumers"), "cooperative");
+  core::TuningConfig t = pp.to_tuning_config();
+  EXPECT_EQ(MatmulConfig::from_tuning_config(t).consumers, Consumers::PingPong);
+  t.set("consumers", std::string("both"));
+  EXPECT_THROW(MatmulConfig::from_tuning_config(t), core::Error);
+}
+
 TEST(MatmulSm90, TheSplitKWorkspaceIsCountersThenPartials) {
   MatmulConfig c;
   c.tile_m = 64;  // CTA tile 128 x 128
   c.schedule = Schedule::SplitK;
   c.split_k = 3;
-  const SplitWorkspace w = split_workspace(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c);
+  const SplitWorkspace w = split_workspace(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c, 132);
   EXPECT_EQ(w.tiles, 2 * 3);
   EXPECT_EQ(w.counter_bytes, 256);  // 6 tiles x 2 warpgroups x 4 bytes, rounded up
   EXPECT_EQ(w.partial_bytes, 6LL * 3 * 128 * 128 * 4);
-  EXPECT_EQ(hopper_matmul().workspace_bytes(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c.to_tuning_config()), w.total());
-  EXPECT_EQ(hopper_matmul().workspace_bytes(MatmulProblem{.m = 200, .n = 304, .k = 4096}, MatmulConfig{}.to_tuning_config()), 0);
+  EXPECT_EQ(hopper_matmul().workspace_bytes(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c.to_tuning_config(), 132),
+            w.total());
+  EXPECT_EQ(
+      hopper_matmul().workspace_bytes(MatmulProblem{.m = 200, .n = 304, .k = 4096}, MatmulConfig{}.to_tuning_config(), 132),
+      0);
   // The split count is a kernel argument, after the tile order's.
   EXPECT_EQ(hopper_matmul().scalar_args(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c.to_tuning_config()).back(), 3);
   EXPECT_TRUE(build_matmul(MatmulProblem{.m = 200, .n = 304, .k = 4096}, c, hopper()).takes_workspace);
+}
+
+TEST(MatmulSm90, StreamKHasOneCtaPerSmAndTwoSlotsPerCta) {
+  MatmulConfig c;
+  c.tile_m = 64;  // CTA tile 128 x 128
+  c.schedule = Schedule::StreamK;
+  const MatmulProblem p{.m = 200, .n = 304, .k = 4096};  // 6 tiles x 64 k-steps
+  // One CTA per SM, held to the iterations and to what the workspace holds.
+  EXPECT_EQ(stream_k_grid(p, c, 132), 132u);
+  EXPECT_EQ(stream_k_grid(MatmulProblem{.m = 200, .n = 304, .k = 128}, c, 132), 12u);  // 6 tiles x 2 k-steps
+  const SplitWorkspace w = split_workspace(p, c, 132);
+  EXPECT_EQ(w.counter_bytes, 256);
+  EXPECT_EQ(w.slots, 2 * 132);
+  EXPECT_EQ(w.partial_bytes, 2LL * 132 * 128 * 128 * 4);
+  EXPECT_EQ(hopper_matmul().workspace_bytes(p, c.to_tuning_config(), 132), w.total());
+  EXPECT_EQ(hopper_matmul().grid(p, c.to_tuning_config(), 132), 132u);
+  EXPECT_EQ(hopper_matmul().scalar_args(p, c.to_tuning_config()).size(), 5u);  // no split count
+  EXPECT_TRUE(build_matmul(p, c, hopper()).takes_workspace);
+  // Two 128 x 128 f32 slots are 128 KiB per CTA: 32 MiB holds 255 CTAs' beside the counters,
+  // more than any Hopper part has SMs; a larger grid is capped there.
+  EXPECT_EQ(stream_k_grid(p, c, 1000), unsigned((kMaxWorkspaceBytes - 256) / (2 * 128 * 128 * 4)));
+}
+
+TEST(TileSchedule, StreamUnitsCoverEveryTileStepOnceInEqualShares) {
+  // Every (tile, k-step) is computed exactly once; CTAs' shares differ by at most one k-step; a
+  // tile's segments are consecutive CTAs numbered 0..n-1 in CTA order, and the slots its shared
+  // segments write are distinct across the whole launch.
+  for (int k_steps : {1, 5, 64})
+    for (int sms : {1, 2, 7, 132}) {
+      TileWalkShape s{128, 64, 1, 1, 1, true, k_steps};
+      const int m = 300, n = 200;  // 3 x 4 tiles
+      const unsigned grid = kernels::persistent_grid(m, n, s, sms);
+      EXPECT_EQ(grid, unsigned(std::min(sms, 12 * k_steps)));
+      std::map<std::pair<std::int64_t, std::int64_t>, std::vector<int>> steps;  // tile -> owner per k-step
+      std::map<std::int64_t, int> slot_writers;
+      std::int64_t least = 1 << 30, most = 0;
+      for (unsigned b = 0; b < grid; ++b) {
+        std::int64_t share = 0;
+        for (const kernels::HostUnit& u : kernels::host_tile_walk(s, m, n, b, grid, true, 2)) {
+          auto& owner = steps[{u.m0, u.n0}];
+          owner.resize(k_steps, -1);
+          for (std::int64_t k = u.k_first; k < u.k_first + u.k_count; ++k) {
+            ASSERT_EQ(owner[k], -1) << "k-step computed twice";
+            owner[k] = int(b);
+          }
+          share += u.k_count;
+          if (u.segments > 1) ++slot_writers[u.slot];
+        }
+        least = std::min(least, share);
+        most = std::max(most, share);
+      }
+      EXPECT_EQ(steps.size(), 12u);
+      for (auto& [tile, owner] : steps) {
+        for (int k = 0; k < k_steps; ++k) ASSERT_NE(owner[k], -1);
+        EXPECT_TRUE(std::is_sorted(owner.begin(), owner.end()));
+      }
+      EXPECT_LE(most - least, 1);
+      for (auto& [slot, writers] : slot_writers) EXPECT_EQ(writers, 1) << "slot " << slot;
+    }
 }
 
 TEST(TileSchedule, SplitUnitsCoverEveryTileAndRangeOnce) {
@@ -328,6 +466,22 @@ TEST(MatmulSm90CostModel, SplitKIsPredictedFasterWhereFewTilesMeetALongK) {
   EXPECT_GT(predict(square, big_split, h100, {}).ms, predict(square, big, h100, {}).ms);
 }
 
+TEST(MatmulSm90CostModel, StreamKIsPredictedFasterWhereTilesLeaveTheLastWaveNearlyEmpty) {
+  // 1536 x 1536 in 128 x 128 CTA tiles is 144 tiles on 132 SMs: data-parallel runs two waves,
+  // the second with 12 tiles; stream-K gives every SM 144/132 of a tile's k-steps.
+  const core::DeviceSpec& h100 = hopper().default_device();
+  MatmulConfig dp;
+  dp.tile_m = 64;
+  MatmulConfig sk = dp;
+  sk.schedule = Schedule::StreamK;
+  MatmulProblem p{.m = 1536, .n = 1536, .k = 8192};
+  EXPECT_LT(predict(p, sk, h100, {}).ms, 0.75 * predict(p, dp, h100, {}).ms);
+  // Where the tiles fill whole waves (132 x 4 tiles) there is nothing to balance: the partials
+  // and fixups are not charged, and the two are predicted alike.
+  MatmulProblem even{.m = 128 * 132, .n = 512, .k = 4096};
+  EXPECT_NEAR(predict(even, sk, h100, {}).ms, predict(even, dp, h100, {}).ms, 0.02 * predict(even, dp, h100, {}).ms);
+}
+
 TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
   MatmulProblem p{.m = 100, .n = 200, .k = 72};  // ragged against tiles: fine
   EXPECT_NO_THROW(check_problem(p));
@@ -341,25 +495,30 @@ TEST(MatmulProblemSupport, UnalignedStridesAreAClearError) {
   }
 }
 
-// The whole default space in six parts (data-parallel unswapped; data-parallel swap_ab by
-// tile_m; split_k), each a test of its own, so each stays within a test's time limit and two
+// The whole default space in nine parts (cooperative data-parallel unswapped; the same with
+// swap_ab by tile_m; split_k; pingpong unswapped; stream_k; pingpong swapped: 2,409 pingpong
+// kernels took 2,304 s in one part on a loaded machine, past a test's 1,500 s), each a test of its own, so each stays within a test's time limit and two
 // run side by side: every valid config of the space is in exactly one part (checked below).
 class MatmulSm90Space : public ::testing::TestWithParam<int> {};
-constexpr int kSpaceParts = 6;
+constexpr int kSpaceParts = 9;
 
 bool in_part(const MatmulConfig& c, int part) {
-  if (part == 5) return c.schedule == Schedule::SplitK;
-  if (c.schedule != Schedule::DataParallel) return false;
+  if (part == 8) return c.pingpong() && c.swap_ab;
+  if (part == 7) return c.schedule == Schedule::StreamK && !c.pingpong();
+  if (part == 6) return c.pingpong() && !c.swap_ab;
+  if (part == 5) return c.schedule == Schedule::SplitK && !c.pingpong();
+  if (c.schedule != Schedule::DataParallel || c.pingpong()) return false;
   if (part == 0) return !c.swap_ab;
   const int tile_m[] = {8, 16, 32, 64};
   return c.swap_ab && c.tile_m == tile_m[part - 1];
 }
 
 // Where a part's configs are valid: the kernels do not depend on M, N and K, but the rules do;
-// split-K is for few tiles and many k-steps (its workspace is bounded), so its part is judged
+// split-K and stream-K are for few tiles and many k-steps (the workspace is bounded), so their parts are judged
 // at a decode-like shape.
 MatmulProblem part_problem(int part) {
-  return part == 5 ? MatmulProblem{.m = 64, .n = 4096, .k = 8192} : MatmulProblem{.m = 8192, .n = 8192, .k = 8192};
+  return part == 5 || part == 7 ? MatmulProblem{.m = 64, .n = 4096, .k = 8192}
+                                 : MatmulProblem{.m = 8192, .n = 8192, .k = 8192};
 }
 
 TEST(MatmulSm90, TheSpacePartsCoverTheSpaceOnce) {
@@ -369,7 +528,7 @@ TEST(MatmulSm90, TheSpacePartsCoverTheSpaceOnce) {
     MatmulConfig c = MatmulConfig::from_tuning_config(t);
     int parts = 0;
     for (int part = 0; part < kSpaceParts; ++part) parts += in_part(c, part);
-    // A config in no part must be one the rules reject (data_parallel with a split count).
+    // A config in no part must be one the rules reject (data_parallel or stream_k with a split count).
     if (parts == 0) EXPECT_TRUE(why_invalid(MatmulProblem{}, c, hopper()).has_value()) << t.to_json();
     EXPECT_LE(parts, 1);
     in_one += parts == 1;
@@ -481,6 +640,9 @@ INSTANTIATE_TEST_SUITE_P(Parts, MatmulSm90Space, ::testing::Range(0, kSpaceParts
                          [](const ::testing::TestParamInfo<int>& i) {
                            return i.param == 0   ? std::string("Unswapped")
                                   : i.param == 5 ? std::string("SplitK")
+                                  : i.param == 6 ? std::string("PingPongUnswapped")
+                                  : i.param == 7 ? std::string("StreamK")
+                                  : i.param == 8 ? std::string("PingPongSwapAb")
                                                  : "SwapAbTileM" + std::to_string(8 << (i.param - 1));
                          });
 
@@ -583,7 +745,8 @@ TEST(MatmulSm90, TheGpuTestCasesAreValidAndCompile) {
     auto r = why_invalid(tc.problem, c, hopper());
     ASSERT_FALSE(r.has_value()) << tc.config << ": " << r->reason;
     BuiltMatmul b = build_matmul(tc.problem, c, hopper());
-    EXPECT_EQ(core::compile_module(b.mlir, hopper()).units.at(0).cubin.kernels.at("matmul").spill_store_bytes, 0);
+    EXPECT_EQ(core::compile_module(b.mlir, hopper()).units.at(0).cubin.kernels.at("matmul").spill_store_bytes, 0)
+        << tc.problem.key() << " " << tc.config;
   }
 }
 

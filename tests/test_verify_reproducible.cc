@@ -21,14 +21,15 @@ namespace {
 
 using kernels::MatmulProblem;
 
-Measurement verify(const MatmulProblem& p, const kernels::sm90::MatmulConfig& c, const core::BuiltKernel& k, int seeds) {
+Measurement verify(const MatmulProblem& p, const kernels::sm90::MatmulConfig& c, const core::BuiltKernel& k, int seeds,
+                   int sm_count = 132) {
   const core::ArchSpec& arch = core::parse_arch("sm_90a");
   TrialRequest req;
   req.problem = p;
   req.config = c.to_tuning_config();
   req.measurer = "emulate";
   req.seeds = seeds;
-  req.sm_count = 132;
+  req.sm_count = sm_count;
   core::CompileResult r = core::compile_module(k.mlir, arch);
   return verify_on_emulator(req, kernels::matmul_template(arch), k, r.units.at(0).ptx);
 }
@@ -58,6 +59,25 @@ TEST(VerifyReproducible, ASumInArrivalOrderIsCaughtAndTheSplitOrderSumPasses) {
   EXPECT_NE(faulty.message.find("not reproducible"), std::string::npos) << faulty.message;
   // What makes it a reproducibility finding: the faulty output passed the tolerance check.
   EXPECT_LT(faulty.verification_error, 1e-2) << faulty.message;
+}
+
+TEST(VerifyReproducible, StreamKTilesSharedByCtasAreSummedInSegmentOrder) {
+  // Stream-K on 20 SMs: 64 k-steps in shares of 3 or 4, so each 16-step tile is cut among five
+  // or six CTAs (on 132 SMs, 64 CTAs of one k-step: 16 segments per tile). The same faulty sum
+  // is caught. (With two segments it would not be faulty: a + b is b + a, bit for bit.)
+  const MatmulProblem p{.m = 16, .n = 512, .k = 1000};
+  kernels::sm90::MatmulConfig c = split_decode();
+  c.schedule = kernels::sm90::Schedule::StreamK;
+  c.split_k = 1;
+  ASSERT_FALSE(kernels::sm90::why_invalid(p, c, core::parse_arch("sm_90a")));
+  for (int sms : {20, 132}) {
+    Measurement twin = verify(p, c, kernels::sm90::build_matmul(p, c, core::parse_arch("sm_90a")), 8, sms);
+    EXPECT_EQ(twin.status, TrialStatus::Ok) << sms << " SMs: " << twin.message;
+    Measurement faulty =
+        verify(p, c, kernels::sm90::build_matmul_unchecked(p, c, {.sum_in_arrival_order = true}), 8, sms);
+    EXPECT_EQ(faulty.status, TrialStatus::WrongResult) << sms << " SMs: " << faulty.message;
+    EXPECT_NE(faulty.message.find("not reproducible"), std::string::npos) << faulty.message;
+  }
 }
 
 TEST(VerifyReproducible, OneScheduleComparesNothing) {

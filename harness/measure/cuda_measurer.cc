@@ -191,7 +191,7 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
     da.upload(std::as_bytes(std::span(x.a)));
     db.upload(std::as_bytes(std::span(x.b)));
     std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
-    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config));
+    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config, gpu.sm_count));
     core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, gpu.sm_count),
                                 core::workspace_ptr(ws));
     core::LoadedModule mod(cubin);

@@ -74,7 +74,7 @@ Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, 
     dc.fill_bytes(0xFF);  // NaN poison: an element the kernel misses cannot pass
     std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
     int sms = req.sm_count > 0 ? req.sm_count : device_sm_count();
-    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config));
+    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config, sms));
     core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, sms),
                                 core::workspace_ptr(ws));
     launch.launch(mod.function(kernel.kernel_name));

@@ -148,9 +148,12 @@ void run(const Options& o) {
     decode.m = 16;
     const bool any_shape = !o.problem_given && o.shapes.empty();
     const auto only = parse_only(t, o.only);
+    // Values of one parameter are alternatives; different parameters must all match.
+    std::map<std::string, std::vector<core::ParamValue>> wanted;
+    for (const auto& [name, value] : only) wanted[name].push_back(value);
     t.space().enumerate([&](const core::TuningConfig& c) {
-      for (const auto& [name, value] : only)
-        if (!(c.values().at(name) == value)) return;
+      for (const auto& [name, values] : wanted)
+        if (std::find(values.begin(), values.end(), c.values().at(name)) == values.end()) return;
       if (!t.why_invalid(like, c) || (any_shape && !t.why_invalid(decode, c))) configs.push_back(c);
     });
     if (configs.empty())
@@ -321,8 +324,9 @@ void add_verify_command(CLI::App& app) {
                   "least once (CI's time-bounded check), the rest at random. Not with --config, which names one")
       ->check(whole_number(1, 1000000));
   cmd->add_option("--only", o->only,
-                  "With --all: only configs with this parameter value, NAME=VALUE (repeatable), e.g. "
-                  "schedule=split_k -- one part of the space, such as a new schedule")
+                  "With --all: only configs with this parameter value, NAME=VALUE (repeatable: values of one "
+                  "name are alternatives, different names must all match), e.g. --only schedule=split_k --only "
+                  "schedule=stream_k -- one part of the space, such as a new schedule")
       ->type_name("NAME=VALUE");
   cmd->add_option("--sample-seed", o->sample_seed, "Seed of --sample's random part (with --all)")
       ->check(whole_number(0))  // an unsigned option would take "-1" as 2^64-1

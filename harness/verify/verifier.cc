@@ -124,8 +124,8 @@ std::vector<VerifyJob> Verifier::plan(const std::vector<core::TuningConfig>& con
       j.compile_env_error = it->second[i].env_error;
       kernels::KernelShape s = t_.kernel_shape(configs[i]);
       j.problem_class = kernels::classify(target, s, sm_count);
-      std::string memo = fmt::format("{} {} {} {} {} {} {} {} {}", s.cta_tile_m, s.cta_tile_n, s.cluster_m, s.cluster_n,
-                                     s.tile_k, s.stages, s.splits, kind, j.problem_class.key());
+      std::string memo = fmt::format("{} {} {} {} {} {} {} {} {} {}", s.cta_tile_m, s.cta_tile_n, s.cluster_m,
+                                     s.cluster_n, s.tile_k, s.stages, s.splits, s.stream, kind, j.problem_class.key());
       std::lock_guard<std::mutex> lock(proxy_mu_);
       auto p = proxies_.find(memo);
       if (p == proxies_.end()) {
@@ -167,8 +167,8 @@ std::vector<VerifyJob> Verifier::plan_standard(const std::vector<core::TuningCon
   std::vector<VerifyJob> jobs;
   for (size_t i = 0; i < configs.size(); ++i) {
     kernels::KernelShape s = t_.kernel_shape(configs[i]);
-    std::string shape = fmt::format("{} {} {} {} {} {} {}", s.cta_tile_m, s.cta_tile_n, s.cluster_m, s.cluster_n,
-                                    s.tile_k, s.stages, s.splits);
+    std::string shape = fmt::format("{} {} {} {} {} {} {} {}", s.cta_tile_m, s.cta_tile_n, s.cluster_m, s.cluster_n,
+                                    s.tile_k, s.stages, s.splits, s.stream);
     auto it = classes_of.find(shape);
     if (it == classes_of.end()) it = classes_of.emplace(shape, kernels::standard_classes(like, s, valid)).first;
     for (const kernels::ProblemClass& c : it->second) {

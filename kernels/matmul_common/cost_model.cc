@@ -69,8 +69,15 @@ Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, c
   const double units = m_units * n_units;
   const double splits = std::max(1, c.splits);
   const double clusters = std::max(1.0, std::floor(d.sm_count / cs));
-  const double waves = std::ceil(units * splits / clusters);
-  const double unit_k_iters = std::ceil(k_iters / splits);
+  double waves = std::ceil(units * splits / clusters);
+  double unit_k_iters = std::ceil(k_iters / splits);
+  // Stream-K: the busiest CTA's k-steps, counted as `waves` units of unit_k_iters steps.
+  const double stream_grid = std::min(clusters, units * k_iters);
+  const double stream_steps = std::ceil(units * k_iters / stream_grid);
+  if (c.stream) {
+    unit_k_iters = std::min(k_iters, stream_steps);
+    waves = stream_steps / unit_k_iters;
+  }
 
   // Tensor cores: every CTA computes whole padded tiles (or K ranges of them); the busiest SM
   // does `waves` of them.
@@ -87,7 +94,8 @@ Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, c
   // DRAM: per wave, the band of width w along the minor dimension touches w minor units and
   // clusters / w major units; each distinct operand tile is fetched once per wave, the rest
   // hits L2.
-  const double active = std::min(std::max(1.0, std::floor(clusters / splits)), units);  // tiles a wave finishes
+  const double active = c.stream ? std::min(stream_grid, units)
+                                 : std::min(std::max(1.0, std::floor(clusters / splits)), units);  // tiles a wave finishes
   const double w = std::min<double>(c.grid_tile_width, c.grid_minor_dim == Dim::N ? n_units : m_units);
   const double minor_per_wave = w, major_per_wave = std::ceil(active / w);
   const double a_units = c.grid_minor_dim == Dim::N ? major_per_wave : minor_per_wave;
@@ -95,14 +103,18 @@ Prediction predict_persistent(const MatmulProblem& p, const PersistentCost& c, c
   const double k_bytes = k_iters * tk * in;
   const double wave_bytes = (std::min(a_units, m_units) * um + std::min(b_units, n_units) * un) * k_bytes;
   const double tile_waves = std::ceil(units / active);
-  const double partial_bytes = splits > 1 ? units * splits * cm * cn * 4.0 * 2.0 : 0.0;  // written, read back
+  double partial_bytes = splits > 1 ? units * splits * cm * cn * 4.0 * 2.0 : 0.0;  // written, read back
+  const bool stream_shares = c.stream && std::fmod(units * k_iters, stream_grid * k_iters) != 0.0;
+  if (stream_shares) partial_bytes = 2.0 * stream_grid * cm * cn * 4.0 * 2.0;
   const double bytes = std::max(tile_waves * wave_bytes + double(p.m) * p.n * out + partial_bytes, p.min_bytes());
   r.memory_ms = bytes / (bandwidth * kMemoryEfficiency) * 1e3;
 
   // Epilogue: each tile's accumulator goes out through SMEM in pieces; what is not
   // overlapped with the next tile's MMAs adds up.
-  r.overhead_ms = kLaunchMs + waves * c.epilogue_pieces * kEpiloguePieceMs * (1.0 - std::clamp(c.epilogue_hidden, 0.0, 1.0));
+  const double epilogues = c.stream ? std::ceil(stream_steps / k_iters) + (stream_shares ? 1.0 : 0.0) : waves;
+  r.overhead_ms = kLaunchMs + epilogues * c.epilogue_pieces * kEpiloguePieceMs * (1.0 - std::clamp(c.epilogue_hidden, 0.0, 1.0));
   if (splits > 1) r.overhead_ms += waves * kFixupUs * 1e-3;
+  if (stream_shares) r.overhead_ms += 2.0 * kFixupUs * 1e-3;
 
   // The kernel's lints: added, never overlapped (cost_model.h), so a linted kernel never ties.
   r.lint_penalties = lint_penalties(p, c, d, defects, waves, unit_k_iters, r.compute_ms);

@@ -58,6 +58,10 @@
 // traffic per wave is that of the tiles it finishes. Each unit also writes its f32 partial
 // tile and the last of a tile reads all of them back (charged to DRAM, though L2 often keeps
 // them), and waits once for an atomic's round trip (kFixupUs, an estimate until measured).
+// Stream-K: the grid is one CTA per SM (no more than the iterations), each running an equal
+// share of tiles x k_iters iterations, so the busiest SM runs ceil(I / G) k-steps instead of
+// whole waves of tiles; about two partial tiles per CTA go through the workspace (its first
+// and last tile, when shared), and each CTA waits for at most two atomics.
 #pragma once
 
 #include <string>
@@ -88,6 +92,7 @@ struct PersistentCost {
   int cluster_m = 1, cluster_n = 1;        // CTAs per cluster along M and N
   int tile_k = 64;
   int splits = 1;                          // K ranges per output tile (split-K)
+  bool stream = false;                     // stream-K (splits is then 1)
   int max_concurrent_steps = 4;
   Dim grid_minor_dim = Dim::N;
   int grid_tile_width = 1;

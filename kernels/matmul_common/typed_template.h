@@ -16,7 +16,7 @@
 //   static Prediction predict(const MatmulProblem&, const Config&, const core::DeviceSpec&, const KernelDefects&);
 // and optionally, for kernels with a schedule that needs them:
 //   static std::vector<std::int32_t> extra_scalar_args(const MatmulProblem&, const Config&);  // after band_width
-//   static std::int64_t workspace_bytes(const MatmulProblem&, const Config&);
+//   static std::int64_t workspace_bytes(const MatmulProblem&, const Config&, int sm_count);
 #pragma once
 
 #include <algorithm>
@@ -71,8 +71,9 @@ class TypedMatmulTemplate final : public MatmulTemplate {
       for (std::int32_t x : Ops::extra_scalar_args(p, c)) args.push_back(x);
     return args;
   }
-  std::int64_t workspace_bytes(const MatmulProblem& p, const core::TuningConfig& t) const override {
-    if constexpr (requires { Ops::workspace_bytes(p, parse(t)); }) return Ops::workspace_bytes(p, parse(t));
+  std::int64_t workspace_bytes(const MatmulProblem& p, const core::TuningConfig& t, int sm_count) const override {
+    if constexpr (requires { Ops::workspace_bytes(p, parse(t), sm_count); })
+      return Ops::workspace_bytes(p, parse(t), sm_count);
     else return 0;
   }
   std::string launch_signature(const MatmulProblem& p, const core::TuningConfig& t, int sm_count) const override {
@@ -87,14 +88,17 @@ class TypedMatmulTemplate final : public MatmulTemplate {
       std::string seq;
       for (unsigned r = 0; r < cs; ++r) {
         for (const HostUnit& u : host_tile_walk(s, p.m, p.n, first + r, grid, c.grid_minor_dim == Dim::N, c.grid_tile_width))
-          seq += s.splits > 1 ? fmt::format("{},{},{};", u.m0, u.n0, u.split) : fmt::format("{},{};", u.m0, u.n0);
+          seq += s.stream ? fmt::format("{},{},{}+{};", u.m0, u.n0, u.k_first, u.k_count)
+                 : s.splits > 1 ? fmt::format("{},{},{};", u.m0, u.n0, u.split)
+                                : fmt::format("{},{};", u.m0, u.n0);
         seq += '|';
       }
       clusters.push_back(std::move(seq));
     }
     std::sort(clusters.begin(), clusters.end());
-    std::string out = s.splits > 1 ? fmt::format("grid {} cluster {} splits {}:", grid, cs, s.splits)
-                                   : fmt::format("grid {} cluster {}:", grid, cs);
+    std::string out = s.stream ? fmt::format("grid {} cluster {} stream:", grid, cs)
+                      : s.splits > 1 ? fmt::format("grid {} cluster {} splits {}:", grid, cs, s.splits)
+                                     : fmt::format("grid {} cluster {}:", grid, cs);
     for (const std::string& x : clusters) out += ' ' + x;
     return out;
   }

@@ -16,7 +16,11 @@ std::string_view to_string(ClusterDim d) {
   return d == ClusterDim::None ? "none" : d == ClusterDim::M ? "M" : "N";
 }
 
-std::string_view to_string(Schedule s) { return s == Schedule::SplitK ? "split_k" : "data_parallel"; }
+std::string_view to_string(Schedule s) {
+  return s == Schedule::SplitK ? "split_k" : s == Schedule::StreamK ? "stream_k" : "data_parallel";
+}
+
+std::string_view to_string(Consumers c) { return c == Consumers::PingPong ? "pingpong" : "cooperative"; }
 
 core::TuningConfig MatmulConfig::to_tuning_config() const {
   core::TuningConfig c;
@@ -33,14 +37,16 @@ core::TuningConfig MatmulConfig::to_tuning_config() const {
   c.set("swap_ab", std::string(swap_ab ? "yes" : "no"));
   c.set("schedule", std::string(to_string(schedule)));
   c.set("split_k", split_k);
+  c.set("consumers", std::string(to_string(consumers)));
   return c;
 }
 
 MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
   check_param_names(t, {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
                         "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"},
-                    // Configs stored before 2026-11-26 ran unswapped, before 2026-11-27 data-parallel.
-                    {"swap_ab", "schedule", "split_k"});
+                    // Configs stored before 2026-11-26 ran unswapped, before 2026-11-27 data-parallel,
+                    // before 2026-11-28 with cooperating consumers.
+                    {"swap_ab", "schedule", "split_k", "consumers"});
   MatmulConfig c;
   c.tile_m = get_int(t, "tile_m");
   c.tile_n = get_int(t, "tile_n");
@@ -66,9 +72,18 @@ MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
     const std::string& sc = t.get_str("schedule");
     if (sc == "data_parallel") c.schedule = Schedule::DataParallel;
     else if (sc == "split_k") c.schedule = Schedule::SplitK;
-    else throw Error(ErrorKind::InvalidInput, fmt::format("schedule must be \"data_parallel\" or \"split_k\", got \"{}\"", sc));
+    else if (sc == "stream_k") c.schedule = Schedule::StreamK;
+    else
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("schedule must be \"data_parallel\", \"split_k\" or \"stream_k\", got \"{}\"", sc));
   }
   if (t.has("split_k")) c.split_k = get_int(t, "split_k");
+  if (t.has("consumers")) {
+    const std::string& co = t.get_str("consumers");
+    if (co == "cooperative") c.consumers = Consumers::Cooperative;
+    else if (co == "pingpong") c.consumers = Consumers::PingPong;
+    else throw Error(ErrorKind::InvalidInput, fmt::format("consumers must be \"cooperative\" or \"pingpong\", got \"{}\"", co));
+  }
   return c;
 }
 
@@ -92,9 +107,14 @@ core::ParamSpace default_space() {
       {"wg_dimension", strs({"M", "N"}), "dimension the two compute warpgroups split"},
       {"cluster_dimension", strs({"none", "M", "N"}), "2-CTA cluster along M or N sharing (multicasting) an operand"},
       {"swap_ab", strs({"no", "yes"}), "compute C^T = B^T A^T, so that a small M is wgmma's N (decode)"},
-      {"schedule", strs({"data_parallel", "split_k"}),
-       "data_parallel: a CTA runs a tile's whole K loop; split_k: split_k CTAs share it (K-heavy, few tiles)"},
-      {"split_k", ints({1, 2, 3, 4, 6, 8}), "K ranges per output tile (1 with data_parallel; run-time: no recompile)"},
+      {"schedule", strs({"data_parallel", "split_k", "stream_k"}),
+       "data_parallel: a CTA runs a tile's whole K loop; split_k: split_k CTAs share it (K-heavy, few tiles); "
+       "stream_k: every SM takes an equal share of all tiles' k-steps (tile counts that leave a wave part-empty)"},
+      {"split_k", ints({1, 2, 3, 4, 6, 8}),
+       "K ranges per output tile (split_k only; 1 otherwise; run-time: no recompile)"},
+      {"consumers", strs({"cooperative", "pingpong"}),
+       "cooperative: the two compute warpgroups split every tile along wg_dimension; pingpong: they take "
+       "alternate tiles, one's MMAs running while the other's epilogue stores"},
   });
 }
 
@@ -116,7 +136,7 @@ core::ir::SmemPlan smem_plan(const MatmulProblem& p, const MatmulConfig& c) {
   plan.alloc("epilogue", 2LL * c.epi_rows() * c.epi_tile_n * size_in_bytes(p.out_dtype), 1024);
   plan.alloc("full", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
   plan.alloc("empty", core::ir::BarrierRingBytes(c.max_concurrent_steps), 8);
-  if (c.schedule == Schedule::SplitK) plan.alloc("ticket", 8, 8);
+  if (c.reduces()) plan.alloc("ticket", 8, 8);
   return plan;
 }
 
@@ -128,13 +148,15 @@ int epilogue_atom_bytes(const MatmulProblem& p, const MatmulConfig& c) {
 }
 
 namespace {
-SplitWorkspace workspace_for(const MatmulProblem& p, const MatmulConfig& c, std::int64_t splits) {
+SplitWorkspace workspace_for(const MatmulProblem& p, const MatmulConfig& c, std::int64_t slots_per_tile,
+                             std::int64_t fixed_slots) {
   SplitWorkspace w;
-  if (c.schedule != Schedule::SplitK) return w;
+  if (!c.reduces()) return w;
   const std::int64_t cm = c.cta_tile_m(), cn = c.cta_tile_n();
   w.tiles = ((p.m + cm - 1) / cm) * ((p.n + cn - 1) / cn);
   w.counter_bytes = (w.tiles * 2 * 4 + 255) / 256 * 256;
-  w.partial_bytes = w.tiles * splits * cm * cn * 4;
+  w.slots = w.tiles * slots_per_tile + fixed_slots;
+  w.partial_bytes = w.slots * cm * cn * 4;
   return w;
 }
 }  // namespace
@@ -143,12 +165,21 @@ int effective_split_k(const MatmulProblem& p, const MatmulConfig& c) {
   if (c.schedule != Schedule::SplitK) return 1;
   const std::int64_t k_steps = (p.k + c.tile_k - 1) / c.tile_k;
   std::int64_t s = std::min<std::int64_t>(std::max(1, c.split_k), k_steps);
-  while (s > 1 && workspace_for(p, c, s).total() > kMaxWorkspaceBytes) --s;
+  while (s > 1 && workspace_for(p, c, s, 0).total() > kMaxWorkspaceBytes) --s;
   return static_cast<int>(std::max<std::int64_t>(s, 1));
 }
 
-SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c) {
-  return workspace_for(p, c, effective_split_k(p, c));
+unsigned stream_k_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
+  const std::int64_t cm = c.cta_tile_m(), cn = c.cta_tile_n();
+  const std::int64_t tiles = ((p.m + cm - 1) / cm) * ((p.n + cn - 1) / cn);
+  const std::int64_t iters = tiles * ((p.k + c.tile_k - 1) / c.tile_k);
+  const std::int64_t room = (kMaxWorkspaceBytes - workspace_for(p, c, 0, 0).total()) / (2 * cm * cn * 4);
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min({std::int64_t(std::max(1, sm_count)), iters, room})));
+}
+
+SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
+  if (c.schedule == Schedule::StreamK) return workspace_for(p, c, 0, 2 * std::int64_t(stream_k_grid(p, c, sm_count)));
+  return workspace_for(p, c, effective_split_k(p, c), 0);
 }
 
 }  // namespace mgpu::kernels::sm90

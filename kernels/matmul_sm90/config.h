@@ -6,11 +6,13 @@
 // swap_ab ("yes"): the MMAs compute C^T = B^T . A^T, so M is wgmma's N (8..256 in steps of 8)
 // and tile_m may be as small as 8 -- for decode, where M is a handful of tokens; the output
 // is still C (the epilogue transposes the fragments on their way through SMEM).
-// schedule: "data_parallel" (each output tile is one CTA's whole K loop) or "split_k" (each tile's
-// K loop is cut into split_k ranges computed by different CTAs; every range stores its f32
-// partial tile in a workspace and the last to finish sums all of them in split order, so the
-// result does not depend on which finished last). split_k is a run-time parameter: the split
-// counts of one config share a binary.
+// schedule: "data_parallel" (each output tile is one CTA's whole K loop), "split_k" (each tile's
+// K loop is cut into split_k ranges computed by different CTAs) or "stream_k" (one CTA per SM,
+// each taking an equal share of all tiles' k-steps laid end to end, so a tile may be shared by
+// two or more CTAs). A unit that does not cover its whole tile stores its f32 partial tile in a
+// workspace and the last to finish sums all of them in segment order, so the result does not
+// depend on which finished last. split_k is a run-time parameter: the split counts of one config
+// share a binary (stream_k's is its own).
 // Contract: from_tuning_config() checks names and domains (Error{InvalidInput}); the derived
 // sizes below are the single source of truth for the kernel builder and the validity rules.
 #pragma once
@@ -31,7 +33,11 @@ enum class ClusterDim { None, M, N };
 // Hopper, so a production caller budgets that much for a matmul; a split that needs more (many
 // tiles, where split-K has nothing to win anyway) is not allocated (effective_split_k()).
 inline constexpr std::int64_t kMaxWorkspaceBytes = 32LL << 20;
-enum class Schedule { DataParallel, SplitK };
+enum class Schedule { DataParallel, SplitK, StreamK };
+// How the two compute warpgroups share the work: cooperative (both on every tile, split along
+// wg_dimension) or pingpong (alternate tiles, each the whole CTA tile: one's MMAs run while the
+// other's epilogue stores, ordered by named barriers so their MMA phases never overlap).
+enum class Consumers { Cooperative, PingPong };
 
 struct MatmulConfig {
   int tile_m = 128;
@@ -47,10 +53,17 @@ struct MatmulConfig {
   bool swap_ab = false;
   Schedule schedule = Schedule::DataParallel;
   int split_k = 1;  // K ranges per output tile (schedule split_k: 2 or more)
+  Consumers consumers = Consumers::Cooperative;
 
-  // CTA tile: the two compute warpgroups side by side along wg_dimension.
-  int cta_tile_m() const { return tile_m * (wg_dimension == Dim::M ? 2 : 1); }
-  int cta_tile_n() const { return tile_n * (wg_dimension == Dim::N ? 2 : 1); }
+  // Whether some units leave partial tiles to reduce (split_k, stream_k): the kernel takes a
+  // workspace and its split count.
+  bool reduces() const { return schedule != Schedule::DataParallel; }
+
+  // CTA tile: the two cooperating warpgroups side by side along wg_dimension; with pingpong a
+  // warpgroup's tile is the CTA's.
+  bool pingpong() const { return consumers == Consumers::PingPong; }
+  int cta_tile_m() const { return tile_m * (!pingpong() && wg_dimension == Dim::M ? 2 : 1); }
+  int cta_tile_n() const { return tile_n * (!pingpong() && wg_dimension == Dim::N ? 2 : 1); }
   int cluster_size() const { return cluster_dimension == ClusterDim::None ? 1 : 2; }
   int accumulator_registers() const { return tile_m * tile_n / 128; }  // f32 per thread
   // wgmma's M and N for one warpgroup: its instructions are mma_m (64) rows by mma_n columns,
@@ -67,6 +80,7 @@ struct MatmulConfig {
 
 std::string_view to_string(ClusterDim d);
 std::string_view to_string(Schedule s);
+std::string_view to_string(Consumers c);
 
 // The default search space (spans Pallas:MGPU's own sweeps).
 core::ParamSpace default_space();
@@ -94,16 +108,22 @@ int epilogue_atom_bytes(const MatmulProblem& p, const MatmulConfig& c);
 // search never meets two configs that run the same launch.
 int effective_split_k(const MatmulProblem& p, const MatmulConfig& c);
 
-// The split_k schedule's global workspace for `p`, allocated by the launcher and zeroed once:
-// first one u32 arrival counter per (output tile, consumer warpgroup), which every launch leaves
-// at zero again, then the f32 partial tiles, effective_split_k() per output tile (kernel.cc says
-// how they are laid out). Both are 0 for data_parallel.
+// The stream_k schedule's grid for `p` on `sm_count` SMs: one CTA per SM, no more than the
+// tiles' k-steps, and no more than kMaxWorkspaceBytes holds partial slots for (two per CTA).
+unsigned stream_k_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count);
+
+// The global workspace of a split_k or stream_k launch for `p` on `sm_count` SMs, allocated by
+// the launcher and zeroed once: first one u32 arrival counter per (output tile, consumer
+// warpgroup), which every launch leaves at zero again, then the f32 partial-tile slots:
+// effective_split_k() per output tile with split_k, two per CTA of the stream_k grid (kernel.cc
+// says how they are laid out). All 0 for data_parallel.
 struct SplitWorkspace {
   std::int64_t tiles = 0;           // output tiles
   std::int64_t counter_bytes = 0;   // 256-aligned
+  std::int64_t slots = 0;           // partial tiles (each cta_tile_m x cta_tile_n f32)
   std::int64_t partial_bytes = 0;
   std::int64_t total() const { return counter_bytes + partial_bytes; }
 };
-SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c);
+SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c, int sm_count);
 
 }  // namespace mgpu::kernels::sm90

@@ -70,7 +70,7 @@ Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
   g.epi_off = plan.region("epilogue").offset;
   g.full_off = plan.region("full").offset;
   g.empty_off = plan.region("empty").offset;
-  if (c.schedule == Schedule::SplitK) g.ticket_off = plan.region("ticket").offset;
+  if (c.reduces()) g.ticket_off = plan.region("ticket").offset;
   g.smem_total = static_cast<int>(plan.total_bytes());
   g.clustered = c.cluster_dimension != ClusterDim::None;
   g.shares_b = c.cluster_dimension == ClusterDim::M;
@@ -81,10 +81,12 @@ Geometry geometry(const MatmulProblem& p, const MatmulConfig& c) {
 
 TileWalkShape walk_shape(const MatmulProblem& p, const MatmulConfig& c) {
   return {c.cta_tile_m(), c.cta_tile_n(), c.cluster_dimension == ClusterDim::M ? 2 : 1,
-          c.cluster_dimension == ClusterDim::N ? 2 : 1, effective_split_k(p, c)};
+          c.cluster_dimension == ClusterDim::N ? 2 : 1, effective_split_k(p, c), c.schedule == Schedule::StreamK,
+          (p.k + c.tile_k - 1) / c.tile_k};
 }
 
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
+  if (c.schedule == Schedule::StreamK) return stream_k_grid(p, c, sm_count);
   return kernels::persistent_grid(p.m, p.n, walk_shape(p, c), sm_count);
 }
 
@@ -96,6 +98,11 @@ BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& cfg, const 
 }
 
 BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& cfg, const FaultyVariant& faulty) {
+  // Not a kernel with a defect but no kernel: a pingpong warpgroup skips the other's units, so
+  // it cannot carry split ranges' ring positions, and partials are slotted per cooperating one.
+  if (cfg.pingpong() && cfg.reduces())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("pingpong consumers with {} are not built", to_string(cfg.schedule)));
   const Geometry g = geometry(p, cfg);
   const MatmulConfig& c = g.c;
   const int S = c.max_concurrent_steps;
@@ -109,12 +116,15 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   mlir::OpBuilder probe(ctx.get());
   Emitter tmp{probe, probe.getUnknownLoc()};
   mlir::Type ptr = tmp.global_ptr_type(), i32 = tmp.i32();
-  // split_k adds the workspace pointer after the descriptors and the split count at the end.
-  const bool split = c.schedule == Schedule::SplitK;
+  // split_k and stream_k add the workspace pointer after the descriptors; split_k the split
+  // count at the end. (One binary for both, the walk chosen at run time, kept 64-bit stream
+  // values live beside the split kernel's accumulators: ptxas spilled 20-52 bytes at 64 x 128.)
+  const bool split = c.reduces();
+  const bool stream = c.schedule == Schedule::StreamK;
   llvm::SmallVector<mlir::Type> arg_types = {ptr, ptr, ptr};
   if (split) arg_types.push_back(ptr);
   arg_types.append(5, i32);
-  if (split) arg_types.push_back(i32);
+  if (split && !stream) arg_types.push_back(i32);
   core::ir::KernelBody kb = km.add_kernel("matmul", arg_types, 384);
   Emitter& e = kb.e;
   int arg = 0;
@@ -122,7 +132,7 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   Value workspace = split ? kb.args[arg++] : Value();
   Value M = kb.args[arg++], N = kb.args[arg++], K = kb.args[arg++], minor_is_n = kb.args[arg++];
   Value band_width = kb.args[arg++];
-  Value splits = split ? kb.args[arg++] : Value();
+  Value splits = split && !stream ? kb.args[arg++] : Value();
 
   Value smem = km.dynamic_smem(e);
   BarrierRing full(e.smem_offset(smem, g.full_off), S), empty(e.smem_offset(smem, g.empty_off), S);
@@ -136,7 +146,8 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     // is free when every warp reading it has retired its MMAs -- one thread per warpgroup
     // arriving after its own warp's wait released the stage under the other three warps'
     // MMAs (found by the virtual device).
-    empty.init(e, 8 * c.cluster_size());
+    // (pingpong: a stage is read by the one warpgroup whose tile it belongs to: 4 warps.)
+    empty.init(e, (c.pingpong() ? 4 : 8) * c.cluster_size());
     core::ir::fence_barrier_init(e);
   });
   if (g.clustered) core::ir::cluster_sync(e);  // peers' barriers exist before any multicast
@@ -149,17 +160,23 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
   Value cta_rank, my_tiles, k_iters;
   std::optional<TileWalk> walk;
   auto start_role = [&] {
+    // (The order of these ops is kept as it was before stream-K: the data-parallel and split
+    // kernels' PTX, and so their verifications, stay the same.)
     cta_rank = g.clustered ? core::ir::cluster_cta_rank(e) : zero;
-    walk.emplace(e, walk_shape(p, c), M, N, e.block_idx(0), e.grid_dim(0), cta_rank, minor_is_n, band_width, splits);
+    if (stream) k_iters = e.ceil_div(K, e.c32(c.tile_k));
+    walk.emplace(e, walk_shape(p, c), M, N, e.block_idx(0), e.grid_dim(0), cta_rank, minor_is_n, band_width, splits,
+                 stream ? k_iters : Value());
     my_tiles = walk->count();
-    k_iters = e.ceil_div(K, e.c32(c.tile_k));
+    if (!stream) k_iters = e.ceil_div(K, e.c32(c.tile_k));
   };
-  // A work unit's k-steps: all of them, or with split_k range s of S the steps
-  // [s k_iters / S, (s + 1) k_iters / S) -- never empty, as the validity rules keep S <= k_iters.
+  // A work unit's k-steps: all of them, with split_k range s of S the steps
+  // [s k_iters / S, (s + 1) k_iters / S), or a stream_k share (TileWalk) -- never empty, as the
+  // validity rules keep S <= k_iters and the stream_k grid at most its iterations.
   struct KRange {
     Value first, count;
   };
   auto k_range = [&](const WorkUnit& u) -> KRange {
+    if (stream) return {u.k_first, u.k_count};
     if (!split) return {zero, k_iters};
     Value lo = e.div(e.mul(u.split, k_iters), splits);
     Value hi = e.div(e.mul(e.add(u.split, one), k_iters), splits);
@@ -219,8 +236,9 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
     Value local = e.rem(tid, e.c32(128));
     Value warp = e.div(local, e.c32(32)), lane = e.rem(local, e.c32(32));
     Value leader = e.eq(local, zero);
-    Value wg_row = c.wg_dimension == Dim::M ? e.mul(cw, e.c32(c.tile_m)) : zero;  // inside the CTA tile
-    Value wg_col = c.wg_dimension == Dim::N ? e.mul(cw, e.c32(c.tile_n)) : zero;
+    // The warpgroup's place inside the CTA tile (pingpong: the whole tile).
+    Value wg_row = !c.pingpong() && c.wg_dimension == Dim::M ? e.mul(cw, e.c32(c.tile_m)) : zero;
+    Value wg_col = !c.pingpong() && c.wg_dimension == Dim::N ? e.mul(cw, e.c32(c.tile_n)) : zero;
     const int mblocks = c.mma_blocks();  // 64-row wgmma blocks per warpgroup (of C, or of C^T with swap_ab)
     Value peer = g.clustered ? e.bit_and(e.add(cta_rank, one), one) : Value();
 
@@ -432,95 +450,104 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       else epilogue(accs, m0, n0);
     };
 
-    // split_k: the end of a K range. Every range stores its warpgroup's f32 partial to the
-    // workspace, then the warpgroup's leader takes a ticket on the (tile, warpgroup) counter; the
-    // range that draws the last ticket sums the S partials in split order 0..S-1 -- its own read
-    // back like the others -- so the sum, and the output, is the same whichever range finished
-    // last (bitwise reproducible), then stores the tile and sets the counter back to zero for
-    // the next launch.
+    // split_k / stream_k: the end of a unit. A unit that is its tile's only segment (a stream_k
+    // CTA's whole tile) stores the tile as data_parallel does. Otherwise it stores its
+    // warpgroup's f32 partial to its workspace slot, then the warpgroup's leader takes a ticket
+    // on the (tile, warpgroup) counter; the segment that draws the last ticket sums the tile's
+    // partials in segment order 0..n-1 -- its own read back like the others -- so the sum, and
+    // the output, is the same whichever segment finished last (bitwise reproducible), then
+    // stores the tile and sets the counter back to zero for the next launch.
     //   Ordering (PTX ISA, "Memory Consistency Model"): the partial stores are weak; bar.sync
     // orders the warpgroup's stores before its leader's atom.acq_rel.gpu, whose release the last
     // leader's acquire synchronizes with through the counter's chain of read-modify-writes
     // ("Release and Acquire Patterns"); a second bar.sync hands that to the warpgroup's loads.
     //   Layout: counters first (u32 per tile and warpgroup, counter_bytes rounded to 256), then
-    // one 128 x R-float slot per (tile, range, warpgroup) (R: accumulator registers per thread),
-    // float group g (4 registers) of thread t at g x 2048 + t x 16 bytes: each warp's 16-byte
-    // stores cover 512 contiguous bytes. Offsets fit i32: the workspace is at most 32 MiB.
+    // one 128 x R-float slot per (partial slot, warpgroup) (R: accumulator registers per thread;
+    // the walk numbers the slots: WorkUnit::slot), float group g (4 registers) of thread t at
+    // g x 2048 + t x 16 bytes: each warp's 16-byte stores cover 512 contiguous bytes. Offsets fit
+    // i32: the workspace is at most 32 MiB.
     const int R = c.accumulator_registers();
     auto split_epilogue = [&](const Values& accs, const WorkUnit& u) {
       Value ws = core::ir::global(e, workspace);
       Value epi_bar = e.add(cw, one);
       Value counters_end = e.mul(e.ceil_div(e.mul(walk->tiles(), e.c32(8)), e.c32(256)), e.c32(256));
-      auto slot = [&](Value s) {  // this thread's first float of range s's slot of the tile
-        Value index = e.add(e.mul(e.add(e.mul(u.tile, splits), s), e.c32(2)), cw);
+      auto slot = [&](Value j) {  // this thread's first float of the tile's j-th segment's slot
+        Value index = e.add(e.mul(u.slot(e, j), e.c32(2)), cw);
         return core::ir::global_offset(e, ws, e.add(counters_end, e.add(e.mul(index, e.c32(512 * R)),
                                                                             e.mul(local, e.c32(16)))));
       };
       const int per_block = c.mma_n() / 2;  // f32 registers of one 64-row accumulator block
       auto vec_type = mlir::VectorType::get({4}, e.b.getF32Type());
-      Value mine = slot(u.split);
-      for (int gi = 0; gi < R / 4; ++gi) {
-        Value v = mlir::LLVM::UndefOp::create(e.b, e.loc, vec_type);
-        for (int x = 0; x < 4; ++x) {
-          const int i = 4 * gi + x;
-          Value f = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[i / per_block], i % per_block);
-          v = mlir::LLVM::InsertElementOp::create(e.b, e.loc, v, f, e.c32(x));
-        }
-        core::ir::store_f32x4(e, core::ir::global_offset(e, mine, e.c32(gi * 2048)), v);
-      }
-      e.named_barrier(epi_bar, 128);
-      Value ticket_slot = e.smem_offset(smem, e.add(e.c32(g.ticket_off), e.mul(cw, e.c32(4))));
-      Value counter = core::ir::global_offset(e, ws, e.mul(e.add(e.mul(u.tile, e.c32(2)), cw), e.c32(4)));
-      e.if_then(leader, [&] { core::ir::store_shared_u32(e, ticket_slot, core::ir::atomic_add_acq_rel_gpu(e, counter, one)); });
-      e.named_barrier(epi_bar, 128);
-      Value ticket = core::ir::load_shared_u32(e, ticket_slot);
-      e.if_then(e.eq(ticket, e.sub(splits, one)), [&] {
-        auto load_range = [&](Value s, int gi) {
-          return core::ir::load_f32x4(e, core::ir::global_offset(e, slot(s), e.c32(gi * 2048)));
-        };
-        // In chunks of kChunk float groups, each summed over the ranges by its own loop: the
-        // sums (R registers) stay live until the tile is stored, and only one chunk's loads
-        // beside them (loading all R at once spilled 528 bytes at R = 128).
-        constexpr int kChunk = 4;
-        Values sums;
-        for (int c0 = 0; c0 < R / 4; c0 += kChunk) {
-          const int n = std::min(kChunk, R / 4 - c0);
-          Values chunk;
-          if (!faulty.sum_in_arrival_order) {
-            for (int gi = c0; gi < c0 + n; ++gi) chunk.push_back(load_range(zero, gi));
-            chunk = e.for_loop(one, splits, one, chunk, [&](Value s, mlir::ValueRange carried) {
-              Values next;
-              for (int x = 0; x < n; ++x)
-                next.push_back(mlir::arith::AddFOp::create(e.b, e.loc, carried[x], load_range(s, c0 + x)));
-              return next;
-            });
-          } else {
-            for (int gi = c0; gi < c0 + n; ++gi) chunk.push_back(load_range(u.split, gi));
-            Value vzero = mlir::arith::ConstantOp::create(e.b, e.loc, mlir::DenseElementsAttr::get(
-                                                                          vec_type, e.b.getF32FloatAttr(0.0f)));
-            chunk = e.for_loop(zero, splits, one, chunk, [&](Value s, mlir::ValueRange carried) {
-              Values next;
-              for (int x = 0; x < n; ++x)
-                next.push_back(mlir::arith::AddFOp::create(
-                    e.b, e.loc, carried[x], e.select(e.eq(s, u.split), vzero, load_range(s, c0 + x))));
-              return next;
-            });
+      auto reduce = [&] {
+        Value mine = slot(u.split);
+        for (int gi = 0; gi < R / 4; ++gi) {
+          Value v = mlir::LLVM::UndefOp::create(e.b, e.loc, vec_type);
+          for (int x = 0; x < 4; ++x) {
+            const int i = 4 * gi + x;
+            Value f = mlir::LLVM::ExtractValueOp::create(e.b, e.loc, accs[i / per_block], i % per_block);
+            v = mlir::LLVM::InsertElementOp::create(e.b, e.loc, v, f, e.c32(x));
           }
-          sums.append(chunk.begin(), chunk.end());
+          core::ir::store_f32x4(e, core::ir::global_offset(e, mine, e.c32(gi * 2048)), v);
         }
-        Values total;
-        for (int mb = 0; mb < mblocks; ++mb) {
-          Value acc = mlir::LLVM::UndefOp::create(e.b, e.loc, core::ir::wgmma_accumulator_type(e, c.mma_n()));
-          for (int j = 0; j < per_block; ++j) {
-            const int i = mb * per_block + j;
-            Value f = mlir::LLVM::ExtractElementOp::create(e.b, e.loc, sums[i / 4], e.c32(i % 4));
-            acc = mlir::LLVM::InsertValueOp::create(e.b, e.loc, acc, f, j);
+        e.named_barrier(epi_bar, 128);
+        Value ticket_slot = e.smem_offset(smem, e.add(e.c32(g.ticket_off), e.mul(cw, e.c32(4))));
+        Value counter = core::ir::global_offset(e, ws, e.mul(e.add(e.mul(u.tile, e.c32(2)), cw), e.c32(4)));
+        e.if_then(leader, [&] { core::ir::store_shared_u32(e, ticket_slot, core::ir::atomic_add_acq_rel_gpu(e, counter, one)); });
+        e.named_barrier(epi_bar, 128);
+        Value ticket = core::ir::load_shared_u32(e, ticket_slot);
+        e.if_then(e.eq(ticket, e.sub(u.segments, one)), [&] {
+          auto load_range = [&](Value s, int gi) {
+            return core::ir::load_f32x4(e, core::ir::global_offset(e, slot(s), e.c32(gi * 2048)));
+          };
+          // In chunks of kChunk float groups, each summed over the segments by its own loop: the
+          // sums (R registers) stay live until the tile is stored, and only one chunk's loads
+          // beside them (loading all R at once spilled 528 bytes at R = 128).
+          constexpr int kChunk = 4;
+          Values sums;
+          for (int c0 = 0; c0 < R / 4; c0 += kChunk) {
+            const int n = std::min(kChunk, R / 4 - c0);
+            Values chunk;
+            if (!faulty.sum_in_arrival_order) {
+              for (int gi = c0; gi < c0 + n; ++gi) chunk.push_back(load_range(zero, gi));
+              chunk = e.for_loop(one, u.segments, one, chunk, [&](Value s, mlir::ValueRange carried) {
+                Values next;
+                for (int x = 0; x < n; ++x)
+                  next.push_back(mlir::arith::AddFOp::create(e.b, e.loc, carried[x], load_range(s, c0 + x)));
+                return next;
+              });
+            } else {
+              for (int gi = c0; gi < c0 + n; ++gi) chunk.push_back(load_range(u.split, gi));
+              Value vzero = mlir::arith::ConstantOp::create(e.b, e.loc, mlir::DenseElementsAttr::get(
+                                                                            vec_type, e.b.getF32FloatAttr(0.0f)));
+              chunk = e.for_loop(zero, u.segments, one, chunk, [&](Value s, mlir::ValueRange carried) {
+                Values next;
+                for (int x = 0; x < n; ++x)
+                  next.push_back(mlir::arith::AddFOp::create(
+                      e.b, e.loc, carried[x], e.select(e.eq(s, u.split), vzero, load_range(s, c0 + x))));
+                return next;
+              });
+            }
+            sums.append(chunk.begin(), chunk.end());
           }
-          total.push_back(acc);
-        }
-        e.if_then(leader, [&] { core::ir::store_relaxed_gpu(e, counter, zero); });
-        store_tile(total, u.m0, u.n0);
-      });
+          Values total;
+          for (int mb = 0; mb < mblocks; ++mb) {
+            Value acc = mlir::LLVM::UndefOp::create(e.b, e.loc, core::ir::wgmma_accumulator_type(e, c.mma_n()));
+            for (int j = 0; j < per_block; ++j) {
+              const int i = mb * per_block + j;
+              Value f = mlir::LLVM::ExtractElementOp::create(e.b, e.loc, sums[i / 4], e.c32(i % 4));
+              acc = mlir::LLVM::InsertValueOp::create(e.b, e.loc, acc, f, j);
+            }
+            total.push_back(acc);
+          }
+          e.if_then(leader, [&] { core::ir::store_relaxed_gpu(e, counter, zero); });
+          store_tile(total, u.m0, u.n0);
+        });
+      };
+      // A split_k range is never its tile's only one; a stream_k tile inside one CTA's share
+      // is, and skips the workspace.
+      if (!stream) return reduce();
+      e.if_then(e.eq(u.segments, one), [&] { store_tile(accs, u.m0, u.n0); });
+      e.if_then(e.ult(one, u.segments), reduce);
     };
     auto finish_unit = [&](const Values& accs, const WorkUnit& u) {
       if (split) split_epilogue(accs, u);
@@ -545,7 +572,34 @@ BuiltMatmul build_matmul_unchecked(const MatmulProblem& p, const MatmulConfig& c
       release(e.sub(e.add(base, count), one));
       return accs;
     };
-    if (!overlaps_epilogue(c)) {
+    if (c.pingpong()) {
+      // Pingpong: warpgroup cw computes units cw, cw + 2, ... (the producer loads every unit's
+      // k-steps in walk order). Named barriers 3 and 4 pass the MMA turn: a warpgroup waits
+      // (bar.sync) for its turn before each unit but the CTA's first, and once its unit's MMAs
+      // are issued -- every one of its full-barrier waits done -- gives the turn to the other
+      // (bar.arrive) if the other has a next unit, so every arrival meets a wait and their MMA
+      // phases never overlap: one warpgroup's epilogue runs under the other's MMAs.
+      //   The turn also keeps the full-barrier parities sound: a warpgroup skips the other's
+      // units' k-steps in the ring, and a parity wait cannot tell a phase from the one two
+      // before it; when it waits on a slot, the turn it was given says every earlier phase of
+      // that slot completed (PTX ISA 9.7.13.15.16, mbarrier.test_wait/try_wait .parity).
+      Value two = e.c32(2);
+      Value my_turn = e.add(cw, e.c32(3)), their_turn = e.sub(e.c32(4), cw);
+      e.for_loop(cw, my_tiles, two, {}, [&](Value iter, mlir::ValueRange) {
+        const WorkUnit u = walk->unit(e, iter);
+        const KRange kr = k_range(u);
+        Value base = unit_base(iter, {});
+        e.if_then(e.ult(zero, iter), [&] { e.named_barrier(my_turn, 256); });
+        Values accs = e.for_loop(zero, kr.count, one, undefined(), [&](Value k, mlir::ValueRange carried) {
+          return k_step(base, k, Values(carried.begin(), carried.end()), false);
+        });
+        e.if_then(e.ult(e.add(iter, one), my_tiles), [&] { e.named_barrier_arrive(their_turn, 256); });
+        core::ir::wgmma_wait(e, 0);
+        release(e.sub(e.add(base, kr.count), one));
+        finish_unit(accs, u);
+        return Values{};
+      });
+    } else if (!overlaps_epilogue(c)) {
       e.for_loop(zero, my_tiles, one, carried_init(), [&](Value iter, mlir::ValueRange carried) {
         const WorkUnit u = walk->unit(e, iter);
         const KRange kr = k_range(u);

@@ -23,9 +23,12 @@ struct Ops {
   }
   static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
   static std::vector<std::int32_t> extra_scalar_args(const MatmulProblem& p, const Config& c) {
-    return c.schedule == Schedule::SplitK ? std::vector<std::int32_t>{effective_split_k(p, c)} : std::vector<std::int32_t>{};
+    if (c.schedule == Schedule::SplitK) return {effective_split_k(p, c)};
+    return {};
   }
-  static std::int64_t workspace_bytes(const MatmulProblem& p, const Config& c) { return split_workspace(p, c).total(); }
+  static std::int64_t workspace_bytes(const MatmulProblem& p, const Config& c, int sms) {
+    return split_workspace(p, c, sms).total();
+  }
   static TileWalkShape walk_shape(const MatmulProblem& p, const Config& c) { return sm90::walk_shape(p, c); }
   // A cluster walks tiles two CTA tiles long along its dimension.
   static std::array<int, 3> grid_unit(const Config& c) {
@@ -35,7 +38,7 @@ struct Ops {
   static KernelShape kernel_shape(const Config& c) {
     return {c.cta_tile_m(), c.cta_tile_n(), c.cluster_dimension == ClusterDim::M ? 2 : 1,
             c.cluster_dimension == ClusterDim::N ? 2 : 1, c.tile_k, c.max_concurrent_steps,
-            c.schedule == Schedule::SplitK ? c.split_k : 1};
+            c.schedule == Schedule::SplitK ? c.split_k : 1, c.schedule == Schedule::StreamK};
   }
   static Prediction predict(const MatmulProblem& p, const Config& c, const core::DeviceSpec& d,
                             const KernelDefects& defects) {

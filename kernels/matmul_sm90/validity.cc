@@ -50,9 +50,30 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
   // a multiple of 8) of at least 32 bytes. plan_loads() checks it. Until 2026-11-23 a rule here
   // demanded 1024-byte halves and rejected configs the virtual device runs correctly (issue 17).
 
-  if (c.schedule == Schedule::DataParallel && c.split_k != 1)
-    return reject("split_k", fmt::format("split_k {} needs schedule \"split_k\" (data_parallel runs each tile's whole K "
-                                         "loop in one CTA)", c.split_k));
+  if (c.pingpong() && c.wg_dimension != Dim::M)
+    return reject("consumers", "wg_dimension says how cooperating warpgroups split a tile; pingpong warpgroups each "
+                               "compute whole tiles, so wg_dimension N runs the same kernel as M (use M)");
+  if (c.pingpong() && c.reduces())
+    return reject("consumers", fmt::format("{}'s partial tiles are kept per cooperating warpgroup (a workspace slot "
+                                           "and counter each); pingpong warpgroups with partials are not built",
+                                           to_string(c.schedule)));
+  if (c.schedule != Schedule::SplitK && c.split_k != 1)
+    return reject("split_k", fmt::format("split_k {} needs schedule \"split_k\" ({} decides who runs which k-steps "
+                                         "itself)", c.split_k, to_string(c.schedule)));
+  if (c.schedule == Schedule::StreamK) {
+    if (c.cluster_dimension != ClusterDim::None)
+      return reject("stream_k", "a 2-CTA cluster multicasts one operand tile to both CTAs for the same k-steps; stream-K "
+                                "shares per CTA are not built (cluster_dimension must be \"none\")");
+    if (c.accumulator_registers() > kMaxSplitAccumulatorRegisters)
+      return reject("stream_k", fmt::format("a {}x{} tile's sums ({} registers per thread) beside the partial loads and "
+                                            "the next tile's accumulator spill above {} (validity.h)", c.tile_m, c.tile_n,
+                                            c.accumulator_registers(), kMaxSplitAccumulatorRegisters));
+    const SplitWorkspace counters = split_workspace(p, c, 0);  // no CTA: the counters alone
+    const std::int64_t per_cta = 2LL * c.cta_tile_m() * c.cta_tile_n() * 4;
+    if (counters.counter_bytes + per_cta > kMaxWorkspaceBytes)
+      return reject("stream_k", fmt::format("{} tiles' arrival counters and one CTA's partials need more than the {} MiB "
+                                            "of workspace a caller budgets", counters.tiles, kMaxWorkspaceBytes >> 20));
+  }
   if (c.schedule == Schedule::SplitK) {
     if (c.split_k < 2 || c.split_k > 64)
       return reject("split_k", fmt::format("split_k {} is not in [2, 64] (1 is the data_parallel schedule)", c.split_k));

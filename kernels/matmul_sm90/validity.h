@@ -6,9 +6,12 @@
 //              and the shared operand-tile rules
 //   swap_ab    with swap_ab, tile_m is wgmma's N (8..64) and tile_n its M (multiples of 64)
 //   epilogue   epilogue pieces that tile the warpgroup tile and suit a TMA store
+//   consumers  pingpong with wg_dimension M (N would be the same kernel) and data_parallel
 //   split_k    a split count only with the split_k schedule, unclustered, tiles whose sums fit
 //              beside the partial loads, no more ranges than k-steps, and a workspace of at
 //              most kMaxWorkspaceBytes
+//   stream_k   unclustered, tiles whose sums fit (as split_k), and counters that leave room in
+//              the workspace for a CTA's partials (stream_k_grid() fits the grid to the rest)
 //   smem       stages x operand tiles + epilogue buffers + barriers <= the arch's opt-in SMEM
 //   registers  the f32 accumulator fits the consumer warpgroups' registers without spilling
 #pragma once
@@ -39,7 +42,10 @@ inline constexpr int kMaxAccumulatorRegisters = 200;
 // 96 registers, e.g. 64x192 per warpgroup). Not a tuning parameter: where it fits it only
 // hides work, and the whole-space SASS test shows it spills nowhere. (split_k tiles are at most
 // kMaxSplitAccumulatorRegisters, so they always overlap.)
-inline bool overlaps_epilogue(const MatmulConfig& c) { return 2 * c.accumulator_registers() <= kMaxAccumulatorRegisters; }
+// (pingpong: never -- each warpgroup's epilogue runs under the other warpgroup's MMAs instead.)
+inline bool overlaps_epilogue(const MatmulConfig& c) {
+  return !c.pingpong() && 2 * c.accumulator_registers() <= kMaxAccumulatorRegisters;
+}
 
 // A split_k epilogue holds the tile's sums and the partial loads beside the next tile's
 // accumulator. Measured with ptxas 13.0: 64 registers (64x128, 16x256 ...) compile cleanly;

@@ -14,6 +14,7 @@ namespace mgpu::testing {
 struct WalkArgs {
   std::int32_t m = 0, n = 0, block = 0, grid = 1, rank = 0, minor_is_n = 1, band_width = 1;
   std::int32_t splits = 1;  // read only when the walk shape has splits > 1 (a run-time value, as in the kernel)
+  std::int32_t k_steps = 1;
 };
 
 class JitTileWalk {

@@ -71,6 +71,34 @@ inline constexpr const char* kSplitEight =
     R"("max_concurrent_steps":4,"schedule":"split_k","split_k":8,"swap_ab":"no","tile_k":32,"tile_m":64,)"
     R"("tile_n":128,"wg_dimension":"M"})";
 
+// stream_k: every CTA an equal share of all tiles' k-steps, so tiles are cut between CTAs at
+// arbitrary k-steps and summed through the workspace -- decode-sized and swapped (112 k-steps
+// of 7 tiles on up to 132 CTAs: a tile shared by many), and unswapped at a ragged shape where
+// a CTA's share spans whole tiles and the pieces of two others (576 k-steps on 132 SMs).
+inline constexpr const char* kStreamDecode =
+    R"({"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N","grid_tile_width":8,)"
+    R"("max_concurrent_steps":3,"schedule":"stream_k","split_k":1,"swap_ab":"yes","tile_k":64,"tile_m":16,)"
+    R"("tile_n":64,"wg_dimension":"N"})";
+inline constexpr const char* kStreamRagged =
+    R"({"cluster_dimension":"none","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"M","grid_tile_width":2,)"
+    R"("max_concurrent_steps":4,"schedule":"stream_k","split_k":1,"swap_ab":"no","tile_k":32,"tile_m":64,)"
+    R"("tile_n":128,"wg_dimension":"M"})";
+
+// pingpong: the two compute warpgroups take alternate tiles, handing each other the MMA turn
+// through named barriers -- CTAs with three tiles (so each warpgroup waits for a turn and the
+// ring's parities are skipped across the other's tiles), swapped at decode size, and a 2-CTA
+// cluster along M multicasting B with K x N layout.
+inline constexpr const char* kPingPong =
+    R"({"cluster_dimension":"none","consumers":"pingpong","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"N",)"
+    R"("grid_tile_width":4,"max_concurrent_steps":3,"tile_k":64,"tile_m":64,"tile_n":64,"wg_dimension":"M"})";
+inline constexpr const char* kPingPongSwap =
+    R"({"cluster_dimension":"none","consumers":"pingpong","epi_tile_m":64,"epi_tile_n":64,"grid_minor_dim":"M",)"
+    R"("grid_tile_width":2,"max_concurrent_steps":4,"swap_ab":"yes","tile_k":64,"tile_m":8,"tile_n":64,)"
+    R"("wg_dimension":"M"})";
+inline constexpr const char* kPingPongCluster =
+    R"({"cluster_dimension":"M","consumers":"pingpong","epi_tile_m":64,"epi_tile_n":32,"grid_minor_dim":"N",)"
+    R"("grid_tile_width":8,"max_concurrent_steps":4,"tile_k":32,"tile_m":64,"tile_n":128,"wg_dimension":"M"})";
+
 inline std::vector<MatmulCase> gpu_matmul_cases() {
   using kernels::BLayout;
   return {MatmulCase{{.m = 512, .n = 512, .k = 512}, kBase},
@@ -91,7 +119,14 @@ inline std::vector<MatmulCase> gpu_matmul_cases() {
                      kSwapHalfPieces},
           MatmulCase{{.m = 1, .n = 1000, .k = 1000, .b_layout = BLayout::NK}, kSplitDecode},
           MatmulCase{{.m = 40, .n = 776, .k = 1000}, kSplitDecode},
-          MatmulCase{{.m = 200, .n = 264, .k = 520, .out_dtype = kernels::DType::F32}, kSplitEight}};
+          MatmulCase{{.m = 200, .n = 264, .k = 520, .out_dtype = kernels::DType::F32}, kSplitEight},
+          MatmulCase{{.m = 16, .n = 776, .k = 1000, .b_layout = BLayout::NK}, kStreamDecode},
+          MatmulCase{{.m = 1000, .n = 1000, .k = 264}, kStreamRagged},
+          MatmulCase{{.m = 1000, .n = 1112, .k = 264}, kPingPong},  // 288 tiles: up to 3 per CTA
+          MatmulCase{{.m = 1000, .n = 1112, .k = 264, .out_dtype = kernels::DType::F32, .b_layout = BLayout::NK},
+                     kPingPong},
+          MatmulCase{{.m = 40, .n = 4096, .k = 200, .b_layout = BLayout::NK}, kPingPongSwap},
+          MatmulCase{{.m = 1536, .n = 2048, .k = 128}, kPingPongCluster}};
 }
 
 }  // namespace mgpu::testing

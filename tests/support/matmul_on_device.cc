@@ -43,7 +43,7 @@ double matmul_error_of_kernel(const kernels::MatmulProblem& p, const core::Built
   db.upload(std::as_bytes(std::span(b)));
   dc.fill_bytes(0xFF);  // NaN poison: an unwritten element fails
   std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
-  std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, cfg));
+  std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, cfg, sm_count));
   core::PreparedLaunch launch(k, bases, t.scalar_args(p, cfg), t.grid(p, cfg, sm_count), core::workspace_ptr(ws));
   core::LoadedModule mod(core::loadable_image(r.units.at(0).ptx, r.units.at(0).cubin.image));
   CUfunction fn = mod.function(k.kernel_name);
