@@ -142,9 +142,13 @@ TEST_F(ResultsCli, RegressOfPredictionsIsNoVerdict) {
 
 TEST_F(ResultsCli, MergeAndBadDatabases) {
   std::string out = (dir_ / "m.db").string();
-  Ran m = run(fmt::format("merge {} {} -o {}", db_, db_, out));
+  Ran m = run(fmt::format("merge {} -o {}", db_, out));
   EXPECT_EQ(m.exit_code, 0) << m.out;
   EXPECT_NE(m.out.find("2 trials added"), std::string::npos) << m.out;
+  // The same input twice is bad input (two connections to one file left its -wal/-shm).
+  Ran twice = run(fmt::format("merge {} {} -o {}", db_, db_, (dir_ / "m2.db").string()));
+  EXPECT_EQ(twice.exit_code, 2) << twice.out;
+  EXPECT_NE(twice.out.find("is given twice"), std::string::npos) << twice.out;
   std::ofstream(dir_ / "junk.db") << "this is not sqlite, it is a text file of some length\n";
   std::string junk = (dir_ / "junk.db").string();
   auto before = fs::file_size(junk);

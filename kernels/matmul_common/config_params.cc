@@ -26,19 +26,19 @@ void check_param_names(const core::TuningConfig& t, std::initializer_list<const 
     for (const char* n : added_later) a += (a.empty() ? "" : ", ") + std::string(n);
     return a;
   };
+  // An unknown name first: a config of another template is told by its first foreign name.
   size_t known = 0;
-  for (const char* n : names) {
+  for (const char* n : names) known += t.has(n);
+  for (const char* n : added_later) known += t.has(n);
+  if (known != t.values().size())
+    for (const auto& [k, v] : t.values()) {
+      auto is = [&](const char* n) { return k == n; };
+      if (std::none_of(names.begin(), names.end(), is) && std::none_of(added_later.begin(), added_later.end(), is))
+        throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}' (the parameters: {})", k, all()));
+    }
+  for (const char* n : names)
     if (!t.has(n))
       throw Error(ErrorKind::InvalidInput, fmt::format("the config lacks '{}' (a matmul config sets all of: {})", n, all()));
-    ++known;
-  }
-  for (const char* n : added_later) known += t.has(n);
-  if (known == t.values().size()) return;
-  for (const auto& [k, v] : t.values()) {
-    auto is = [&](const char* n) { return k == n; };
-    if (std::none_of(names.begin(), names.end(), is) && std::none_of(added_later.begin(), added_later.end(), is))
-      throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}' (the parameters: {})", k, all()));
-  }
 }
 
 Dim get_dim(const core::TuningConfig& t, const char* name) {
