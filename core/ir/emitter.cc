@@ -71,21 +71,6 @@ void Emitter::if_then(Value cond, const std::function<void()>& then) {
   then();
 }
 
-llvm::SmallVector<Value> Emitter::if_else(Value cond, const std::function<llvm::SmallVector<Value>()>& then,
-                                          const std::function<llvm::SmallVector<Value>()>& otherwise) {
-  // scf.if infers its result types from the then-branch's yield.
-  auto branch = [&](const std::function<llvm::SmallVector<Value>()>& body) {
-    return [&](mlir::OpBuilder& nested, mlir::Location) {
-      mlir::OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(nested.getInsertionBlock());
-      llvm::SmallVector<Value> values = body();
-      mlir::scf::YieldOp::create(b, loc, values);
-    };
-  };
-  auto op = mlir::scf::IfOp::create(b, loc, cond, branch(then), branch(otherwise));
-  return llvm::SmallVector<Value>(op.getResults());
-}
-
 llvm::SmallVector<Value> Emitter::for_loop(
     Value lb, Value ub, Value step, mlir::ValueRange init,
     const std::function<llvm::SmallVector<Value>(Value, mlir::ValueRange)>& body) {

@@ -48,10 +48,6 @@ struct Emitter {
 
   // scf.if without results: `then` emits the guarded code.
   void if_then(mlir::Value cond, const std::function<void()>& then);
-  // scf.if with results: each branch returns values of the same types; returns the taken one's.
-  llvm::SmallVector<mlir::Value> if_else(mlir::Value cond,
-                                         const std::function<llvm::SmallVector<mlir::Value>()>& then,
-                                         const std::function<llvm::SmallVector<mlir::Value>()>& otherwise);
   void barrier_sync();  // bar.sync 0 across the CTA
   void named_barrier(int id, int threads);  // bar.sync id, threads (id 0 is barrier_sync's)
   void named_barrier(mlir::Value id, int threads);  // the same with a (warp-uniform) i32 id

@@ -7,6 +7,23 @@
 
 namespace mgpu::kernels::sm90 {
 
+namespace {
+
+// What split_k and stream_k both need: partial tiles are per CTA (no cluster multicasting one
+// operand for the same k-steps), and the sums fit beside the partial loads.
+std::optional<Rejection> reducing_rule(const MatmulConfig& c, const char* rule, const char* what) {
+  if (c.cluster_dimension != ClusterDim::None)
+    return Rejection{rule, fmt::format("a 2-CTA cluster multicasts one operand tile to both CTAs for the same k-steps; "
+                                       "{} per CTA are not built (cluster_dimension must be \"none\")", what)};
+  if (c.accumulator_registers() > kMaxSplitAccumulatorRegisters)
+    return Rejection{rule, fmt::format("a {}x{} tile's sums ({} registers per thread) beside the partial loads and the "
+                                       "next tile's accumulator spill above {} (validity.h)", c.tile_m, c.tile_n,
+                                       c.accumulator_registers(), kMaxSplitAccumulatorRegisters)};
+  return std::nullopt;
+}
+
+}  // namespace
+
 void check_problem(const MatmulProblem& p) { check_tma_problem(p); }
 
 std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch) {
@@ -61,13 +78,7 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
     return reject("split_k", fmt::format("split_k {} needs schedule \"split_k\" ({} decides who runs which k-steps "
                                          "itself)", c.split_k, to_string(c.schedule)));
   if (c.schedule == Schedule::StreamK) {
-    if (c.cluster_dimension != ClusterDim::None)
-      return reject("stream_k", "a 2-CTA cluster multicasts one operand tile to both CTAs for the same k-steps; stream-K "
-                                "shares per CTA are not built (cluster_dimension must be \"none\")");
-    if (c.accumulator_registers() > kMaxSplitAccumulatorRegisters)
-      return reject("stream_k", fmt::format("a {}x{} tile's sums ({} registers per thread) beside the partial loads and "
-                                            "the next tile's accumulator spill above {} (validity.h)", c.tile_m, c.tile_n,
-                                            c.accumulator_registers(), kMaxSplitAccumulatorRegisters));
+    if (auto r = reducing_rule(c, "stream_k", "stream-K shares")) return r;
     const SplitWorkspace counters = split_workspace(p, c, 0);  // no CTA: the counters alone
     const std::int64_t per_cta = 2LL * c.cta_tile_m() * c.cta_tile_n() * 4;
     if (counters.counter_bytes + per_cta > kMaxWorkspaceBytes)
@@ -77,13 +88,7 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
   if (c.schedule == Schedule::SplitK) {
     if (c.split_k < 2 || c.split_k > 64)
       return reject("split_k", fmt::format("split_k {} is not in [2, 64] (1 is the data_parallel schedule)", c.split_k));
-    if (c.cluster_dimension != ClusterDim::None)
-      return reject("split_k", "a 2-CTA cluster multicasts one operand tile to both CTAs for the same k-steps; split "
-                               "ranges per CTA of a cluster are not built (cluster_dimension must be \"none\")");
-    if (c.accumulator_registers() > kMaxSplitAccumulatorRegisters)
-      return reject("split_k", fmt::format("a {}x{} tile's sums ({} registers per thread) beside the partial loads and "
-                                           "the next tile's accumulator spill above {} (validity.h)", c.tile_m, c.tile_n,
-                                           c.accumulator_registers(), kMaxSplitAccumulatorRegisters));
+    if (auto r = reducing_rule(c, "split_k", "split ranges")) return r;
     // A launch holds the count to what the shape can use (effective_split_k()); a config whose
     // count would be held lower runs the same launch as the lower count, so it is rejected here
     // and the search never measures one launch twice.
