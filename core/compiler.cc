@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/SHA256.h>
@@ -18,6 +20,7 @@
 
 #include "core/error.h"
 #include "core/external_tool.h"
+#include "core/input_file.h"
 #include "core/mlir_to_ptx.h"
 #include "core/nvjitlink.h"
 #include "core/toolkit.h"
@@ -33,7 +36,26 @@ using Clock = std::chrono::steady_clock;
 // compatibility across compilation units"), so the warp-specialized templates' register split
 // between producer and consumer warpgroups would never happen. nvJitLink remains the
 // fallback where the toolkit's ptxas is missing.
+// MGPU_PTXAS, where set, must name an executable file: a folder or a missing file would have
+// made Auto fall back to nvJitLink silently (other kernels: setmaxnreg dropped), and an explicit
+// ptxas fail per kernel as a compile error. Error{InvalidInput}: the user's setting to fix.
+void check_ptxas_setting() {
+  const char* e = std::getenv("MGPU_PTXAS");
+  if (!e || !*e) return;
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(e, ec);
+  std::string why;
+  if (!std::filesystem::exists(st)) why = "there is no such file";
+  else if (!std::filesystem::is_regular_file(st)) why = fmt::format("it is {}, not a program", file_type_name(st.type()));
+  else if (::access(e, X_OK) != 0) why = "it is not executable";
+  if (!why.empty())
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("MGPU_PTXAS='{}' cannot be the assembler: {} (set it to ptxas's path, or unset it to use "
+                            "the toolkit's)", e, why));
+}
+
 Assembler resolve(Assembler a) {
+  check_ptxas_setting();
   if (a != Assembler::Auto) return a;
   std::error_code ec;
   if (std::filesystem::is_regular_file(ptxas_path(), ec)) return Assembler::Ptxas;
@@ -90,6 +112,7 @@ CompileOptions CompileOptions::from_environment() {
     o.dump_dir = d;
   }
   tool_time_limit_s();  // a bad MGPU_TOOL_TIMEOUT likewise: before any compile, not as each kernel's failure
+  check_ptxas_setting();
   return o;
 }
 

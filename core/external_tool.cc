@@ -24,7 +24,43 @@ namespace {
 
 std::atomic<const std::atomic<bool>*> g_stop{nullptr};
 
+// The process groups of the tools running now (0: a free slot), for kill_running_tools(); a
+// signal handler reads them, so lock-free atomics, not a container.
+constexpr int kToolSlots = 64;
+std::atomic<pid_t> g_running[kToolSlots];
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
+// Holds one slot for a running tool's group while it lives (none free: the tool still runs,
+// only a signal-time kill misses it).
+class RunningTool {
+ public:
+  explicit RunningTool(pid_t pid) {
+    for (int i = 0; i < kToolSlots && slot_ < 0; ++i) {
+      pid_t expected = 0;
+      if (g_running[i].compare_exchange_strong(expected, pid)) slot_ = i;
+    }
+  }
+  ~RunningTool() {
+    if (slot_ >= 0) g_running[slot_].store(0);
+  }
+  RunningTool(const RunningTool&) = delete;
+  RunningTool& operator=(const RunningTool&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
 }  // namespace
+
+bool tool_stop_requested() {
+  const std::atomic<bool>* stop = g_stop.load();
+  return stop && stop->load();
+}
+
+void kill_running_tools() {
+  for (std::atomic<pid_t>& g : g_running)
+    if (const pid_t pid = g.load(); pid > 0) ::kill(-pid, SIGKILL);
+}
 
 double tool_time_limit_s() {
   const char* e = std::getenv("MGPU_TOOL_TIMEOUT");
@@ -70,6 +106,7 @@ int run_external_tool(const std::string& what, const std::string& program, const
   if (rc != 0)
     throw Error(ErrorKind::Unavailable, fmt::format("cannot run {} {}: {}", what, program, std::strerror(rc)));
 
+  const RunningTool running(pid);
   const auto start = std::chrono::steady_clock::now();
   auto pause = std::chrono::milliseconds(1);
   for (;;) {
@@ -84,8 +121,7 @@ int run_external_tool(const std::string& what, const std::string& program, const
     if (r < 0 && errno != EINTR)
       throw Error(ErrorKind::Unavailable, fmt::format("cannot wait for {} {}: {}", what, program, std::strerror(errno)));
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::atomic<bool>* stop = g_stop.load();
-    const bool stopped = stop && stop->load();
+    const bool stopped = tool_stop_requested();
     if (stopped || waited >= limit_s) {
       ::kill(-pid, SIGKILL);
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -20,6 +20,14 @@ double tool_time_limit_s();
 // The flag a stop signal sets (harness/stop_signals); null: tools are stopped by the time limit only.
 void set_tool_stop_flag(const std::atomic<bool>* flag);
 
+// Whether the flag given to set_tool_stop_flag() is set: a stop was asked for.
+bool tool_stop_requested();
+
+// Kills (SIGKILL) the process group of every tool run_external_tool() is running now.
+// Async-signal-safe: a worker process's signal handler calls it before the worker dies, so a
+// tool in its own process group (which a terminal's Ctrl-C does not reach) is not left behind.
+void kill_running_tools();
+
 // limit_s < 0: tool_time_limit_s().
 int run_external_tool(const std::string& what, const std::string& program, const std::vector<std::string>& args,
                       const std::string& log_path, double limit_s = -1);

@@ -70,7 +70,7 @@ std::uint64_t ParamSpace::size() const {
   return n;
 }
 
-void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit) const {
+void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit, const std::atomic<bool>* stop) const {
   std::vector<size_t> idx(params_.size(), 0);
   if (size() == 0) return;
   // One config, updated in place from the first parameter that changed (mostly the last one):
@@ -79,8 +79,9 @@ void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit
   for (size_t i = 0; i < params_.size(); ++i) c.set(params_[i].name, params_[i].domain[0]);
   std::vector<ParamValue*> slot;
   for (const Param& p : params_) slot.push_back(&c.values_.at(p.name));
-  for (;;) {
+  for (std::uint64_t n = 1;; ++n) {
     visit(c);
+    if (stop && n % 4096 == 0 && stop->load()) return;
     size_t d = params_.size();
     while (d > 0) {
       --d;

@@ -6,6 +6,7 @@
 // product in a fixed, documented order (last parameter fastest).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -55,7 +56,8 @@ class ParamSpace {
   const std::vector<Param>& params() const { return params_; }
   const Param& param(const std::string& name) const;
   std::uint64_t size() const;  // product of the domain sizes
-  void enumerate(const std::function<void(const TuningConfig&)>& visit) const;
+  // `stop`, when given and set, ends the walk early (a stop signal during a walk of millions).
+  void enumerate(const std::function<void(const TuningConfig&)>& visit, const std::atomic<bool>* stop = nullptr) const;
   // Throws Error{InvalidInput} if `c` lacks a parameter, has an unknown one, or a value
   // outside its domain.
   void check_member(const TuningConfig& c) const;

@@ -55,6 +55,9 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                 {"verify_reused", r.verify_reused}, {"unverified_why", r.unverified_why},
                                 {"lints", {{"evidence_recorded", r.evidence_recorded}, {"evidence_reused", r.evidence_reused},
                                            {"linted", r.linted}, {"unavailable_why", r.lints_unavailable_why}}},
+                                {"configs_per_minute", r.configs_per_minute},
+                                {"confirmation", {{"passes", r.confirm_passes}, {"measurements", r.confirm_measurements},
+                                                  {"seconds", r.confirm_s}, {"ended", r.confirm_ended}}},
                                 {"db", o.db}}
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
@@ -64,6 +67,12 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   fmt::print("{} on {}: {} new trials ({} resumed, {} failed) in {:.1f} s with {}; results {} in {}\n",
              o.problem.key(), r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
              o.db);
+  if (r.trials_this_run > 0 && r.configs_per_minute > 0)
+    fmt::print("{:.1f} configs per minute of search (compiles and verifications included)\n", r.configs_per_minute);
+  if (r.confirm_measurements > 0)
+    fmt::print("the best {} re-timed strictly, interleaved: {} pass(es), {} measurements, {:.1f} s ({})\n",
+               std::min<int>(o.top, static_cast<int>(r.top.size())), r.confirm_passes, r.confirm_measurements,
+               r.confirm_s, r.confirm_ended);
   if (r.env_failed)
     fmt::print("{} trials failed for the machine's sake (env_error: see the messages with --verbose); they do not "
                "count and a resumed run tries them again\n", r.env_failed);
@@ -215,9 +224,14 @@ void add_matmul_command(CLI::App& app) {
                   "samplers take 32-bit seeds)")
       ->check(whole_number(0, 4294967295))
       ->capture_default_str();
-  cmd->add_option("--top", o->tune.top, "How many of the best configs to report")
+  cmd->add_option("--top", o->tune.top, "How many of the best configs to report (on a GPU they are re-timed "
+                  "strictly, interleaved, until their ranking is settled)")
       ->check(whole_number(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--confirm-budget", o->tune.confirm_budget_s,
+                  "Seconds at most for re-timing the best configs on a GPU (default: a quarter of the search's "
+                  "time, at least 30); it ends sooner once their ranking is settled")
+      ->check(finite_number(0));
   cmd->add_flag("--no-compile", o->no_compile,
                 "With the cost model: rank configs without compiling them first (a faster dry run that cannot "
                 "catch configs the compiler refuses)");

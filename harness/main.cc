@@ -3,12 +3,14 @@
 #include "harness/cli.h"
 #include "harness/current_templates.h"
 #include "harness/nightly/mgpu_bench.h"
+#include "harness/stop_signals.h"
 
 int main(int argc, char** argv) {
   // Called as mgpu-bench (a link to this binary): the nightly suite.
   const char* slash = std::strrchr(argv[0], '/');
   const bool bench = std::strcmp(slash ? slash + 1 : argv[0], "mgpu-bench") == 0;
   mgpu::harness::install_out_of_memory_handlers(bench ? "mgpu-bench" : "mgpu-tune");
+  mgpu::harness::install_tool_killing_handlers();  // a Ctrl-C takes a running ptxas with it
   mgpu::harness::install_stored_config_check();  // stored configs are judged by their templates' rules
   if (bench) return mgpu::harness::mgpu_bench_main(argc, argv);
   return mgpu::harness::run_cli(argc, argv);

@@ -27,7 +27,24 @@ extern "C" void on_stop_signal(int sig) {
   g_interrupted = true;
 }
 
+extern "C" void on_stop_signal_kill_tools(int sig) {
+  core::kill_running_tools();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 }  // namespace
+
+void install_tool_killing_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal_kill_tools;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction before {};
+    if (sigaction(sig, nullptr, &before) == 0 && before.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &sa, nullptr);
+  }
+}
 
 void install_stop_handlers() {
   struct sigaction sa {};

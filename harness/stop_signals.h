@@ -12,6 +12,11 @@
 namespace mgpu::harness {
 
 void install_stop_handlers();
+// For every process from its start, until a command installs the handlers above: a stop signal
+// ends it at once, as with no handler, but first kills the external tools it runs (ptxas and
+// nvdisasm run in process groups of their own, which a terminal's Ctrl-C does not reach; a hung
+// one would outlive us). A signal the parent ignores (nohup's SIGHUP) stays ignored.
+void install_tool_killing_handlers();
 const std::atomic<bool>& stop_requested();
 int stop_exit_code();  // 128 + the signal received (130 when none)
 // After a stop was requested: says so on stderr with what was done, and throws ExitWith{128+sig}.

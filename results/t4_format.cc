@@ -188,6 +188,15 @@ json parse_t4(const std::string& path) {
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("{} is not a T4 file: invalid UTF-8 at byte offset {} of its JSON text", path,
                               e.byte ? e.byte - 1 : 0));
+    // Say where the JSON breaks (a NaN, which JSON has not, or a cut-off file is not "not a JSON
+    // object"), unless the stream's own failure below explains it.
+    if (t4->failure().empty()) {
+      std::string why = e.what();
+      if (const size_t at = why.find("] "); why.rfind("[json.exception", 0) == 0 && at != std::string::npos)
+        why.erase(0, at + 2);  // nlohmann's exception id means nothing to a user
+      if (why.size() > 300) why = why.substr(0, 300) + "...";
+      throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a T4 file: not valid JSON ({})", path, why));
+    }
     doc = json(json::value_t::discarded);
   }
   // The stream's failure explains a parse error it caused (the text just stopped), and also

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/external_tool.h"
 
 namespace mgpu::harness {
 
@@ -57,6 +59,7 @@ void WorkerProcess::start() {
   close(in[0]);
   close(out[1]);
   pid_ = pid;
+  stop_forwarded_ = false;
   to_child_ = in[1];
   from_child_ = out[0];
   pending_.clear();
@@ -65,12 +68,20 @@ void WorkerProcess::start() {
 void WorkerProcess::stop(bool kill_first) {
   if (pid_ < 0) return;
   if (to_child_ >= 0) close(to_child_);  // EOF on stdin: a healthy worker exits
-  if (kill_first) kill(pid_, SIGKILL);
+  // SIGTERM before SIGKILL: the worker's handler kills the tool it may be running (ptxas in a
+  // group of its own), which a SIGKILL of the worker alone would leave behind.
+  if (kill_first) kill(pid_, SIGTERM);
   int status = 0;
-  for (int i = 0; i < 200 && waitpid(pid_, &status, WNOHANG) == 0; ++i) usleep(10000);
-  if (waitpid(pid_, &status, WNOHANG) == 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
+  auto wait_ms = [&](int ms) {
+    for (int i = 0; i < ms / 10 && waitpid(pid_, &status, WNOHANG) == 0; ++i) usleep(10000);
+    return waitpid(pid_, &status, WNOHANG) != 0;
+  };
+  if (!wait_ms(kill_first ? 500 : 2000)) {
+    kill(pid_, SIGTERM);
+    if (!wait_ms(500)) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status, 0);
+    }
   }
   if (from_child_ >= 0) close(from_child_);
   pid_ = -1;
@@ -120,8 +131,15 @@ Measurement WorkerProcess::run(const TrialRequest& request) {
       ++restarts_;
       return failure(TrialStatus::Timeout, fmt::format("no result within {:.1f} s; the worker was killed", timeout_s_));
     }
+    // A stop of this process reaches the worker as a terminal's Ctrl-C would (a `kill -INT` of
+    // this process alone would not): it ends the worker, and with it any tool it runs. Its
+    // failure then says nothing about the config; the caller knows it was stopped.
+    if (core::tool_stop_requested() && !stop_forwarded_) {
+      kill(pid_, SIGTERM);
+      stop_forwarded_ = true;
+    }
     pollfd pfd{from_child_, POLLIN, 0};
-    int ready = poll(&pfd, 1, left_ms);
+    int ready = poll(&pfd, 1, std::min(left_ms, 100));
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;  // the deadline check above fires
     char buf[65536];

@@ -41,6 +41,7 @@ class WorkerProcess {
   double timeout_s_;
   pid_t pid_ = -1;
   int to_child_ = -1, from_child_ = -1;
+  bool stop_forwarded_ = false;  // this process's stop was passed on to the worker (SIGTERM)
   std::string pending_;  // bytes read past the last reply line
   int restarts_ = 0;
   std::string source_;

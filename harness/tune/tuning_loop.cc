@@ -25,6 +25,7 @@
 #include "harness/measure/emulator_verifier.h"
 #include "harness/measure/replay_measurer.h"
 #include "harness/measure/trial_record.h"
+#include "harness/tune/confirmation.h"
 #include "harness/tune/evidence_collector.h"
 #include "harness/tune/warm_start.h"
 #include "harness/measure/worker.h"
@@ -273,7 +274,13 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   core::ParamSpace space = t.space();
   space.enumerate([&](const core::TuningConfig& c) {
     if (!t.why_invalid(o.problem, c) && (!device.offers || device.offers(c))) candidates.push_back(c);
-  });
+  }, &interrupted);
+  if (interrupted) {  // stopped while walking the space (seconds): nothing was written yet
+    TuneReport stopped;
+    stopped.source = device.source;
+    stopped.interrupted = true;
+    return stopped;
+  }
   search::StrategyContext ctx{space, candidates, o.seed,
                               [&](const core::TuningConfig& c) { return t.predict_ms(o.problem, c, arch.default_device()); },
                               {}};
@@ -509,44 +516,45 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   rep.exhausted = batch.empty() && !budget_reached && done < o.trials && rep.trials_this_run < o.trials && !interrupted;
   rep.interrupted = interrupted;
 
-  // The winners, best first. GPU results of the top few are re-measured with the strict
-  // stopping rule, interleaved (one pass over the candidates at a time, so slow drifts of
-  // clock or temperature hit them alike); predictions and replays are deterministic and are
-  // not re-measured.
+  // The winners, best first. GPU results of the top few are re-timed with the strict stopping
+  // rule, interleaved and bounded (harness/tune/confirmation.h); predictions and replays are
+  // deterministic and are not re-measured.
   std::vector<std::pair<std::string, double>> ranked(results.begin(), results.end());
   std::sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  const double search_s = std::chrono::duration<double>(Clock::now() - search_start).count();
+  if (search_s > 0) rep.configs_per_minute = rep.trials_this_run * 60.0 / search_s;
   if (device.source == "cuda" && !interrupted && !ranked.empty()) {
-    size_t finalists = std::min<size_t>(ranked.size(), static_cast<size_t>(std::max(o.top, 1)));
-    std::map<std::string, std::vector<double>> strict;
-    for (int pass = 0; pass < 3 && !interrupted; ++pass)
-      for (size_t i = 0; i < finalists; ++i) {
-        TrialRequest req;
-        req.arch = o.arch;
-        req.problem = o.problem;
-        req.config = core::TuningConfig::from_json(ranked[i].first);
-        req.measurer = "cuda";
-        req.rule = StoppingRule::strict();
-        req.verify = pass == 0;
-        req.timer = o.timer;
-        Measurement m = device.measure(req);
-        // As in the search above: a stop reaches the worker too, and its failure then says
-        // nothing about the config (an H200 lease stopped by `timeout` recorded two configs as
-        // faults, "the worker was killed by signal 15", in this confirmation, 2026-11-26).
-        if (interrupted && m.status != TrialStatus::Ok) break;
-        store.record_trial(trial_record(run, tmpl, o.problem, req.config, device.env, m));
-        if (m.status == TrialStatus::Ok) {
-          strict[ranked[i].first].push_back(m.median_ms);
-          noise_of[ranked[i].first] = m.noise;
-        }
-      }
-    for (size_t i = 0; i < finalists; ++i) {
-      auto& v = strict[ranked[i].first];
-      if (v.empty()) continue;
-      std::sort(v.begin(), v.end());
-      ranked[i].second = v[v.size() / 2];  // median of the strict passes
-    }
-    std::sort(ranked.begin(), ranked.begin() + static_cast<long>(finalists),
-              [](auto& a, auto& b) { return a.second < b.second; });
+    const size_t finalists = std::min<size_t>(ranked.size(), static_cast<size_t>(std::max(o.top, 1)));
+    std::vector<Finalist> in;
+    for (size_t i = 0; i < finalists; ++i) in.push_back({ranked[i].first, ranked[i].second, {}});
+    ConfirmOptions co;
+    co.budget_s = o.confirm_budget_s >= 0 ? o.confirm_budget_s : std::max(30.0, search_s / 4);
+    auto strict = [&](const std::string& config, bool first) -> std::optional<double> {
+      TrialRequest req;
+      req.arch = o.arch;
+      req.problem = o.problem;
+      req.config = core::TuningConfig::from_json(config);
+      req.measurer = "cuda";
+      req.rule = StoppingRule::strict();
+      req.verify = first;
+      req.timer = o.timer;
+      Measurement m = device.measure(req);
+      // As in the search above: a stop reaches the worker too, and its failure then says
+      // nothing about the config (an H200 lease stopped by `timeout` recorded two configs as
+      // faults, "the worker was killed by signal 15", in this confirmation, 2026-11-26).
+      if (interrupted && m.status != TrialStatus::Ok) return std::nullopt;
+      store.record_trial(trial_record(run, tmpl, o.problem, req.config, device.env, m));
+      if (m.status != TrialStatus::Ok) return std::nullopt;
+      noise_of[config] = m.noise;
+      return m.median_ms;
+    };
+    Confirmation c = confirm(std::move(in), strict, co, interrupted,
+                             [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); });
+    for (size_t i = 0; i < finalists; ++i) ranked[i] = {c.ranked[i].config, c.ranked[i].ms};
+    rep.confirm_passes = c.passes;
+    rep.confirm_measurements = c.measurements;
+    rep.confirm_s = c.seconds;
+    rep.confirm_ended = c.ended_because;
   }
   for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < o.top; ++i)
     rep.top.push_back({core::TuningConfig::from_json(ranked[i].first), ranked[i].second, noise_of[ranked[i].first],

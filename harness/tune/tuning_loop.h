@@ -49,6 +49,9 @@ struct TuneOptions {
   std::string device = "auto";
   std::uint64_t seed = 0;
   int top = 3;  // re-measured strictly at the end (measured results only)
+  // The strict re-timing of the top ones ends when settled, or after this many seconds
+  // (< 0: a quarter of the search's time, at least 30 s).
+  double confirm_budget_s = -1;
   bool compile_predicted = true;  // model: compile each config before predicting it
   std::string timer = "auto";     // cuda: auto | cupti | events
   int warm_start_shapes = 3;      // measure first the winners of this many nearest tuned shapes
@@ -90,6 +93,11 @@ struct TuneReport {
   bool interrupted = false, exhausted = false;
   double peak_tflops = 0;
   std::vector<RankedConfig> top;  // best first; ties within noise share a rank
+  double configs_per_minute = 0;  // trials of this run per minute of search, compiles and verifications included
+  // The strict re-timing of the top ones (GPU only): passes begun, measurements, seconds, why it ended.
+  int confirm_passes = 0, confirm_measurements = 0;
+  double confirm_s = 0;
+  std::string confirm_ended;
   std::vector<std::string> warm_started_from;  // problem keys whose winners were measured first
 };
 

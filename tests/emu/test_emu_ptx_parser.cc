@@ -184,5 +184,17 @@ TEST(EmuPtxParser, SizesFitSixtyFourBits) {
   EXPECT_NE(parse_error(kernel_with(".reg .b64 %rd;\nmov.u64 %rd, 99999999999999999999;")).find("bad number"), std::string::npos);
 }
 
+// ptxas refuses a label defined twice in one { } block, or named like a register of that block
+// ("Duplicate definition of label"), and accepts an inner block's label shadowing an outer one;
+// the virtual device had taken the second definition silently and run a different kernel.
+TEST(EmuPtxParser, ALabelIsDefinedOncePerBlockAsPtxasRequires) {
+  EXPECT_NE(parse_error(kernel_with("L1:\n  bra L1;\nL1:\n  ret;")).find("duplicate definition of label 'L1'"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel_with("  .reg .b32 L1;\nL1:\n  ret;")).find("a register of this { } block"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel_with("L1:\n  .reg .b32 L1;\n  ret;")).find("has the name of a label"), std::string::npos);
+  EXPECT_EQ(parse_error(kernel_with("L1:\n  {\nL1:\n  bra L1;\n  }\n  ret;")), "(no error)");
+}
+
 }  // namespace
 }  // namespace mgpu::emu::ptx

@@ -419,6 +419,21 @@ bad ptxas_hangs_tuning 1 "env_error.*none of the trials succeeded" --fixture fak
 # MGPU_TOOL_TIMEOUT), its children with it, and the run exits 143 (round 4, H02).
 bad ptxas_hangs_tuning_one_sigterm 143 "stopped by SIGTERM" --fixture fake_ptxas --writes -- sh: \
   "MGPU_TOOL_TIMEOUT=300 MGPU_PTXAS=\$PWD/ps_sleep '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-verify --trials 1 --seed 9 --db t.db > o.txt 2>&1 & p=\$!; sleep 3; kill -TERM \$p; t0=\$(date +%s); wait \$p; r=\$?; tr -d '\n' < o.txt; [ \$((\$(date +%s) - t0)) -lt 30 ] || { echo ' waited for the tool'; exit 99; }; sleep 0.5; pgrep -f 'sleep 100000' -P \$\$ >/dev/null && { echo ' left running'; exit 98; }; exit \$r"
+# Round 6: a stop reaches the tool wherever it runs. The orphan check looks for the fake
+# assembler's sleep anywhere (a killed parent leaves its tool to init, so `pgrep -P` never saw it).
+# Ctrl-C of `compile` (no deferred stop) takes the tool with it at once.
+bad ptxas_hangs_compile_sigint 130 "^0 left$" --fixture fake_ptxas -- sh: \
+  "MGPU_PTXAS=\$PWD/ps_sleep timeout -s INT 3 '$MGPU' ${PCM[*]@Q} > /dev/null 2>&1; r=\$?; [ \$r = 124 ] && r=130; sleep 0.5; echo \"\$(pgrep -f 'sleep 10000[0]' | wc -l) left\"; exit \$r"
+# A SIGINT to the tuning process alone (not its worker's group) while the worker's assembler hangs:
+# the stop is passed to the worker, which kills its tool; 130 within seconds, nothing left.
+bad ptxas_hangs_emulate_sigint 130 "stopped by SIGINT.* 0 left$" --fixture fake_ptxas --writes -- sh: \
+  "MGPU_PTXAS=\$PWD/ps_sleep MGPU_TOOL_TIMEOUT=300 timeout -s INT 8 '$MGPU' matmul --arch sm_90a --m 128 --n 128 --k 128 --device emulate --trials 1 --seed 9 --db t.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; [ \$r = 124 ] && r=130; sleep 0.5; echo \" \$(pgrep -f 'sleep 10000[0]' | wc -l) left\"; exit \$r"
+# MGPU_PTXAS that names no program: said, exit 2, before any database (it fell back to nvJitLink
+# silently, compiling other kernels).
+for v in folder missing plain; do
+  bad "mgpu_ptxas_$v" 2 "MGPU_PTXAS='.*' cannot be the assembler: (it is a folder|there is no such file|it is not executable).*nothing left" --fixture fake_ptxas --writes -- sh: \
+    "mkdir -p folder && touch plain && MGPU_PTXAS=\$PWD/$v '$MGPU' matmul --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 1 --db t.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; test -e t.db || echo ' nothing left'; exit \$r"
+done
 # A shape suite this user may not read: said so, not "is empty" / "not valid JSON" (round 4, S04, S08).
 # Root reads every file: the case runs as nobody where setpriv can (else it is skipped as ok).
 for f in s.csv s.json; do

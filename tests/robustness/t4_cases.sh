@@ -109,7 +109,14 @@ fixture_t4_imported_twice() {
   "$MGPU" import --t4 "$W/r.json" --db "$W/t.db" --kernel b --device d > /dev/null
 }
 
-bad import_not_json 2 "r.json is not a T4 file: not a JSON object" --fixture t4_text -- import --t4 r.json --db t.db
+bad import_not_json 2 "r.json is not a T4 file: not valid JSON \\(parse error at line 1, column 1" --fixture t4_text -- import --t4 r.json --db t.db
+# Round 6: where the JSON breaks is said; "not a JSON object" is for JSON that is something else.
+fixture_t4_nan() { fixture_good; printf '{"schema_version": "1.0.0",\n "results": [{"configuration": {"x": 1}, "times": {"runtimes": [NaN]}}]}' > "$W/r.json"; }
+fixture_t4_cut() { fixture_good; printf '{"schema_version": "1.0.0", "results": [{"configuration"' > "$W/r.json"; }
+fixture_t4_array() { fixture_good; echo '[{"configuration": {"x": 1}}]' > "$W/r.json"; }
+bad import_nan_is_no_json 2 "r.json is not a T4 file: not valid JSON \\(parse error at line 2, column 64: .*invalid literal" --fixture t4_nan -- import --t4 r.json --db t.db
+bad import_cut_json 2 "r.json is not a T4 file: not valid JSON \\(parse error at line 1, column 57: .*unexpected end of input" --fixture t4_cut -- import --t4 r.json --db t.db
+bad import_json_array 2 "r.json is not a T4 file: not a JSON object" --fixture t4_array -- import --t4 r.json --db t.db
 # Round 3: a byte that is not UTF-8 is said as such, with where it is (it is a JSON object).
 fixture_t4_not_utf8() { fixture_good; printf '{"schema_version":"1.0.0","results":[{"configuration":{"x":"\xff"},"times":{"runtimes":[1]}}]}' > "$W/r.json"; }
 bad import_not_utf8 2 "r.json is not a T4 file: invalid UTF-8 at byte offset 60 of its JSON text" --fixture t4_not_utf8 -- import --t4 r.json --db t.db
@@ -151,13 +158,13 @@ bad import_overflowing_runtime 2 "runtime: 1e\+308 is not a time" --fixture t4_h
 bad import_negative_time_measurement 2 "time measurement: -1 is not a time" --fixture t4_negative_time -- import --t4 r.json --db t.db
 bad import_time_unit_number 2 "the time unit 5 is not a name" --fixture t4_unit_number -- import --t4 r.json --db t.db
 bad import_long_value_message_is_short 2 "^mgpu-tune: error: .{1,200}\.\.\. is not a number$" --fixture t4_long_value -- import --t4 r.json --db t.db
-bad import_refused_creates_no_database 2 "r.json is not a T4 file: not a JSON object" --fixture t4_text_no_db -- \
+bad import_refused_creates_no_database 2 "r.json is not a T4 file: not valid JSON" --fixture t4_text_no_db -- \
   import --t4 r.json --db new.db
 bad import_unnamed_creates_no_database 2 "import --t4 needs a kernel, a problem and a device name" --fixture t4_unnamed_no_db -- \
   import --t4 _d.json --db new.db
 bad replay_config_twice 2 "is recorded twice" --fixture t4_twice -- $REPLAY --device replay:r.json
 bad replay_mixed_parameters 2 "does not have the parameters of" --fixture t4_mixed -- $REPLAY --device replay:r.json
-bad replay_not_json 2 "not a JSON object" --fixture t4_text -- $REPLAY --device replay:r.json
+bad replay_not_json 2 "not valid JSON" --fixture t4_text -- $REPLAY --device replay:r.json
 bad export_t4_nothing_measured 2 "has no trials to export" --fixture good -- export --db t.db --format t4 -o out.json
 bad export_t4_two_studies 2 "holds one study and .* has 2: 'a/t4/d' \\(2 configs\\), 'b/t4/d' \\(2 configs\\); pick one with --study" \
   --fixture t4_imported_twice -- export --db t.db --format t4 -o out.json

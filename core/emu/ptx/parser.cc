@@ -596,6 +596,13 @@ class Parser {
       if (t.kind == Token::Ident && peek(1).text == ":" && peek(1).kind == Token::Punct) {
         std::string name = next().text;
         next();
+        // ptxas refuses a label defined twice in one scope, or named like a register of that
+        // scope ("Duplicate definition of label"); an inner { } block may shadow an outer one.
+        if (scope_labels_[scope].count(name) || scope_declared_[scope].count(name) || in_range(scope, name))
+          throw ParseError(t.line, "duplicate definition of label " + quote(name) + " in kernel " + clip(k_->name) +
+                                       (scope_labels_[scope].count(name) ? ": a label of that name is already defined "
+                                                                           "in this { } block"
+                                                                         : ": a register of this { } block has that name"));
         scope_labels_[scope][name] = static_cast<int>(k_->code.size());
         continue;
       }
@@ -631,6 +638,9 @@ class Parser {
         expect(">");
         scope_ranges_[scope][name] = {type, count};
       } else {
+        if (scope_labels_[scope].count(name))
+          throw ParseError(line, "register " + quote(name) + " of kernel " + clip(k_->name) +
+                                     " has the name of a label of the same { } block (ptxas: duplicate definition)");
         scope_declared_[scope][name] = type;
       }
     } while (accept(","));
