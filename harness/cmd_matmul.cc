@@ -36,7 +36,8 @@ std::string results_label(const std::string& source) {
   return source == "cuda"      ? "measured"
          : source == "model"   ? "PREDICTED (model; nothing was measured)"
          : source == "emulate" ? "VERIFIED on the virtual device (no times)"
-                               : "replayed";
+         : source == "replay"  ? "replayed"
+                               : "stored";  // a run stopped before its device was picked (--device auto)
 }
 
 void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
@@ -157,6 +158,7 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
   for (const SuiteShapeResult& s : r.shapes) {
     if (s.report && s.report->interrupted) {  // the shape the stop came in: not tuned, resumed next time
       ++stopped;
+      if (source.empty()) source = s.report->source;
       fmt::print("{:<36} stopped partway: {} new trials committed ({} resumed)\n", s.problem.key(),
                  s.report->trials_this_run, s.report->trials_resumed);
     } else if (s.report) {
@@ -177,6 +179,12 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
       fmt::print("{:<36} not reached\n", s.problem.key());
     }
   }
+  // A suite stopped before any shape's device was picked: the label follows --device, never a
+  // default ("replayed" of a --device model run).
+  if (source.empty())
+    source = o.device.rfind("replay:", 0) == 0 ? std::string("replay")
+             : (o.device == "cuda" || o.device == "model" || o.device == "emulate") ? o.device
+                                                                                      : std::string();
   const std::string label = results_label(source);
   fmt::print("suite {}: {} shapes, {} tuned, {} covered by a bucket{}{}; results {} in {}\n", suite.name, r.shapes.size(),
              tuned, covered, stopped ? fmt::format(", {} stopped partway", stopped) : "",

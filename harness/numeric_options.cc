@@ -13,7 +13,9 @@ constexpr std::int64_t kLowest = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kHighest = std::numeric_limits<std::int64_t>::max();
 
 std::string range_text(std::int64_t min, std::int64_t max) {
-  if (max == kHighest && min != kLowest) return fmt::format("at least {}", min);
+  // The upper end is said too: 2^63 and beyond are refused, and "at least 0" alone would not
+  // say why (round 6, V16).
+  if (max == kHighest && min != kLowest) return fmt::format("at least {} (at most {})", min, max);
   return fmt::format("between {} and {}", min, max);
 }
 

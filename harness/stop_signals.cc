@@ -7,6 +7,7 @@
 
 #include "core/external_tool.h"
 #include "harness/cli.h"
+#include "harness/measure/worker.h"
 
 namespace mgpu::harness {
 namespace {
@@ -19,6 +20,8 @@ extern "C" void on_stop_signal(int sig) {
   // with no handler: a call blocked where no stop is checked (opening a FIFO that no writer
   // opens) would otherwise be unkillable but by SIGKILL.
   if (g_interrupted) {
+    core::kill_running_tools();
+    kill_running_workers();  // they would run on, orphaned, and print into the terminal
     signal(sig, SIG_DFL);
     raise(sig);
     return;
@@ -29,6 +32,7 @@ extern "C" void on_stop_signal(int sig) {
 
 extern "C" void on_stop_signal_kill_tools(int sig) {
   core::kill_running_tools();
+  kill_running_workers();
   signal(sig, SIG_DFL);
   raise(sig);
 }

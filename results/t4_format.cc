@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/json_input.h"
 #include "results/output_file.h"
 
@@ -34,6 +35,8 @@ constexpr std::uint64_t kMaxT4Text = std::uint64_t{1} << 30;
 // T4 nests five levels (document, results, result, times, runtimes); a limit keeps a file of
 // "[[[[..." from costing a stack frame per level where a value is printed in a message.
 constexpr int kMaxT4Depth = 64;
+// The shortest kernel runtime taken as a measurement (a picosecond); see number().
+constexpr double kMinRuntimeMs = 1e-9;
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -45,8 +48,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 // at the first problem (failure() says which) and nlohmann sees the end of its input.
 class T4Text : public std::streambuf {
  public:
-  explicit T4Text(const std::string& path) : path_(path), in_(path, std::ios::binary) {
-    if (std::filesystem::is_directory(path)) throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {} is a folder", path));
+  explicit T4Text(const std::string& path) : path_(path), in_(open_regular(path)) {
     if (!in_) throw Error(ErrorKind::InvalidInput, fmt::format("cannot read T4 file {}", path));
     int b0 = in_.get(), b1 = in_.get();
     if (b0 == EOF) throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {} is empty", path));
@@ -63,6 +65,17 @@ class T4Text : public std::streambuf {
   }
   T4Text(const T4Text&) = delete;
   T4Text& operator=(const T4Text&) = delete;
+
+  // A T4 input is a regular file, as every input file is: a FIFO or pipe (/dev/stdin) is
+  // refused by name before it is opened (opening a FIFO waits for a writer; reading it, its
+  // gzip check cannot seek back), as are devices and sockets.
+  static std::string open_regular(const std::string& path) {
+    if (std::filesystem::is_directory(path)) throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {} is a folder", path));
+    std::error_code ec;
+    auto st = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) core::check_input_file(path, "T4 file");
+    return path;
+  }
 
   // Why the text ended early ("" when the file was read to its end).
   const std::string& failure() const { return failure_; }
@@ -269,6 +282,12 @@ double number(const json& v, double scale, const std::string& where, bool positi
   if (!(positive ? ms > 0 : ms >= 0) || !std::isfinite(ms))
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: {} is not a time (a finite number, {})", where, shown(v),
                                                      positive ? "above 0" : "0 or more"));
+  // A kernel's time below a picosecond is no measurement: a subnormal one (5e-324) made its
+  // FLOP rate infinite ("inf TFLOP/s") wherever it was shown.
+  if (positive && ms < kMinRuntimeMs)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{}: {} is not a time: {:g} ms is below {:g} ms (a picosecond), faster than any kernel "
+                            "runs (a subnormal time made its TFLOP/s infinite)", where, shown(v), ms, kMinRuntimeMs));
   return ms;
 }
 

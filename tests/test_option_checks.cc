@@ -49,7 +49,7 @@ TEST(OptionChecks, AnIntegerIsReportedAsTyped) {
   EXPECT_EQ(Command().parse({"--count", ""}), "--count: must be a whole number between -9223372036854775808 and "
                                               "9223372036854775807, got ''");
   EXPECT_NE(Command().parse({"--count", "99999999999999999999"}).find("got '99999999999999999999'"), std::string::npos);
-  EXPECT_EQ(Command().parse({"--seed", "-1"}), "--seed: must be a whole number at least 0, got '-1'");  // not 2^64-1
+  EXPECT_EQ(Command().parse({"--seed", "-1"}), "--seed: must be a whole number at least 0 (at most 9223372036854775807), got '-1'");  // not 2^64-1
   EXPECT_EQ(Command().parse({"--size", "99999999999999999999"}),
             "--size: must be a whole number between 1 and 2147483647, got '99999999999999999999'");
   EXPECT_EQ(Command().parse({"--size", ""}), "--size: must be a whole number between 1 and 2147483647, got ''");

@@ -56,6 +56,8 @@ std::uint64_t step_limit_from_environment() {
   return whole_number("MGPU_EMU_STEP_LIMIT", kDefaultStepLimit, 1, "must be a whole number of warp-instructions, at least 1");
 }
 
+std::uint64_t default_step_limit() { return kDefaultStepLimit; }
+
 void check_environment() {
   seed_from_environment();
   races_from_environment();

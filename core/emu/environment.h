@@ -17,6 +17,7 @@ std::uint64_t seed_from_environment();
 bool races_from_environment();
 bool print_reports_from_environment();
 std::uint64_t step_limit_from_environment();
+std::uint64_t default_step_limit();  // kDefaultStepLimit: a finding under a lower limit says less
 // All of the above, so that a command can refuse a bad value before it starts any work.
 void check_environment();
 

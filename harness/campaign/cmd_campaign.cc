@@ -22,6 +22,10 @@
 #include "harness/tune/shape_suite.h"
 #include "harness/stop_signals.h"
 #include "harness/tune/tuning_loop.h"
+#include "harness/measure/replay_measurer.h"
+#include "harness/tune/landscape_tune.h"
+#include "harness/tune/t4_landscape.h"
+#include "kernels/matmul_template.h"
 #include "harness/version.h"
 #include "results/store.h"
 
@@ -48,6 +52,20 @@ TuneOptions task_options(const Campaign& c, int i) {
   t.db = c.shard(i);
   t.arguments = fmt::format("campaign run-task {} {}", c.path, i);
   return t;
+}
+
+// A replay task is refused here as `matmul` refuses it (the same readers: a T4 landscape that
+// is no T4 file, a results database holding no answer for the task's template and problem --
+// another shape, another arch), not on the cluster after the job was queued.
+void check_task_replay(const TuneOptions& t) {
+  if (t.device.rfind("replay:", 0) != 0) return;
+  const std::string path = t.device.substr(7);
+  if (is_t4_replay(t.device)) {
+    (void)read_t4_landscape(path);
+    return;
+  }
+  const kernels::MatmulTemplate& tmpl = kernels::matmul_template(core::parse_arch(t.arch));
+  ReplayMeasurer(path, std::string(tmpl.name()), t.problem.key());
 }
 
 // Each --arch of a plan once (sm_90 and sm_90a are one): twice, every shape would be tuned twice,
@@ -87,6 +105,7 @@ void check_tasks(const Campaign& c, const std::vector<int>& tasks) {
   for (int i : tasks) {
     try {
       check_tune_options(task_options(c, i));
+      check_task_replay(task_options(c, i));
     } catch (const Error& e) {
       throw Error(ErrorKind::InvalidInput, fmt::format("{} task {} ({} {}): {}", c.path, i, c.tasks[i].arch,
                                                        c.tasks[i].problem.key(), e.what()));
@@ -255,6 +274,7 @@ void add_plan(CLI::App& parent) {
         c.tasks.push_back({static_cast<int>(c.tasks.size()), std::string(arch.name), p, o->strategy, o->trials,
                            o->time_budget_s, o->device, o->seed});
         check_tune_options(task_options(c, c.tasks.back().index));  // what run-task will be told
+        check_task_replay(task_options(c, c.tasks.back().index));
       }
     }
     if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));

@@ -11,6 +11,7 @@
 #include "core/cuda_context.h"
 #include "core/cuda_driver.h"
 #include "core/cuda_kernel.h"
+#include "core/emu/environment.h"
 #include "core/half.h"
 #include "core/prepared_launch.h"
 #include "core/error.h"
@@ -129,6 +130,14 @@ Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, 
         std::string kind = first.value("kind", "");
         if (e.is_fault()) m.status = fatal_status(kind);
         m.message += ": " + kind + ": " + first.value("message", "");
+        // A step limit the user lowered below the default proves nothing about the kernel (a
+        // correct one may need more steps): no verdict, so it is not stored as the kernel's
+        // failure for every later run to trust; a run without the setting verifies it.
+        if (kind == "step-limit" && emu::step_limit_from_environment() < emu::default_step_limit()) {
+          m.status = TrialStatus::EnvError;
+          m.message += fmt::format(" (MGPU_EMU_STEP_LIMIT={} is below the default {}: not a verdict on the kernel; "
+                                   "verify without it)", emu::step_limit_from_environment(), emu::default_step_limit());
+        }
       }
     }
     return m;

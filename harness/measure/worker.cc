@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,6 +19,32 @@
 #include "core/external_tool.h"
 
 namespace mgpu::harness {
+namespace {
+
+// The running workers' pids (0: a free slot), read by a signal handler: lock-free atomics.
+constexpr int kWorkerSlots = 256;
+std::atomic<pid_t> g_workers[kWorkerSlots];
+
+void remember_worker(pid_t pid) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    pid_t expected = 0;
+    if (w.compare_exchange_strong(expected, pid)) return;
+  }
+}
+
+void forget_worker(pid_t pid) {
+  for (std::atomic<pid_t>& w : g_workers) {
+    pid_t expected = pid;
+    if (w.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+}  // namespace
+
+void kill_running_workers() {
+  for (std::atomic<pid_t>& w : g_workers)
+    if (const pid_t pid = w.load(); pid > 0) kill(pid, SIGTERM);
+}
 
 WorkerProcess::WorkerProcess(std::vector<std::string> command, double timeout_s, std::vector<std::string> environment)
     : command_(std::move(command)), environment_(std::move(environment)), timeout_s_(timeout_s) {
@@ -59,6 +86,7 @@ void WorkerProcess::start() {
   close(in[0]);
   close(out[1]);
   pid_ = pid;
+  remember_worker(pid);
   stop_forwarded_ = false;
   to_child_ = in[1];
   from_child_ = out[0];
@@ -84,6 +112,7 @@ void WorkerProcess::stop(bool kill_first) {
     }
   }
   if (from_child_ >= 0) close(from_child_);
+  forget_worker(pid_);
   pid_ = -1;
   to_child_ = from_child_ = -1;
 }
@@ -113,7 +142,9 @@ Measurement WorkerProcess::run(const TrialRequest& request) {
       try {
         Measurement m = nlohmann::json::parse(reply).get<Measurement>();
         if (m.source.empty()) m.source = source_;  // a reply to a request the worker could not read
-        if (m.status == TrialStatus::Fault) {  // its CUDA context is lost: start afresh next time
+        // Its CUDA context is lost after a fault, and may be after an env_error (a launch ended by
+        // a lowered step limit): start afresh next time.
+        if (m.status == TrialStatus::Fault || m.status == TrialStatus::EnvError) {
           stop(true);
           ++restarts_;
         }
@@ -153,6 +184,7 @@ Measurement WorkerProcess::run(const TrialRequest& request) {
     waitpid(pid_, &status, 0);
     close(to_child_);
     close(from_child_);
+    forget_worker(pid_);
     pid_ = -1;
     to_child_ = from_child_ = -1;
     ++restarts_;

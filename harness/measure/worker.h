@@ -16,6 +16,11 @@
 
 namespace mgpu::harness {
 
+// Sends SIGTERM to every worker process started here that is still running (each kills its
+// tools and dies). Async-signal-safe: a second stop signal, which ends this process at once,
+// calls it so that no worker runs on, orphaned, after the command has ended.
+void kill_running_workers();
+
 class WorkerProcess {
  public:
   // `command`: the worker's argv, e.g. {"/path/mgpu-tune", "worker"}.

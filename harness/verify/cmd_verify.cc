@@ -139,14 +139,31 @@ void run(const Options& o) {
   if (auto why = why_not_verifiable(arch))
     throw core::Error(core::ErrorKind::InvalidInput, fmt::format("verify --arch {}: {}", arch.name, *why));
 
+  std::vector<kernels::MatmulProblem> targets;
+  if (!o.shapes.empty()) {
+    ShapeSuite suite = load_shape_suite(o.shapes, like);
+    check_suite_shapes(suite, t);  // a row the template cannot run is named by file and line
+    targets = suite.shapes;
+  }
+  // The shapes a config must be valid at (one of them): the suite's rows; else `like` (4096^3
+  // unless given) or, without a problem, also its decode twin, M = 16 -- split-K's workspace rule
+  // rejects every split config at 4096^3, and they are what decode runs.
+  std::vector<kernels::MatmulProblem> valid_at = targets;
+  if (valid_at.empty()) {
+    valid_at.push_back(like);
+    if (!o.problem_given) {
+      kernels::MatmulProblem decode = like;
+      decode.m = 16;
+      valid_at.push_back(decode);
+    }
+  }
+  auto valid_somewhere = [&](const core::TuningConfig& c) {
+    for (const kernels::MatmulProblem& q : valid_at)
+      if (!t.why_invalid(q, c)) return true;
+    return false;
+  };
   std::vector<core::TuningConfig> configs;
   if (o.all) {
-    // Without a problem, the space is every config some shape can run: valid at the prefill-sized
-    // `like` (4096^3 unless given) or at its decode twin, M = 16 -- split-K's workspace rule
-    // rejects every split config at 4096^3, and they are what decode runs.
-    kernels::MatmulProblem decode = like;
-    decode.m = 16;
-    const bool any_shape = !o.problem_given && o.shapes.empty();
     const auto only = parse_only(t, o.only);
     // Values of one parameter are alternatives; different parameters must all match.
     std::map<std::string, std::vector<core::ParamValue>> wanted;
@@ -154,21 +171,16 @@ void run(const Options& o) {
     t.space().enumerate([&](const core::TuningConfig& c) {
       for (const auto& [name, values] : wanted)
         if (std::find(values.begin(), values.end(), c.values().at(name)) == values.end()) return;
-      if (!t.why_invalid(like, c) || (any_shape && !t.why_invalid(decode, c))) configs.push_back(c);
+      if (valid_somewhere(c)) configs.push_back(c);
     });
     if (configs.empty())
       throw core::Error(core::ErrorKind::InvalidInput, "--all with --only: no valid config of the space has those values");
     if (o.sample > 0 && o.sample < static_cast<int>(configs.size())) configs = sample_configs(configs, o.sample, o.sample_seed);
   } else {
     core::TuningConfig c = config_from_user(t, o.config_json);
-    t.require_valid(like, c);  // values outside the default space are fine where the rules accept them
+    // Values outside the default space are fine where the rules accept them, at some shape.
+    if (!valid_somewhere(c)) t.require_valid(valid_at.front(), c);  // says why, at the first
     configs.push_back(c);
-  }
-  std::vector<kernels::MatmulProblem> targets;
-  if (!o.shapes.empty()) {
-    ShapeSuite suite = load_shape_suite(o.shapes, like);
-    check_suite_shapes(suite, t);  // a row the template cannot run is named by file and line
-    targets = suite.shapes;
   }
   std::vector<std::string> worker_env = virtual_device_environment(arch, "verify");
   // The compile environment (MGPU_TOOL_TIMEOUT, MGPU_DUMP_TO) is refused before the database is
@@ -304,10 +316,12 @@ void add_verify_command(CLI::App& app) {
   o->problem.add(*cmd);
   cmd->add_option("--config", o->config_json,
                   "One config as JSON; fields left out take the template's defaults. Values outside the default space "
-                  "are accepted where the template's rules accept them");
+                  "are accepted where the template's rules accept them (at the problem, at one of the suite's shapes, "
+                  "or without either at 4096^3 or M = 16)");
   cmd->add_flag("--all", o->all,
                 "Every valid config of the default space for --dtype, --out-dtype and --layout: valid at the problem "
-                "given, or without one at 4096^3 or at M = 16 (decode: where split_k configs are valid)");
+                "given, at one of the --shapes suite's shapes, or without either at 4096^3 or at M = 16 (decode: where "
+                "split_k configs are valid)");
   std::string suites;
   for (const kernels::NamedSuite& s : kernels::named_suites()) suites += fmt::format(", {}", s.name);
   cmd->add_option("--shapes", o->shapes,
@@ -320,8 +334,9 @@ void add_verify_command(CLI::App& app) {
       ->check(whole_number(1, 64))
       ->capture_default_str();
   cmd->add_option("--sample", o->sample,
-                  "With --all: only this many configs, chosen so that every value of every parameter appears at "
-                  "least once (CI's time-bounded check), the rest at random. Not with --config, which names one")
+                  "With --all: only this many configs, chosen to show every value of every parameter at least once "
+                  "as far as this many can (a note names any value left out; CI's time-bounded check), the rest at "
+                  "random. Not with --config, which names one")
       ->check(whole_number(1, 1000000));
   cmd->add_option("--only", o->only,
                   "With --all: only configs with this parameter value, NAME=VALUE (repeatable: values of one "

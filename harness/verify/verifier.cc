@@ -1,6 +1,7 @@
 #include "harness/verify/verifier.h"
 
 #include <chrono>
+#include <exception>
 #include <thread>
 
 #include <fmt/format.h>
@@ -332,11 +333,25 @@ std::vector<VerifyResult> Verifier::run(const std::vector<VerifyJob>& jobs, int 
       }
     }
   };
+  // A failure of one thread (the disk holding the database filled) ends the others after their
+  // current job, and is rethrown here once all are joined: out of a thread it was terminate().
+  std::exception_ptr failure;
+  std::mutex failure_mu;
+  auto guarded = [&] {
+    try {
+      work();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mu);
+      if (!failure) failure = std::current_exception();
+      next = leaders.size();  // no thread takes another job
+    }
+  };
   int n = std::max(1, std::min<int>(parallel, static_cast<int>(leaders.size())));
   std::vector<std::thread> threads;
-  for (int i = 1; i < n; ++i) threads.emplace_back(work);
-  work();
+  for (int i = 1; i < n; ++i) threads.emplace_back(guarded);
+  guarded();
   for (std::thread& th : threads) th.join();
+  if (failure) std::rethrow_exception(failure);
   std::vector<VerifyResult> out;
   for (auto& s : slots)
     if (s) out.push_back(std::move(*s));

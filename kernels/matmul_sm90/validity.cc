@@ -1,5 +1,6 @@
 #include "kernels/matmul_sm90/validity.h"
 
+#include <limits>
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -99,9 +100,17 @@ std::optional<Rejection> why_invalid(const MatmulProblem& p, const MatmulConfig&
                                            effective_split_k(p, c)));
     if (effective_split_k(p, c) < c.split_k) {
       const std::int64_t tiles = ((p.m + c.cta_tile_m() - 1) / c.cta_tile_m()) * ((p.n + c.cta_tile_n() - 1) / c.cta_tile_n());
+      // Saturated, not wrapped: 2^31-wide problems reach 2^65 bytes, which 64 bits held as 0.
+      std::int64_t bytes = 0;
+      const bool overflow = __builtin_mul_overflow(tiles, static_cast<std::int64_t>(c.split_k), &bytes) ||
+                            __builtin_mul_overflow(bytes, static_cast<std::int64_t>(c.cta_tile_m()), &bytes) ||
+                            __builtin_mul_overflow(bytes, static_cast<std::int64_t>(c.cta_tile_n()), &bytes) ||
+                            __builtin_mul_overflow(bytes, std::int64_t{4}, &bytes);
+      const std::string needs = overflow ? fmt::format("more than {}", std::numeric_limits<std::int64_t>::max())
+                                         : fmt::format("{}", bytes);
       return reject("split_k", fmt::format("needs {} bytes of workspace ({} tiles x {} f32 partials of {}x{}), more than "
                                            "the {} MiB a caller budgets (cuBLAS's Hopper recommendation; a launch runs "
-                                           "split_k {})", tiles * c.split_k * c.cta_tile_m() * c.cta_tile_n() * 4, tiles,
+                                           "split_k {})", needs, tiles,
                                            c.split_k, c.cta_tile_m(), c.cta_tile_n(), kMaxWorkspaceBytes >> 20,
                                            effective_split_k(p, c)));
     }

@@ -195,7 +195,7 @@ bad endless_default_in_seconds 1 "no end after [0-9]+ warp-instructions of this 
 bad driver_step_limit_env 1 "CUDA_ERROR_LAUNCH_TIMEOUT .*step-limit: no end after 1000 warp-instructions of this cluster" --writes -- \
   sh: 'MGPU_EMU_STEP_LIMIT=1000 "$MGPU" verify matmul --arch sm_90a --m 256 --n 256 --k 256 --config "{}" --seeds 1 -j 1 --db t.db'
 for v in 0 -1 abc 1.5 "" 18446744073709551616; do
-  bad "step_limit_option_${v:-empty}" 2 "error: --step-limit.*must be a whole number at least 1, got '$v'" --fixture ptx -- emulate --ptx endless.ptx --step-limit "$v"
+  bad "step_limit_option_${v:-empty}" 2 "error: --step-limit.*must be a whole number at least 1 \\(at most 9223372036854775807\\), got '$v'" --fixture ptx -- emulate --ptx endless.ptx --step-limit "$v"
 done
 for v in 0 -5 abc 1.5 " 7" 99999999999999999999999; do
   bad "step_limit_env_${v// /_}" 2 "error: MGPU_EMU_STEP_LIMIT='$v': must be a whole number of warp-instructions, at least 1" --fixture ptx -- \

@@ -169,7 +169,9 @@ LONG="$ROOT/$(printf 'd%.0s' $(seq 250))/$(printf 'e%.0s' $(seq 250))"; LONG="$L
 bad matmul_db_path_too_long 2 "cannot use .*: File name too long" -- matmul "${M[@]}" --trials 1 --db "$LONG"
 bad merge_into_symlink_loop 2 "Too many levels of symbolic links" --fixture good -- sh: ln -s l1 l2 '&&' ln -s l2 l1 '&&' '"$MGPU"' merge '$DB' -o l1/x.db
 bad verify_db_symlink_loop 2 "Too many levels of symbolic links" -- sh: ln -s l1 l2 '&&' ln -s l2 l1 '&&' '"$MGPU"' verify matmul --arch sm_90a --config "'{}'" --db l1/x.db
-bad sample_seed_negative 2 "error: --sample-seed.*must be a whole number at least 0, got '-1'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed -1 --db '$DB'
+bad sample_seed_negative 2 "error: --sample-seed.*must be a whole number at least 0 \\(at most 9223372036854775807\\), got '-1'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed -1 --db '$DB'
+# Round 6 (V16): a seed beyond 2^63-1 is refused with the upper end said, not only "at least 0".
+bad sample_seed_beyond_int64 2 "error: --sample-seed.*at most 9223372036854775807\\), got '18446744073709551615'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed 18446744073709551615 --db '$DB'
 bad sample_seed_2pow64 2 "error: --sample-seed.*got '18446744073709551616'" -- verify matmul --arch sm_90a --all --sample 2 --sample-seed 18446744073709551616 --db '$DB'
 bad space_sample_seed_negative 2 "error: --sample-seed" -- space matmul --arch sm_90a --lints --sample 1 --sample-seed -1
 VCUDA="${MGPU_CUDA_DRIVER:-}"  # else where mgpu-tune itself looks: beside it, or the build's core/emu

@@ -440,4 +440,10 @@ bad bench_configs_config_missing_field 2 "e.json: entry '[^']*': the config lack
   sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && f=$(ls ex/*.json) &&
        sed -i "s/\"tile_k\": *[0-9]*,//" "$f" && mv "$f" ex/e.json &&
        $BENCH --configs ex --device model --no-record; rc=$?; rm -rf ex; exit $rc'
+# A replay task `matmul` would refuse is refused at plan time, not on the cluster (nothing written).
+fixture_replay_db() { fixture_good; printf 'm,n,k\n256,256,256\n1,256,1024\n' > "$W/dec.csv"; echo hello > "$W/r.db"; }
+bad plan_replay_db_without_the_shape 2 "--device replay:t.db: nothing to replay: it holds no trial of matmul_sm90 at m1_n256_k1024" --fixture replay_db -- campaign plan --arch sm_90a --shapes dec.csv --trials 2 --device replay:t.db -o c.json
+bad plan_replay_text_file 2 "r.db is not a T4 file" --fixture replay_db -- campaign plan --arch sm_90a --m 16 --n 256 --k 1024 --device replay:r.db -o c.json
+bad plan_replay_db_other_arch 2 "nothing to replay: it holds no trial of matmul_sm100" --fixture replay_db -- campaign plan --arch sm_100a --m 256 --n 256 --k 256 --device replay:t.db -o c.json
+
 finish

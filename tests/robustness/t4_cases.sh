@@ -260,4 +260,13 @@ fixture_t4_big() {
 }
 bad import_new_db_efbig_leaves_nothing 1 "error: (I/O error on|the disk holding) n\.db" --fixture t4_big -- \
   sh: "trap '' XFSZ; ulimit -f 200; '$MGPU' import --t4 big.json --kernel k --device d --db n.db"
+# A subnormal runtime (5e-324 ms) was imported and shown as "inf TFLOP/s": below 1e-9 ms is no time.
+fixture_t4_denorm() { fixture_good; t4 r.json '[{"configuration": {"x": 1}, "times": {"runtimes": [5e-324]}, "invalidity": "correct"}]'; }
+bad import_denormal_runtime 2 "result 0 runtime: 5e-324 is not a time: .* below 1e-09 ms" --fixture t4_denorm -- import --t4 r.json --db t.db
+# A T4 document through a pipe or FIFO is refused by name, as every input file is (was "not a JSON object").
+bad import_t4_from_pipe 2 "T4 file /dev/stdin is a FIFO \(named pipe\), not a file" --fixture t4 -- sh: "cat r.json | '$MGPU' import --t4 /dev/stdin --db t.db"
+# Round 6 (IM11): a FIFO no program writes blocked open() forever; it is refused before opening.
+bad import_t4_fifo_no_writer 2 "T4 file f is a FIFO \(named pipe\), not a file.*nothing left" --writes -- sh: \
+  "mkfifo f && timeout -k 2 20 '$MGPU' import --t4 f --db t.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; test -e t.db || echo ' nothing left'; exit \$r"
+
 finish

@@ -19,4 +19,7 @@ bad help_texts_name_no_issue 0 "^ok$" --writes -- sh: "$(declare -f helps); MGPU
 bad readme_headings_name_no_issue 0 "^ok$" -- sh: "grep -En '^#+ .*[Ii]ssues? [0-9]' '$SRC/README.md' && echo bad || echo ok"
 bad report_names_no_issue 0 "^ok$" --fixture good --writes -- sh: "'$MGPU' report --db t.db -o rep > log.txt 2>&1 || { cat log.txt; echo failed; }; \
   grep -Eno '.{30}[Ii]ssues? [0-9].{10}' rep/*.html && echo bad || echo ok"
+# A 2^65-byte split-K workspace wrapped to "needs 0 bytes": saturated, said as more than 2^63-1.
+bad split_k_workspace_no_wrap 2 "needs more than 9223372036854775807 bytes of workspace" -- compile matmul --arch sm_90a --m 2147483632 --n 2147483632 --k 2147483632 --config '{"swap_ab":"yes","tile_m":16,"tile_n":64,"schedule":"split_k","split_k":2}'
+
 finish

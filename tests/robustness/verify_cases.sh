@@ -37,4 +37,23 @@ bad only_unknown_value 2 "--only schedule=splitk: schedule takes data_parallel, 
 bad only_no_equals     2 "--only schedule: expected NAME=VALUE" -- verify matmul --arch sm_90a --all --only schedule --db '$DB'
 bad only_without_all   2 "--only picks among --all's configs: add --all" -- verify matmul --arch sm_90a --config '{}' --only schedule=split_k --db '$DB'
 bad only_leaves_none   2 "no valid config of the space has those values" -- verify matmul --arch sm_90a --all --only schedule=data_parallel --only split_k=8 --db '$DB'
+# Round 6 (U01, U02): with --shapes a config is judged at the suite's shapes, not at 4096^3 --
+# a split config valid at every decode row was refused with 4096^3's workspace, and
+# `--all --only schedule=split_k` found no config.
+fixture_decode_suite() { printf 'm,n,k\n16,256,1024\n1,256,1024\n' > "$W/dec.csv"; }
+bad shapes_split_config_judged_at_suite 0 "1 of 1 .*pairs checked \\(1 verified\\)|2 of 2 .*pairs checked \\(2 verified\\)" --fixture decode_suite --writes -- \
+  verify matmul --arch sm_90a --db t.db --shapes dec.csv --config '{"schedule":"split_k","split_k":2,"tile_m":64,"tile_n":64}' --seeds 1 -q
+bad shapes_split_part_of_suite 0 "(1 of 1 .*pairs checked \\(1 verified\\)|2 of 2 .*pairs checked \\(2 verified\\))" --fixture decode_suite --writes -- \
+  verify matmul --arch sm_90a --db t.db --shapes dec.csv --all --only schedule=split_k --sample 1 --seeds 1 -q
+bad shapes_config_valid_nowhere 2 "tile" --fixture decode_suite -- \
+  verify matmul --arch sm_90a --db t.db --shapes dec.csv --config '{"tile_m":256,"tile_n":256,"max_concurrent_steps":8}' -q
+
+# Round 6 (ST01): a step limit lowered below the default is no verdict on the kernel: env_error
+# (retried), never a stored deadlock that a later run without it would trust.
+bad step_limit_lowered_is_no_verdict 0 "env_error.*below the default 20000000: not a verdict.*1 of 1 .*\\(1 verified\\); 0 from earlier" --writes -- sh: \
+  "MGPU_EMU_STEP_LIMIT=100 '$MGPU' verify matmul --arch sm_90a --db t.db --config '{\"tile_m\":64,\"tile_n\":64}' --m 256 --n 256 --k 256 -q 2>&1 | tr -d '\n'; [ \${PIPESTATUS[0]} = 1 ] || exit 9; '$MGPU' verify matmul --arch sm_90a --db t.db --config '{\"tile_m\":64,\"tile_n\":64}' --m 256 --n 256 --k 256 -q 2>&1 | tr -d '\n'; exit \${PIPESTATUS[0]}"
+
+# --sample N too small to show every value of every parameter names what it left out (was silent).
+bad sample_names_values_left_out 0 "note: --sample 3 does not show every value of every parameter .*left out: .*tile_m=" --writes -- verify matmul --arch sm_90a --all --sample 3 --sample-seed 5 --m 128 --n 128 --k 256 --db '$DB' -q
+
 finish
