@@ -31,11 +31,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Auto prefers whole-program ptxas: nvJitLink assembles PTX as one of several compilation
-// units and then drops every setmaxnreg ("C7504: 'setmaxnreg' ignored to maintain
-// compatibility across compilation units"), so the warp-specialized templates' register split
-// between producer and consumer warpgroups would never happen. nvJitLink remains the
-// fallback where the toolkit's ptxas is missing.
 // MGPU_PTXAS, where set, must name an executable file: a folder or a missing file would have
 // made Auto fall back to nvJitLink silently (other kernels: setmaxnreg dropped), and an explicit
 // ptxas fail per kernel as a compile error. Error{InvalidInput}: the user's setting to fix.
@@ -54,6 +49,11 @@ void check_ptxas_setting() {
                             "the toolkit's)", e, why));
 }
 
+// Auto prefers whole-program ptxas: nvJitLink assembles PTX as one of several compilation
+// units and then drops every setmaxnreg ("C7504: 'setmaxnreg' ignored to maintain
+// compatibility across compilation units"), so the warp-specialized templates' register split
+// between producer and consumer warpgroups would never happen. nvJitLink remains the
+// fallback where the toolkit's ptxas is missing.
 Assembler resolve(Assembler a) {
   check_ptxas_setting();
   if (a != Assembler::Auto) return a;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/signal_safe_pids.h"
 
 extern char** environ;
 
@@ -24,30 +25,19 @@ namespace {
 
 std::atomic<const std::atomic<bool>*> g_stop{nullptr};
 
-// The process groups of the tools running now (0: a free slot), for kill_running_tools(); a
-// signal handler reads them, so lock-free atomics, not a container.
-constexpr int kToolSlots = 64;
-std::atomic<pid_t> g_running[kToolSlots];
-static_assert(std::atomic<pid_t>::is_always_lock_free);
+// The process groups of the tools running now, for kill_running_tools() in a signal handler.
+SignalSafePids<64> g_running;
 
-// Holds one slot for a running tool's group while it lives (none free: the tool still runs,
-// only a signal-time kill misses it).
+// Holds the running tool's group in g_running while it lives.
 class RunningTool {
  public:
-  explicit RunningTool(pid_t pid) {
-    for (int i = 0; i < kToolSlots && slot_ < 0; ++i) {
-      pid_t expected = 0;
-      if (g_running[i].compare_exchange_strong(expected, pid)) slot_ = i;
-    }
-  }
-  ~RunningTool() {
-    if (slot_ >= 0) g_running[slot_].store(0);
-  }
+  explicit RunningTool(pid_t pid) : pid_(pid) { g_running.add(pid); }
+  ~RunningTool() { g_running.remove(pid_); }
   RunningTool(const RunningTool&) = delete;
   RunningTool& operator=(const RunningTool&) = delete;
 
  private:
-  int slot_ = -1;
+  pid_t pid_;
 };
 
 }  // namespace
@@ -57,10 +47,7 @@ bool tool_stop_requested() {
   return stop && stop->load();
 }
 
-void kill_running_tools() {
-  for (std::atomic<pid_t>& g : g_running)
-    if (const pid_t pid = g.load(); pid > 0) ::kill(-pid, SIGKILL);
-}
+void kill_running_tools() { g_running.signal(SIGKILL, /*group=*/true); }
 
 double tool_time_limit_s() {
   const char* e = std::getenv("MGPU_TOOL_TIMEOUT");

@@ -26,6 +26,8 @@ std::vector<core::TuningConfig> sample_configs(std::vector<core::TuningConfig> a
       uncovered[k].insert(x.dump());
     }
   }
+  size_t largest = 0;  // the largest domain among `all`, for the note below
+  for (const auto& [k, vs] : uncovered) largest = std::max(largest, vs.size());
   auto is_new = [&](const std::pair<std::string, std::string>& v) { return uncovered[v.first].count(v.second) > 0; };
   std::vector<core::TuningConfig> out;
   std::vector<bool> taken(all.size(), false);
@@ -64,11 +66,6 @@ std::vector<core::TuningConfig> sample_configs(std::vector<core::TuningConfig> a
   for (const auto& [k, vs] : uncovered)
     for (const std::string& v : vs) left_out.push_back(k + "=" + v);
   if (!left_out.empty()) {
-    size_t largest = 0;
-    std::map<std::string, std::set<std::string>> domain;
-    for (const auto& vs : values)
-      for (const auto& [k, v] : vs) domain[k].insert(v);
-    for (const auto& [k, vs] : domain) largest = std::max(largest, vs.size());
     std::cerr << fmt::format("note: --sample {} does not show every value of every parameter (the largest domain has {}; a larger --sample does); "
                              "left out: {}\n",
                              n, largest, fmt::join(left_out, ", "));

@@ -15,13 +15,19 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 std::atomic<int> g_signal{0};
 
+// What a process ending at a stop signal must not leave running: its tools and its workers.
+// Async-signal-safe.
+void end_children() {
+  core::kill_running_tools();
+  kill_running_workers();  // they would run on, orphaned, and print into the terminal
+}
+
 extern "C" void on_stop_signal(int sig) {
   // The first signal lets the work under way finish; a second one ends the process now, as
   // with no handler: a call blocked where no stop is checked (opening a FIFO that no writer
   // opens) would otherwise be unkillable but by SIGKILL.
   if (g_interrupted) {
-    core::kill_running_tools();
-    kill_running_workers();  // they would run on, orphaned, and print into the terminal
+    end_children();
     signal(sig, SIG_DFL);
     raise(sig);
     return;
@@ -31,8 +37,7 @@ extern "C" void on_stop_signal(int sig) {
 }
 
 extern "C" void on_stop_signal_kill_tools(int sig) {
-  core::kill_running_tools();
-  kill_running_workers();
+  end_children();
   signal(sig, SIG_DFL);
   raise(sig);
 }

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -17,34 +16,17 @@
 
 #include "core/error.h"
 #include "core/external_tool.h"
+#include "core/signal_safe_pids.h"
 
 namespace mgpu::harness {
 namespace {
 
-// The running workers' pids (0: a free slot), read by a signal handler: lock-free atomics.
-constexpr int kWorkerSlots = 256;
-std::atomic<pid_t> g_workers[kWorkerSlots];
-
-void remember_worker(pid_t pid) {
-  for (std::atomic<pid_t>& w : g_workers) {
-    pid_t expected = 0;
-    if (w.compare_exchange_strong(expected, pid)) return;
-  }
-}
-
-void forget_worker(pid_t pid) {
-  for (std::atomic<pid_t>& w : g_workers) {
-    pid_t expected = pid;
-    if (w.compare_exchange_strong(expected, 0)) return;
-  }
-}
+// The running workers, for kill_running_workers() in a signal handler.
+core::SignalSafePids<256> g_workers;
 
 }  // namespace
 
-void kill_running_workers() {
-  for (std::atomic<pid_t>& w : g_workers)
-    if (const pid_t pid = w.load(); pid > 0) kill(pid, SIGTERM);
-}
+void kill_running_workers() { g_workers.signal(SIGTERM, /*group=*/false); }
 
 WorkerProcess::WorkerProcess(std::vector<std::string> command, double timeout_s, std::vector<std::string> environment)
     : command_(std::move(command)), environment_(std::move(environment)), timeout_s_(timeout_s) {
@@ -86,7 +68,7 @@ void WorkerProcess::start() {
   close(in[0]);
   close(out[1]);
   pid_ = pid;
-  remember_worker(pid);
+  g_workers.add(pid);
   stop_forwarded_ = false;
   to_child_ = in[1];
   from_child_ = out[0];
@@ -112,7 +94,7 @@ void WorkerProcess::stop(bool kill_first) {
     }
   }
   if (from_child_ >= 0) close(from_child_);
-  forget_worker(pid_);
+  g_workers.remove(pid_);
   pid_ = -1;
   to_child_ = from_child_ = -1;
 }
@@ -184,7 +166,7 @@ Measurement WorkerProcess::run(const TrialRequest& request) {
     waitpid(pid_, &status, 0);
     close(to_child_);
     close(from_child_);
-    forget_worker(pid_);
+    g_workers.remove(pid_);
     pid_ = -1;
     to_child_ = from_child_ = -1;
     ++restarts_;
