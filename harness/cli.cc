@@ -29,6 +29,7 @@
 #include "harness/verify/cmd_verify.h"
 #include "harness/cmd_emulate.h"
 #include "harness/cmd_import.h"
+#include "harness/cmd_model_check.h"
 #include "harness/cmd_matmul.h"
 #include "harness/cmd_results.h"
 #include "harness/cmd_sass.h"
@@ -161,6 +162,7 @@ int run_cli(int argc, char** argv) {
   add_compile_command(app);
   add_space_command(app);
   add_results_commands(app);
+  add_model_check_command(app);
   add_import_command(app);
   add_bench_command(app);
   add_report_command(app);

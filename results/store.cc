@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -547,6 +549,18 @@ std::vector<TrialRow> Store::history(const std::string& template_name, const std
   });
 }
 
+int verified_schedules(std::string_view message) {
+  constexpr std::string_view kUnder = "verified under ";
+  const std::size_t at = message.find(kUnder);
+  if (at == std::string_view::npos) return 1;
+  int n = 0;
+  const char* first = message.data() + at + kUnder.size();
+  auto [end, ec] = std::from_chars(first, message.data() + message.size(), n);
+  return ec == std::errc() && std::string_view(end, message.data() + message.size() - end).starts_with(" schedules") && n > 1
+             ? n
+             : 1;
+}
+
 Verification Store::verification(const VerificationKey& key) {
   Verification v;
   if (key.kernel_hash.empty() || key.problem_class.empty() || schema_ < 5) return v;
@@ -561,6 +575,7 @@ Verification Store::verification(const VerificationKey& key) {
                                   })) {
     bool ok = r.status == "ok";
     (ok ? v.passed : v.failed) += 1;
+    if (ok) v.schedules = std::max(v.schedules, verified_schedules(r.message));
     if (!ok && !v.failure) v.failure = std::move(r);
   }
   v.state = v.failed > 0 ? Verification::State::Failed

@@ -101,8 +101,15 @@ struct Verification {
   enum class State { None, Verified, Failed };
   State state = State::None;
   int passed = 0, failed = 0;
+  int schedules = 0;                // the most schedules one passing run was checked under
   std::optional<TrialRow> failure;  // the first failing trial, with its report
 };
+
+// How many schedules a passing virtual-device verdict ran, read from its message: "verified
+// under N schedules" (harness/measure/emulator_verifier.cc writes it whenever N > 1, an answer
+// by equivalence copies it), else 1. Stored rows of every version carry that message, so no
+// column is needed for it.
+int verified_schedules(std::string_view message);
 
 // A row's verification as shown by best/export: "failed" (the virtual device found its kernel
 // wrong, hung or racy for the row's problem class -- even if a GPU run happened to pass),

@@ -2,7 +2,7 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models splitk (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models splitk lease (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
@@ -24,7 +24,18 @@
 # and 16 against 4096 x 14336, 4096 x 4096, 6144 x 4096; B as N x K): the swap_ab data-parallel
 # kernel (16 x 64 tiles, 6 stages), the same split 4 and 8 ways, and stream-K, each beside
 # cuBLASLt, alternately (A B C D A B C D), one OUTDIR/splitk/bench-TAG-MxNxK-REP.json each
-# (SPLITK_SECONDS bounds it, 300 by default).
+# (SPLITK_SECONDS bounds it, 300 by default; SPLITK_SHAPES replaces the shapes, "M N K" per line).
+# Its benches use the lease rule below (BENCH_RULE).
+# lease: issue 32's table. Every shape of the llama3-8b suite (LEASE_M picks the Ms, decode first:
+# "1 16 32 64 128 2048 8192" by default; LEASE_NK the projections, "N K" per line) is tuned with a fixed budget (LEASE_TRIALS trials, 8 by
+# default; LEASE_STRATEGY, by default model: the cost model's best first, warm-started from the shapes tuned
+# before it; top 2 re-timed for 5 s at most) into OUTDIR/lease.db, then its winner and cuBLASLt are
+# measured A B A B (two `bench --repeat 1` runs under BENCH_RULE, "--min-time 0.05 --max-time 1.5"
+# by default: nvbench's 0.5 s rule costs ~7 s per measurement of a 20 us kernel). OUTDIR/lease/ holds
+# each shape's tune and bench JSON and logs, OUTDIR/lease-table.md the table (scripts/lease_table.py:
+# geo-mean, worst shape, HBM roofline shares). Planned for one 30-minute H100 lease: ~45 s a shape
+# (8 trials at ~4 s, two benches at ~6 s) over 35 shapes; LEASE_SECONDS (1500 by default) bounds it,
+# shapes past it are counted as skipped.
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
@@ -40,7 +51,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models|splitk) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models splitk)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models|splitk|lease) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models splitk lease)" >&2; exit 2;; esac
 done
 command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
@@ -62,6 +73,9 @@ step() {  # step NAME SECONDS CMD...: run with a timeout, log to $out/NAME.log, 
   >"$out/machine.log" 2>&1
 cat "$out/machine.log"
 shape=(--m 4096 --n 4096 --k 4096)
+read -r -a bench_rule <<<"${BENCH_RULE:---min-time 0.05 --max-time 1.5}"
+# The first config of a tuning run's --json "top" list, as one line of JSON (no jq or Python needed).
+top_config() { awk '/"top": \[/{t=1} t&&/"config": \{/{c=1; s="{"; next} c&&/^ *\}/{print s "}"; exit} c{gsub(/^ +/,""); s=s $0}' "$1"; }
 # The ab step's problems and configs, one per line ("--mxM--nxN--kxK CONFIG"); AB_CONFIGS replaces them.
 ab_default='--mx4096x--nx4096x--kx4096 {}
 --mx4096x--nx4096x--kx4096 {"tile_m":64,"tile_n":128,"max_concurrent_steps":6}
@@ -141,8 +155,9 @@ for s in "${steps[@]}"; do
       mkdir -p "$out/splitk"
       t0=$SECONDS failed=0 done=0 skipped=0
       swap='"swap_ab":"yes","tile_m":16,"tile_n":64,"wg_dimension":"N","max_concurrent_steps":6'
-      for shape in "1 4096 14336" "16 4096 14336" "1 4096 4096" "1 6144 4096"; do
-        set -- $shape
+      while read -r shp; do
+        [ -n "$shp" ] || continue
+        set -- $shp
         for r in 1 2; do
           for named in "swap {$swap}" "split4 {$swap,\"schedule\":\"split_k\",\"split_k\":4}" \
                        "split8 {$swap,\"schedule\":\"split_k\",\"split_k\":8}" \
@@ -151,12 +166,44 @@ for s in "${steps[@]}"; do
             if (( SECONDS - t0 > ${SPLITK_SECONDS:-300} )); then skipped=$((skipped + 1)); continue; fi
             f="$out/splitk/bench-$tag-$1x$2x$3-$r"
             timeout --kill-after=5 60 $run mgpu-tune bench matmul --arch sm_90a --m "$1" --n "$2" --k "$3" --layout nk \
-              --config "$cfg" --repeat 3 --json >"$f.json" 2>"$f.log" && done=$((done + 1)) || failed=$((failed + 1))
+              --config "$cfg" --repeat 1 "${bench_rule[@]}" --json </dev/null >"$f.json" 2>"$f.log" && done=$((done + 1)) || failed=$((failed + 1))
             grep -h -E '"(median_ms|cublas_ms|percent_of_cublas)"' "$f.json" | tr -d ' \n'; echo " $tag $1x$2x$3"
           done
         done
-      done
+      done <<<"${SPLITK_SHAPES:-1 4096 14336
+16 4096 14336
+1 4096 4096
+1 6144 4096}"
       verdict[splitk]="rc=$((failed > 0)) $done measured, $failed failed, $skipped past the time bound, in $((SECONDS - t0)) s" ;;
+    lease)
+      mkdir -p "$out/lease"
+      t0=$SECONDS failed=0 done=0 skipped=0
+      for m in ${LEASE_M:-1 16 32 64 128 2048 8192}; do
+        while read -r nk; do
+          [ -n "$nk" ] || continue
+          set -- $nk
+          if (( SECONDS - t0 > ${LEASE_SECONDS:-1500} )); then skipped=$((skipped + 1)); continue; fi
+          f="$out/lease/${m}x$1x$2" s0=$SECONDS
+          timeout --kill-after=10 150 $run mgpu-tune matmul --arch sm_90a --m "$m" --n "$1" --k "$2" --layout nk \
+            --device cuda --strategy "${LEASE_STRATEGY:-model}" --trials "${LEASE_TRIALS:-8}" --warm-start 3 --top 2 --confirm-budget 5 \
+            --seed 5 --db "$out/lease.db" --json </dev/null >"$f.tune.json" 2>"$f.tune.log"
+          rc=$? cfg=$(top_config "$f.tune.json") s1=$SECONDS
+          if [ -z "$cfg" ]; then failed=$((failed + 1)); echo "lease ${m}x$1x$2: tuning gave no winner (rc=$rc)"; continue; fi
+          for r in 1 2; do  # winner, cuBLASLt, winner, cuBLASLt
+            timeout --kill-after=5 60 $run mgpu-tune bench matmul --arch sm_90a --m "$m" --n "$1" --k "$2" --layout nk \
+              --config "$cfg" --repeat 1 "${bench_rule[@]}" --json </dev/null >"$f.bench-$r.json" 2>"$f.bench-$r.log" || rc=$?
+          done
+          [ "$rc" = 0 ] && done=$((done + 1)) || failed=$((failed + 1))
+          echo "lease ${m}x$1x$2: rc=$rc, tuned in $((s1 - s0)) s, benched in $((SECONDS - s1)) s: $cfg"
+          grep -h -E '"(median_ms|cublas_ms)"' "$f.bench-1.json" "$f.bench-2.json" 2>/dev/null | tr -d ' \n'; echo
+        done <<<"${LEASE_NK:-6144 4096
+4096 4096
+28672 4096
+4096 14336
+128256 4096}"
+      done
+      python3 scripts/lease_table.py "$out/lease" >"$out/lease-table.md" 2>&1 && cat "$out/lease-table.md"
+      verdict[lease]="rc=$((failed > 0)) $done tuned and benched, $failed failed, $skipped past the time bound, in $((SECONDS - t0)) s" ;;
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
   esac

@@ -163,14 +163,14 @@ TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
   Store s = Store::open(path("v.db"), OpenMode::ReadWrite);
   std::int64_t run = s.begin_run("verify", "verify matmul", "0.1.0");
   auto emulated = [&](const std::string& config, const std::string& status, const std::string& hash,
-                      const std::string& cls) {
+                      const std::string& cls, const std::string& passed_message = "") {
     TrialRecord t = trial(run, problem(264, 264, 200), config, 0, 0, "emulate");
     t.median_ms = t.min_ms = t.mean_ms = t.noise = std::nullopt;
     t.samples_ms.clear();
     t.status = status;
     t.kernel_hash = hash;
     t.problem_class = cls;
-    t.message = status == "ok" ? "" : "hazard: a stage released before the wgmma reading it retired";
+    t.message = status == "ok" ? passed_message : "hazard: a stage released before the wgmma reading it retired";
     s.record_trial(t);
   };
   emulated(cfg(128), "ok", "aaaa", "ragged_m+ragged_n");
@@ -189,6 +189,17 @@ TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
   ASSERT_TRUE(bad.failure);
   EXPECT_EQ(bad.failure->status, "hazard");
   EXPECT_EQ(s.verification({cfg(64), "", "multi_tile"}).state, State::None);  // no kernel hash: unknown
+  // How many schedules the strongest pass ran (battery r6 SE01: a pass under 1 was reused for
+  // a request of 8): read from the verdict's message, 1 when it names none.
+  EXPECT_EQ(s.verification({cfg(128), "aaaa", "ragged_m+ragged_n"}).schedules, 1);
+  emulated(cfg(128), "ok", "aaaa", "ragged_m+ragged_n", "verified under 3 schedules");
+  EXPECT_EQ(s.verification({cfg(128), "aaaa", "ragged_m+ragged_n"}).schedules, 3);
+  EXPECT_EQ(verified_schedules("verified under 8 schedules; 3 stages"), 8);
+  EXPECT_EQ(verified_schedules("verified under 2 schedules (by equivalence: kernel ab runs the same tiles)"), 2);
+  EXPECT_EQ(verified_schedules("verified"), 1);
+  EXPECT_EQ(verified_schedules("verified under many schedules"), 1);
+  EXPECT_EQ(verified_schedules("verified under 99999999999999999999 schedules"), 1);  // not a number it can hold
+  EXPECT_EQ(verified_schedules("verified under 4 seeds"), 1);
 
   TrialRow measured;
   measured.source = "cuda";

@@ -203,6 +203,9 @@ bool Verifier::from_store(const VerifyJob& job, VerifyResult& r) {
   std::lock_guard<std::mutex> lock(store_mu_);
   results::Verification v = store_.verification({job.config.to_json(), job.kernel_hash, job.problem_class.key()});
   if (v.state == results::Verification::State::None) return false;
+  // A pass under fewer schedules than asked for is a weaker check than the one requested (a
+  // race one interleaving hides); a failure under any number of schedules is a failure.
+  if (v.state == results::Verification::State::Verified && v.schedules < std::max(1, seeds_)) return false;
   r.reused = true;
   r.status = v.state == results::Verification::State::Verified ? "verified" : v.failure->status;
   if (v.failure) {

@@ -132,6 +132,11 @@ bad compile_config_and_all 2 "exactly one of --config JSON and --all" -- "${C[@]
 for v in 0 -1 nan; do
   bad "bench_repeat_$v" 2 "error: --repeat.*must be a whole number between 1 and 1000, got '$v'" -- bench matmul --arch sm_90a --repeat "$v"
 done
+# --min-time / --max-time (the lease's cheaper rule): a positive number of seconds, the cap not below the least.
+for v in 0 -1 nan 11; do
+  bad "bench_min_time_$v" 2 "error: --min-time.*must be a finite number.*got '$v'" -- bench matmul --arch sm_90a --min-time "$v"
+done
+bad bench_max_time_below_min_time 2 "--max-time 0.1 is below --min-time 0.5: no measurement could gather its least time" -- bench matmul --arch sm_90a --max-time 0.1
 bad bench_tile_m_2pow62 2 "tile_m = 4611686018427387904 is out of range" -- bench matmul --arch sm_90a --config "$(cfg tile_m 4611686018427387904)"
 bad bench_unknown_key 2 "unknown matmul config parameter 'tile_q'" -- bench matmul --arch sm_90a --config '{"tile_q":1}'
 bad bench_partial_bad_value 2 "no integer 'tile_n'" -- bench matmul --arch sm_90a --config '{"tile_n":"wide"}'

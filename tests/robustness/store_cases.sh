@@ -483,4 +483,20 @@ bad merge_same_file_by_symlink 2 "the input databases .*t.db and .*l.db are the 
 fixture_good_earlier_version() { fixture_good; sqlite3 "$W/t.db" "update templates set source_hash = '0000000000000000'"; }
 bad best_only_earlier_versions 0 "no results of the current template versions in .*t.db, only of earlier ones \(--all-versions shows them\)" \
   --fixture good_earlier_version -- best --db '$DB' --include-model
+# --- model-check: the cost model against measured trials (read-only; the kept H200 lease) ---
+fixture_lease() { gunzip -c "$SRC/results/leases/2026-11-26-h200-decode.db.gz" > "$W/t.db"; cp "$W/t.db" "$W/u.db"; }
+bad model_check_lease 0 "\\| m1_n4096_k14336_bf16_bf16_nk \\| NVIDIA H200 \\(H200 SXM\\) \\| 14 \\| -?[01]\\.[0-9]{2} \\| [0-9.]+ \\| data_parallel 14, " \
+  --fixture lease -- model-check --db '$DB'
+# The same trials in two databases: each config counts once (at the median of its medians).
+bad model_check_config_counts_once 0 "\\| m1_n4096_k14336_bf16_bf16_nk \\| NVIDIA H200 \\(H200 SXM\\) \\| 14 \\|" \
+  --fixture lease -- model-check --db '$DB' --db '$W/u.db'
+# Every config measured equally fast: no order to correlate, "-" rather than a number.
+fixture_lease_flat() { fixture_lease; sqlite3 "$W/t.db" "update trials set median_ms = 0.05"; }
+bad model_check_flat_times 0 "\\| m1_n4096_k14336_bf16_bf16_nk \\| NVIDIA H200 \\(H200 SXM\\) \\| 14 \\| - \\|" --fixture lease_flat -- model-check --db '$DB'
+fixture_lease_bad_config() { fixture_lease; sqlite3 "$W/t.db" "update configs set json = replace(json, '\"tile_k\":', '\"tile_k\":1')"; }
+bad model_check_rejected_config_left_out 0 "^38 measured trial\\(s\\) left out:" --fixture lease_bad_config -- model-check --db '$DB'
+bad model_check_predictions_only 0 "no measured trial: the databases hold no ok trial with source cuda" --fixture good -- model-check --db '$DB'
+bad model_check_json 0 "\"weighted_spearman\": 0\\.[0-9]+" --fixture lease -- model-check --db '$DB' --json
+bad model_check_damaged 2 "t.db is damaged" --fixture corrupt -- model-check --db '$DB'
+bad model_check_no_db 2 "--db is required" -- model-check
 finish

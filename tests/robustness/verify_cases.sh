@@ -56,4 +56,10 @@ bad step_limit_lowered_is_no_verdict 0 "env_error.*below the default 20000000: n
 # --sample N too small to show every value of every parameter names what it left out (was silent).
 bad sample_names_values_left_out 0 "note: --sample 3 does not show every value of every parameter .*left out: .*tile_m=" --writes -- verify matmul --arch sm_90a --all --sample 3 --sample-seed 5 --m 128 --n 128 --k 256 --db '$DB' -q
 
+# Round 6 (SE01): a pass under fewer schedules than asked for is not reused -- --seeds 1, then
+# --seeds 2 runs again (0 from earlier), then --seeds 2 and --seeds 1 reuse the stronger pass.
+V1="verify matmul --arch sm_90a --db t.db --config '{\"tile_m\":64,\"tile_n\":64}' --m 256 --n 256 --k 256 -q"
+bad more_schedules_than_stored_runs_again 0 "\\(1 verified\\); 0 from earlier.*\\(1 verified\\); 0 from earlier.*\\(1 verified\\); 1 from earlier.*\\(1 verified\\); 1 from earlier" --writes -- sh: \
+  "for s in 1 2 2 1; do '$MGPU' $V1 --seeds \$s 2>&1 | tr -d '\n'; [ \${PIPESTATUS[0]} = 0 ] || exit 9; done"
+
 finish
