@@ -27,15 +27,18 @@
 # (SPLITK_SECONDS bounds it, 300 by default; SPLITK_SHAPES replaces the shapes, "M N K" per line).
 # Its benches use the lease rule below (BENCH_RULE).
 # lease: issue 32's table. Every shape of the llama3-8b suite (LEASE_M picks the Ms, decode first:
-# "1 16 32 64 128 2048 8192" by default; LEASE_NK the projections, "N K" per line) is tuned with a fixed budget (LEASE_TRIALS trials, 8 by
-# default; LEASE_STRATEGY, by default model: the cost model's best first, warm-started from the shapes tuned
+# "1 16 32 64 128 2048 8192" by default; LEASE_NK the projections, "N K" per line) is tuned with a fixed budget (LEASE_TRIALS trials, by
+# default 6; LEASE_STRATEGY, by default model: the cost model's best first, warm-started from the shapes tuned
 # before it; top 2 re-timed for 5 s at most) into OUTDIR/lease.db, then its winner and cuBLASLt are
 # measured A B A B (two `bench --repeat 1` runs under BENCH_RULE, "--min-time 0.05 --max-time 1.5"
 # by default: nvbench's 0.5 s rule costs ~7 s per measurement of a 20 us kernel). OUTDIR/lease/ holds
 # each shape's tune and bench JSON and logs, OUTDIR/lease-table.md the table (scripts/lease_table.py:
-# geo-mean, worst shape, HBM roofline shares). Planned for one 30-minute H100 lease: ~45 s a shape
-# (8 trials at ~4 s, two benches at ~6 s) over 35 shapes; LEASE_SECONDS (1500 by default) bounds it,
-# shapes past it are counted as skipped.
+# geo-mean, worst shape, HBM roofline shares). Sized for one 30-minute lease: on an H200 a decode
+# shape took 44 s (27-32 s tuning 6 trials with the warm start and the re-timing, 12-18 s for the
+# two benches), so 35 shapes take ~26 min; LEASE_SECONDS (1500 by default) bounds it, shapes past
+# it are counted as skipped.
+# The models, splitk and lease folders are packed into OUTDIR/NAME.tgz at the end (a lease brings
+# back only a few files).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
 # printed are a one-line verdict per step. Exit: 0 every step passed; 1 a step failed; 2 bad input;
 # 3 no GPU here (nothing was run).
@@ -185,7 +188,7 @@ for s in "${steps[@]}"; do
           if (( SECONDS - t0 > ${LEASE_SECONDS:-1500} )); then skipped=$((skipped + 1)); continue; fi
           f="$out/lease/${m}x$1x$2" s0=$SECONDS
           timeout --kill-after=10 150 $run mgpu-tune matmul --arch sm_90a --m "$m" --n "$1" --k "$2" --layout nk \
-            --device cuda --strategy "${LEASE_STRATEGY:-model}" --trials "${LEASE_TRIALS:-8}" --warm-start 3 --top 2 --confirm-budget 5 \
+            --device cuda --strategy "${LEASE_STRATEGY:-model}" --trials "${LEASE_TRIALS:-6}" --warm-start 3 --top 2 --confirm-budget 5 \
             --seed 5 --db "$out/lease.db" --json </dev/null >"$f.tune.json" 2>"$f.tune.log"
           rc=$? cfg=$(top_config "$f.tune.json") s1=$SECONDS
           if [ -z "$cfg" ]; then failed=$((failed + 1)); echo "lease ${m}x$1x$2: tuning gave no winner (rc=$rc)"; continue; fi
@@ -207,6 +210,10 @@ for s in "${steps[@]}"; do
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
   esac
+done
+# A lease brings back only a few files: each step's folder of per-shape files leaves as one archive.
+for d in models splitk lease; do
+  [ -d "$out/$d" ] && tar czf "$out/$d.tgz" -C "$out" "$d" && rm -rf "${out:?}/$d"
 done
 echo "--- verdicts"
 rc=0

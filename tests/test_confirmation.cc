@@ -116,5 +116,17 @@ TEST(Confirmation, AFinalistThatFailsKeepsItsSearchTimeAndAStopEndsIt) {
   EXPECT_EQ(s.measurements, 0);
 }
 
+// One measurement's cap: an equal share of two passes over the finalists, within [floor, strict cap].
+TEST(Confirmation, OneMeasurementIsCappedAtItsShareOfTheBudget) {
+  ConfirmOptions o;
+  o.budget_s = 5;  // the H200 lease's --confirm-budget 5 with --top 3 ran one measurement for 10.6 s
+  EXPECT_DOUBLE_EQ(measurement_cap_s(o, 3, 10.0), 5.0 / 6);
+  o.budget_s = 120;
+  EXPECT_DOUBLE_EQ(measurement_cap_s(o, 3, 10.0), 10.0);  // never above the strict rule's own cap
+  o.budget_s = 0.1;
+  EXPECT_DOUBLE_EQ(measurement_cap_s(o, 10, 10.0), 0.5);  // never below the floor
+  EXPECT_DOUBLE_EQ(measurement_cap_s(o, 0, 10.0, 0.01), 0.05);  // no finalist counts as one
+}
+
 }  // namespace
 }  // namespace mgpu::harness

@@ -13,6 +13,11 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+double measurement_cap_s(const ConfirmOptions& o, std::size_t finalists, double strict_cap_s, double floor_s) {
+  const double share = o.budget_s / double(std::max<std::size_t>(1, finalists) * std::max(1, o.min_passes));
+  return std::min(strict_cap_s, std::max(floor_s, share));
+}
+
 Confirmation confirm(std::vector<Finalist> finalists, const StrictMeasure& measure, const ConfirmOptions& o,
                      const std::atomic<bool>& interrupted, const SecondsNow& now) {
   Confirmation c;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -43,5 +44,12 @@ using SecondsNow = std::function<double()>;  // a monotonic clock (a test passes
 
 Confirmation confirm(std::vector<Finalist> finalists, const StrictMeasure& measure, const ConfirmOptions& o,
                      const std::atomic<bool>& interrupted, const SecondsNow& now);
+
+// The wall-time cap for one strict measurement: the budget checked between measurements cannot
+// cut one short, and a short kernel rarely meets the strict noise bound, so each would run to
+// the strict rule's cap (10 s: an H200 lease spent 10.6 s of a 5 s budget on one measurement).
+// Capped at an equal share of `min_passes` passes over the finalists, at least `floor_s`, at most
+// `strict_cap_s`.
+double measurement_cap_s(const ConfirmOptions& o, std::size_t finalists, double strict_cap_s, double floor_s = 0.5);
 
 }  // namespace mgpu::harness

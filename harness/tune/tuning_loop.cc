@@ -536,6 +536,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       req.config = core::TuningConfig::from_json(config);
       req.measurer = "cuda";
       req.rule = StoppingRule::strict();
+      req.rule.max_time_s = measurement_cap_s(co, finalists, req.rule.max_time_s);
       req.verify = first;
       req.timer = o.timer;
       Measurement m = device.measure(req);
