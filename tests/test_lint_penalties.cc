@@ -140,6 +140,36 @@ TEST(CostModelSm90, AClusteredConfigIsPredictedSlowerThanItsTwin) {
   EXPECT_DOUBLE_EQ(sm90::cost_terms(p, plain).mma_efficiency, 1.0);
 }
 
+// The fifth GPU run (H200, README): at 1 x 4096 x 14336 (B as N x K) the swap_ab kernel split 4
+// ways ran 0.0381 ms, the ping-pong data-parallel config the lease's model strategy picked
+// 0.0471 ms, unsplit 0.0566 ms. With the H200's rates the model orders them as the card did
+// (0.0341, 0.0413, 0.0491 ms); with the H100's bandwidth it puts ping-pong first (0.0453 against
+// 0.0466 ms split) -- and the lease ranked with the H100's rates on the H200, so it never
+// proposed split-K. The tuning loop now predicts with the GPU's own rates (tuning_loop.cc).
+TEST(CostModelSm90, TheH200sDecodeOrderSplitKAheadOfDataParallel) {
+  const core::DeviceSpec* h200 = hopper().find_device("NVIDIA H200");
+  ASSERT_NE(h200, nullptr);
+  const kernels::MatmulTemplate& t = matmul_template(hopper());
+  const MatmulProblem p{.m = 1, .n = 4096, .k = 14336, .b_layout = BLayout::NK};
+  auto cfg = [&](const std::string& json) {
+    core::TuningConfig c = t.default_config();
+    const core::TuningConfig given = core::TuningConfig::from_json(json);
+    for (const auto& [k, v] : given.values()) c.set(k, v);
+    t.require_valid(p, c);
+    return c;
+  };
+  const core::TuningConfig split4 = cfg(
+      R"({"swap_ab":"yes","tile_m":16,"tile_n":64,"wg_dimension":"N","max_concurrent_steps":6,"schedule":"split_k","split_k":4})");
+  const core::TuningConfig pingpong = cfg(
+      R"({"cluster_dimension":"none","consumers":"pingpong","epi_tile_m":64,"epi_tile_n":32,"grid_minor_dim":"N",)"
+      R"("grid_tile_width":1,"max_concurrent_steps":4,"schedule":"data_parallel","split_k":1,"swap_ab":"yes",)"
+      R"("tile_k":128,"tile_m":8,"tile_n":64,"wg_dimension":"M"})");
+  const core::TuningConfig unsplit = cfg(R"({"swap_ab":"yes","tile_m":16,"tile_n":64,"wg_dimension":"N","max_concurrent_steps":6})");
+  const double s = t.predict_ms(p, split4, *h200), pp = t.predict_ms(p, pingpong, *h200), u = t.predict_ms(p, unsplit, *h200);
+  EXPECT_LT(s, pp) << "split 4 ways (0.0381 ms on the H200) against ping-pong (0.0471 ms)";
+  EXPECT_LT(s, u) << "split 4 ways (0.0381 ms on the H200) against unsplit (0.0566 ms)";
+}
+
 // Today the model ranks very different configs exactly equal at 4096^3 (issue 19); a lint on
 // one of a tied group puts it behind the others, and the template face carries the evidence.
 TEST(LintPenalties, ATieAtTheTopOfTheRankingPartsWhenOneHasALint) {

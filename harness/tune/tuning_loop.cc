@@ -51,6 +51,9 @@ struct Device {
   std::string note;
   results::Environment env;
   double peak_tflops = 0;
+  // The rates the strategies' cost model predicts with: the GPU's own where the arch lists it
+  // (an H200 lease ranked by the H100's bandwidth never proposed split-K), else the default.
+  const core::DeviceSpec* rates = nullptr;
   std::function<Measurement(const TrialRequest&)> measure;
   std::function<bool(const core::TuningConfig&)> offers;  // the configs it can answer; unset: all
 };
@@ -157,6 +160,7 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   d.env = gpu_environment(*gpu, report, arch);
   const core::DeviceSpec* spec = arch.find_device(gpu->name);
   d.peak_tflops = (spec ? *spec : model_device).peak_tflops_bf16;
+  d.rates = spec ? spec : &model_device;
   // Trials run in a worker process (this same executable), which a faulting or hanging kernel
   // can take down without taking the tuner with it.
   auto worker = std::make_shared<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 120.0);
@@ -282,7 +286,9 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
     return stopped;
   }
   search::StrategyContext ctx{space, candidates, o.seed,
-                              [&](const core::TuningConfig& c) { return t.predict_ms(o.problem, c, arch.default_device()); },
+                              [&, rates = device.rates ? device.rates : &arch.default_device()](const core::TuningConfig& c) {
+                                return t.predict_ms(o.problem, c, *rates);
+                              },
                               {}};
   results::TemplateId tmpl = template_id(t, arch);
   TuneReport rep;
