@@ -43,6 +43,10 @@ struct CloseDatabase {
 using DatabasePtr = std::unique_ptr<SQLite::Database, CloseDatabase>;
 
 void check_database_path(const std::string& path);
+// check_database_path() and what open_database() refuses without opening: a folder, a FIFO or
+// other non-regular file, an unreadable file (Error{InvalidInput}). For checking a --db before
+// long work (tune walks millions of configs first).
+void check_database_target(const std::string& path);
 // A database a command is about to create (a merge's new output, an import's new database):
 // unless keep() is called, the destructor removes it and its -wal, -shm and -journal when it
 // was not there at construction, so a failed or stopped command leaves nothing behind (a

@@ -260,6 +260,9 @@ void check_tune_options(const TuneOptions& o) {
                                   "auto, not {} (the model verifies by itself; --device emulate is the virtual device)",
                                   o.device));
   if (o.verify_seeds < 1) throw core::Error(core::ErrorKind::InvalidInput, "verification needs at least one schedule");
+  // Before the search space is walked (seconds, and 30 s on a loaded CI machine): a --db that
+  // is a FIFO, a folder or unreadable is bad input at once.
+  results::check_database_target(o.db);
   if (!o.preflight.empty())
     if (auto why = why_not_verifiable(core::parse_arch(o.arch))) throw core::Error(core::ErrorKind::InvalidInput, "--preflight emulate: " + *why);
 }
