@@ -13,6 +13,8 @@
 #include "core/arch.h"
 #include "core/error.h"
 #include "harness/current_templates.h"
+#include "harness/measure/stopping_rule.h"
+#include "harness/measure/trial_record.h"
 #include "harness/stop_signals.h"
 #include "kernels/matmul_template.h"
 #include "results/store.h"
@@ -50,12 +52,6 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : std::nan("");
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 struct Point {
   std::string schedule;
   double measured_ms = 0, predicted_ms = 0;
@@ -83,7 +79,7 @@ Fit fit(const std::vector<Point>& pts) {
     r.push_back(x.measured_ms / x.predicted_ms);
   }
   if (f.n >= 3) f.rho = spearman(m, p);
-  f.ratio = median(r);
+  f.ratio = summarize(r).median;
   return f;
 }
 
@@ -96,17 +92,6 @@ std::string schedule_of(const core::TuningConfig& c) {
   std::string s = c.has("schedule") ? c.get_str("schedule") : std::string("all");
   if (c.has("consumers") && c.get_str("consumers") != "cooperative") s += "+" + c.get_str("consumers");
   return s;
-}
-
-kernels::MatmulProblem problem_of(const results::ProblemRecord& r) {
-  kernels::MatmulProblem p;
-  p.m = r.m;
-  p.n = r.n;
-  p.k = r.k;
-  p.in_dtype = kernels::parse_dtype(r.dtype);
-  p.out_dtype = kernels::parse_dtype(r.out_dtype);
-  p.b_layout = kernels::parse_b_layout(r.layout);
-  return p;
 }
 
 void run(const std::vector<std::string>& dbs, bool json) {
@@ -135,7 +120,7 @@ void run(const std::vector<std::string>& dbs, bool json) {
         core::TuningConfig c = tmpl.default_config();
         const core::TuningConfig stored = results::stored_config(db, t);
         for (const auto& [name, value] : stored.values()) c.set(name, value);
-        kernels::MatmulProblem p = problem_of(t.problem);
+        kernels::MatmulProblem p = matmul_problem(t.problem);
         tmpl.require_valid(p, c);  // an older version's config today's template would not build
         Group& g = groups[{t.problem.key, t.env.device_name}];
         g.problem = t.problem.key;
@@ -159,7 +144,7 @@ void run(const std::vector<std::string>& dbs, bool json) {
     std::vector<Point> all;
     std::map<std::string, std::vector<Point>> by;
     for (auto& [cfg, pt] : g.points) {
-      pt.measured_ms = median(g.measured[cfg]);
+      pt.measured_ms = summarize(g.measured[cfg]).median;
       all.push_back(pt);
       by[pt.schedule].push_back(pt);
     }

@@ -209,7 +209,6 @@ namespace {
 
 struct DatabaseFile {
   fs::path abs;  // the real file, symlinks followed
-  fs::file_status st;
   bool exists = false;
 };
 
@@ -218,15 +217,11 @@ struct DatabaseFile {
 DatabaseFile check_database_file(const std::string& path) {
   check_database_path(path);
   std::error_code ec;
-  DatabaseFile f;
   // SQLite follows symlinks to the real file and keeps -wal/-shm beside it: so does this.
-  f.abs = fs::absolute(path);
-  if (fs::path real = fs::canonical(f.abs, ec); !ec) f.abs = real;
-  f.st = fs::status(f.abs, ec);
-  f.exists = fs::exists(f.st);
-  const fs::path& abs = f.abs;
-  const fs::file_status& st = f.st;
-  const bool exists = f.exists;
+  fs::path abs = fs::absolute(path);
+  if (fs::path real = fs::canonical(abs, ec); !ec) abs = real;
+  const fs::file_status st = fs::status(abs, ec);
+  const bool exists = fs::exists(st);
   // A folder on the way this user may not search: not "does not exist", but why.
   if (ec == std::errc::permission_denied)
     throw Error(ErrorKind::InvalidInput,
@@ -245,7 +240,7 @@ DatabaseFile check_database_file(const std::string& path) {
     throw Error(ErrorKind::InvalidInput, fmt::format("cannot open the database {}: cannot read it ({})", path,
                                                      std::strerror(err)));
   }
-  return f;
+  return {abs, exists};
 }
 
 }  // namespace
@@ -253,12 +248,10 @@ DatabaseFile check_database_file(const std::string& path) {
 void check_database_target(const std::string& path) { check_database_file(path); }
 
 DatabasePtr open_database(const std::string& path, OpenMode mode) {
-  const DatabaseFile f = check_database_file(path);
+  const auto [abs, exists] = check_database_file(path);
   const int timeout = busy_timeout_ms();
   std::error_code ec;
-  const fs::path& abs = f.abs;
   const fs::path dir = abs.parent_path();
-  const bool exists = f.exists;
   std::string uri;
   CloseDatabase closer;
   int flags = SQLite::OPEN_URI;

@@ -13,6 +13,17 @@ results::ProblemRecord problem_record(const kernels::MatmulProblem& p) {
           std::string(to_string(p.b_layout))};
 }
 
+kernels::MatmulProblem matmul_problem(const results::ProblemRecord& r) {
+  kernels::MatmulProblem p;
+  p.m = r.m;
+  p.n = r.n;
+  p.k = r.k;
+  p.in_dtype = kernels::parse_dtype(r.dtype);
+  p.out_dtype = kernels::parse_dtype(r.out_dtype);
+  p.b_layout = kernels::parse_b_layout(r.layout);
+  return p;
+}
+
 results::TemplateId template_id(const kernels::MatmulTemplate& t, const core::ArchSpec& arch) {
   return {std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
 }

@@ -16,6 +16,9 @@
 namespace mgpu::harness {
 
 results::ProblemRecord problem_record(const kernels::MatmulProblem& p);
+// Its inverse: the problem a stored row was run at (dtype and layout names as problem_record
+// writes them; Error{InvalidInput} for others).
+kernels::MatmulProblem matmul_problem(const results::ProblemRecord& r);
 // The template version: name, source hash and the backend that compiles it for `arch`.
 results::TemplateId template_id(const kernels::MatmulTemplate& t, const core::ArchSpec& arch);
 // A GPU as found by the driver (name, compute capability, SMs, driver and CUDA versions, clock).

@@ -50,9 +50,9 @@ struct Device {
   std::string source;  // cuda | model | replay
   std::string note;
   results::Environment env;
-  double peak_tflops = 0;
-  // The rates the strategies' cost model predicts with: the GPU's own where the arch lists it
-  // (an H200 lease ranked by the H100's bandwidth never proposed split-K), else the default.
+  // The rates the strategies' cost model predicts with and the peak the report divides by: the
+  // GPU's own where the arch lists it (an H200 lease ranked by the H100's bandwidth never
+  // proposed split-K), else the arch's default device.
   const core::DeviceSpec* rates = nullptr;
   std::function<Measurement(const TrialRequest&)> measure;
   std::function<bool(const core::TuningConfig&)> offers;  // the configs it can answer; unset: all
@@ -98,7 +98,7 @@ Device emulator(const core::ArchSpec& arch, const kernels::MatmulProblem& proble
   Device d;
   d.source = "emulate";
   d.env = gpu_environment(report.gpus.front(), report, arch);
-  d.peak_tflops = arch.default_device().peak_tflops_bf16;
+  d.rates = &arch.default_device();
   auto worker = std::make_shared<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 900.0);
   d.measure = [worker](const TrialRequest& r) { return worker->run(r); };
   return d;
@@ -111,7 +111,7 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
     d.source = "model";
     d.note = std::move(note);
     d.env = model_environment(arch);
-    d.peak_tflops = model_device.peak_tflops_bf16;
+    d.rates = &model_device;
     d.measure = [](const TrialRequest& r) { return measure_trial(r); };
     return d;
   };
@@ -127,7 +127,7 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
     d.offers = [replay](const core::TuningConfig& c) { return replay->knows(c.to_json()); };
     d.env = {fmt::format("replay:{}", std::filesystem::path(path).filename().string()), std::string(arch.name),
              fmt::format("{}.{}", arch.cc_major, arch.cc_minor), model_device.sm_count, "", "", 0};
-    d.peak_tflops = model_device.peak_tflops_bf16;
+    d.rates = &model_device;
     d.measure = [replay](const TrialRequest& r) { return replay->measure(r); };
     return d;
   }
@@ -159,7 +159,6 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
   d.source = "cuda";
   d.env = gpu_environment(*gpu, report, arch);
   const core::DeviceSpec* spec = arch.find_device(gpu->name);
-  d.peak_tflops = (spec ? *spec : model_device).peak_tflops_bf16;
   d.rates = spec ? spec : &model_device;
   // Trials run in a worker process (this same executable), which a faulting or hanging kernel
   // can take down without taking the tuner with it.
@@ -289,9 +288,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
     return stopped;
   }
   search::StrategyContext ctx{space, candidates, o.seed,
-                              [&, rates = device.rates ? device.rates : &arch.default_device()](const core::TuningConfig& c) {
-                                return t.predict_ms(o.problem, c, *rates);
-                              },
+                              [&](const core::TuningConfig& c) { return t.predict_ms(o.problem, c, *device.rates); },
                               {}};
   results::TemplateId tmpl = template_id(t, arch);
   TuneReport rep;
@@ -316,7 +313,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   rep.source = device.source;
   rep.note = device.note;
   rep.device_name = device.env.device_name;
-  rep.peak_tflops = device.peak_tflops;
+  rep.peak_tflops = device.rates->peak_tflops_bf16;
   results::Claims claims(store.db(), {tmpl, o.problem.key(), device.env.device_name, device.source}, o.db);
 
   // What every run (earlier ones, and concurrent ones as they go) measured for this study is

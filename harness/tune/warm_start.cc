@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "harness/measure/trial_record.h"
 #include "kernels/matmul_suites.h"
 
 namespace mgpu::harness {
@@ -24,14 +25,7 @@ std::vector<Neighbour> nearest_winners(results::Store& store, const results::Tem
   }
   std::vector<Neighbour> out;
   for (const auto& [key, t] : best) {
-    kernels::MatmulProblem p;
-    p.m = t.problem.m;
-    p.n = t.problem.n;
-    p.k = t.problem.k;
-    p.in_dtype = kernels::parse_dtype(t.problem.dtype);
-    p.out_dtype = kernels::parse_dtype(t.problem.out_dtype);
-    p.b_layout = kernels::parse_b_layout(t.problem.layout);
-    double d = kernels::shape_distance(problem, p);
+    double d = kernels::shape_distance(problem, matmul_problem(t.problem));
     if (std::isfinite(d)) out.push_back({key, d, core::TuningConfig::from_json(t.config_json)});
   }
   std::stable_sort(out.begin(), out.end(), [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
