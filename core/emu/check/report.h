@@ -22,7 +22,7 @@ enum class ReportKind : std::uint8_t {
   BarrierMisuse,      // mbarrier: uninitialized, tx-count below zero, arrivals beyond the count
   ProxyFence,         // generic-proxy write read by the async proxy without fence.proxy.async (shared or global memory)
   AsyncOverlap,       // shared memory written while an async operation still reads/writes it
-  AccumulatorEarly,   // wgmma accumulator registers touched before wgmma.wait_group retired them
+  AccumulatorEarly,   // wgmma accumulator or A-fragment registers touched before wgmma.wait_group retired them
   Uninitialized,      // shared memory read before anything wrote it
   Race,               // two threads' conflicting accesses (shared or global memory) neither ordered nor morally strong
   ClusterExit,        // a CTA exited while a peer could still access its shared memory

@@ -93,6 +93,24 @@ std::uint64_t special(Warp& w, ptx::Special s, int lane) {
   return 0;
 }
 
+// PTX ISA 9.7.15.7.3 "wgmma.wait_group": "Accessing the accumulator register or the input
+// register containing the fragments of matrix A of a wgmma.mma_async instruction without first
+// performing a wgmma.wait_group instruction that waits on a wgmma-group including that
+// wgmma.mma_async instruction is undefined behavior." The text says "accessing", so a read of
+// an A-fragment register is reported as well as a write (insns/wgmma.cc marks the registers,
+// Warp::a_held, from the issue to the wait_group that retires the operation).
+void check_a_fragment(Warp& w, const Insn& in, int reg, int lane, const char* how) {
+  const WgmmaOp* op = w.a_held[static_cast<std::size_t>(reg)];
+  if (!op) return;
+  Launch& L = w.launch();
+  L.report(ReportKind::AccumulatorEarly, where(w, in, lane),
+           "register " + L.kernel->reg_names[static_cast<std::size_t>(reg)] + " " + how +
+               " while it is an A fragment of the wgmma.mma_async at pc " + std::to_string(op->issued.pc) + " (PTX line " +
+               std::to_string(op->issued.line) +
+               "), which is still in flight: a wgmma.wait_group waiting on its wgmma-group must retire it before any other "
+               "instruction reads or writes the register");
+}
+
 }  // namespace
 
 Where where(const Warp& w, const Insn& in, int lane) {
@@ -114,6 +132,7 @@ std::uint64_t read_operand(Warp& w, const Insn& in, const ptx::Operand& op, int 
                           "register " + w.launch().kernel->reg_names[op.reg] +
                               " is a destination of a tcgen05.ld that no tcgen05.wait::ld has completed yet");
       }
+      check_a_fragment(w, in, op.reg, lane, "read");
       w.reg_touched[op.reg] = w.reg_epoch;
       v = w.reg(op.reg, lane);
       break;
@@ -158,6 +177,7 @@ void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, st
                       "register " + w.launch().kernel->reg_names[op.reg] +
                           " written while it is a destination of a tcgen05.ld that no tcgen05.wait::ld has completed");
   }
+  check_a_fragment(w, in, op.reg, lane, "written");
   w.reg_touched[op.reg] = w.reg_epoch;
   ptx::RegType rt = w.launch().kernel->reg_types[op.reg];
   switch (rt) {
@@ -172,7 +192,10 @@ void write_operand(Warp& w, const Insn& in, const ptx::Operand& op, int lane, st
 
 std::uint64_t operand_address(Warp& w, const Insn& in, const ptx::Operand& op, int lane) {
   std::uint64_t base = 0;
-  if (op.reg >= 0) base = w.reg(op.reg, lane);
+  if (op.reg >= 0) {
+    check_a_fragment(w, in, op.reg, lane, "read as an address");
+    base = w.reg(op.reg, lane);
+  }
   else if (op.symbol != -1) {
     ptx::Operand sym;
     sym.kind = ptx::Operand::Kind::Symbol;

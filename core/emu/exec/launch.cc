@@ -90,6 +90,7 @@ std::unique_ptr<Cluster> make_cluster(Launch& L, const std::uint32_t cid[3], std
           w->alive = w->lanes == 32 ? 0xFFFFFFFFu : (1u << w->lanes) - 1;
           w->regs.assign(slots * 32, 0);
           w->inflight.assign(slots, nullptr);
+          w->a_held.assign(slots, nullptr);
           w->reg_touched.assign(slots, 0);
           w->tmem_pending.assign(slots, 0);
           w->local.assign(static_cast<std::size_t>(L.local_bytes) * 32, 0);

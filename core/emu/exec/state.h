@@ -237,6 +237,7 @@ struct Warp {
   Wait wait[32];
   std::vector<std::uint64_t> regs;   // [slot * 32 + lane]
   std::vector<WgmmaOp*> inflight;      // per slot: the unretired wgmma whose accumulator it is
+  std::vector<WgmmaOp*> a_held;        // per slot: the latest unretired wgmma reading it as an A fragment
   std::vector<std::uint8_t> local;     // per-thread local memory, [lane * local_bytes + offset]
   // wgmma bookkeeping (PTX ISA 9.7.15.6/7: groups are per warp)
   std::uint64_t wgmma_issued = 0;

@@ -2,6 +2,7 @@
 // 9.7.3 "Floating-Point Instructions"). One decoder per opcode picks the integer or float
 // handler by the instruction's type; values are computed in 64 bits and truncated to the
 // type's width on write (the register keeps only the type's bits).
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <limits>
@@ -13,7 +14,7 @@ namespace mgpu::emu {
 namespace {
 
 enum Op : std::uint8_t { Add, Sub, Mul, MulHi, MulWide, Mad, MadHi, MadWide, Div, Rem, Min, Max, Neg, Abs, Fma };
-enum Flag : std::uint32_t { Sat = 1, Ftz = 2, RoundZ = 4, RoundM = 8, RoundP = 16 };
+enum Flag : std::uint32_t { Sat = 1, Ftz = 2, RoundZ = 4, RoundM = 8, RoundP = 16, NaNs = 32 };
 
 std::uint64_t ival(Warp& w, const Insn& in, std::size_t i, int lane, Ty t) { return mask_bits(src(w, in, i, lane), type_bits(t)); }
 
@@ -73,9 +74,15 @@ Flow int_op(Warp& w, const Insn& in, std::uint32_t mask) {
   return Flow::Next;
 }
 
+// .ftz (PTX ISA 9.7.3 "Floating-Point Instructions" and 9.7.4 "Half Precision Floating-Point
+// Instructions", each "Subnormal numbers": ".ftz ... flushes subnormal inputs and results to
+// sign-preserving zero"): f32 and f16 (whose subnormals lie below 2^-14).
+bool half_subnormal(double v) { return v != 0 && std::fabs(v) < std::ldexp(1.0, -14); }
+
 double fval(Warp& w, const Insn& in, std::size_t i, int lane) {
   double v = read_float(src(w, in, i, lane), in.type);
   if ((in.flags & Ftz) && in.type == Ty::F32 && std::fpclassify(v) == FP_SUBNORMAL) v = std::copysign(0.0, v);
+  if ((in.flags & Ftz) && in.type == Ty::F16 && half_subnormal(v)) v = std::copysign(0.0, v);
   return v;
 }
 
@@ -97,7 +104,16 @@ Flow float_op(Warp& w, const Insn& in, std::uint32_t mask) {
   const Ty t = in.type;
   RoundingScope rounding(in.flags);
   EMU_FOR_LANES(mask, l) {
-    double r;
+    double r = 0;
+    if constexpr (kOp == Min || kOp == Max) {
+      // min/max.NaN (PTX ISA 9.7.3.10/11, 9.7.4.7/8): "If .NaN modifier is specified, then the
+      // result is canonical NaN if either of the inputs is NaN" (canonical: 0x7FFFFFFF for
+      // .f32, 0x7FFF for .f16/.bf16).
+      if ((in.flags & NaNs) && (std::isnan(fval(w, in, 1, l)) || std::isnan(fval(w, in, 2, l)))) {
+        dst(w, in, 0, l, t == Ty::F32 ? 0x7FFFFFFFull : 0x7FFFull);
+        continue;
+      }
+    }
     if (t == Ty::F32) {
       // Single precision computed in single precision (rounding as the GPU's .rn).
       float a = static_cast<float>(fval(w, in, 1, l));
@@ -130,6 +146,15 @@ Flow float_op(Warp& w, const Insn& in, std::uint32_t mask) {
         else if constexpr (kOp == Max) r = std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b);
         else if constexpr (kOp == Fma || kOp == Mad) r = std::fma(a, b, fval(w, in, 3, l));
       }
+      if (t == Ty::F16 || t == Ty::BF16) {
+        // PTX ISA 9.7.4.1-4 (add/sub/mul/fma .f16/.bf16): ".sat ... clamps the result to
+        // [0.0, 1.0]. NaN results are flushed to +0.0f" (it was ignored for these types).
+        if (in.flags & Sat) r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r));
+        std::uint64_t bits = write_float(r, t);
+        if ((in.flags & Ftz) && t == Ty::F16 && half_subnormal(read_float(bits, t))) bits &= 0x8000;
+        dst(w, in, 0, l, bits);
+        continue;
+      }
     }
     dst(w, in, 0, l, write_float(r, t));
   }
@@ -146,6 +171,17 @@ std::string decode_arith(const ptx::Instruction& p, Insn& out) {
   if (has_part(p, "rm")) out.flags |= RoundM;
   if (has_part(p, "rp")) out.flags |= RoundP;
   if (out.type == Ty::F16x2 || out.type == Ty::BF16x2) return "packed half arithmetic is not implemented";
+  // Modifiers with semantics of their own that the handlers do not model (PTX ISA 9.7.3.10/11
+  // min/max ".xorsign.abs": |result| with the xor of the signs; 9.7.4.4 fma ".relu": negative
+  // results clamp to 0, ".oob": out-of-bounds inputs give 0): refused rather than silently
+  // computed as the plain form (they used to be).
+  for (const char* m : {"xorsign", "relu", "oob"})
+    if (has_part(p, m)) return std::string(".") + m + " is not implemented";
+  if (has_part(p, "NaN")) {
+    if constexpr (kFloat != Min && kFloat != Max) return ".NaN is a modifier of min/max only";
+    if (out.type != Ty::F32 && out.type != Ty::F16 && out.type != Ty::BF16) return ".NaN needs .f32, .f16 or .bf16";
+    out.flags |= NaNs;
+  }
   if (is_float(out.type)) {
     out.fn = &float_op<kFloat>;
     return "";

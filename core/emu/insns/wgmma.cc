@@ -4,7 +4,9 @@
 // its registers in flight (they read as NaN, and touching them is reported) until the
 // wait_group that retires the operation writes the result. Consecutive mma_async on the same
 // accumulator chain: the later one's D is the earlier one's result, as the ISA allows
-// without a fence between them.
+// without a fence between them. With A in registers, the A-fragment registers are held the
+// same way (Warp::a_held) until that wait_group: another instruction reading or writing one
+// before then is reported (exec/access.cc, check_a_fragment, quotes the ISA sentence).
 #include <algorithm>
 #include <cmath>
 
@@ -107,6 +109,12 @@ Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
   op.d_in[pos].assign(regs * 32, 0.0f);
   for (std::size_t r = 0; r < regs; ++r) {
     int slot = op.d_slots[r];
+    if (const WgmmaOp* h = w.a_held[static_cast<std::size_t>(slot)])
+      L.report(ReportKind::AccumulatorEarly, where(w, in, l0),
+               "register " + L.kernel->reg_names[static_cast<std::size_t>(slot)] +
+                   " used as accumulator while it is an A fragment of the wgmma.mma_async at pc " + std::to_string(h->issued.pc) +
+                   " (PTX line " + std::to_string(h->issued.line) +
+                   "), which is still in flight: a wgmma.wait_group waiting on its wgmma-group must retire it first");
     if (w.inflight[slot] != owner)
       L.fault(ReportKind::AccumulatorEarly, where(w, in, l0), "wgmma.mma_async accumulator mixes registers of different in-flight operations");
     for (int l = 0; l < 32; ++l) {
@@ -116,6 +124,16 @@ Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
     w.inflight[slot] = &op;
   }
   if (a_regs) {
+    // The A-fragment registers are held from here to the wait_group that retires this operation
+    // (PTX ISA 9.7.15.7.3 "wgmma.wait_group": accessing them before is undefined). A later
+    // wgmma.mma_async of this warp reading them as its own A fragment while an earlier one holds
+    // them is not reported: both only read them, and the same-A pattern is what CUTLASS's RS
+    // mainloops issue (cute::gemm over (V,M) x (V,N) calls the MMA atom with the same A(_,m)
+    // registers for every n, inside one warpgroup_arrive / warpgroup_commit_batch). Its read
+    // therefore bypasses the check, and it becomes the registers' holder (operations retire in
+    // issue order, so the latest holder is the last to retire).
+    for (const auto& e : a.elems)
+      if (e.kind == ptx::Operand::Kind::Reg) w.a_held[static_cast<std::size_t>(e.reg)] = nullptr;
     op.a_regs[pos].assign(8 * 32, 0.0f);
     for (int i = 0; i < 4; ++i)
       for (int l = 0; l < 32; ++l) {
@@ -123,6 +141,8 @@ Flow issue(Warp& w, const Insn& in, std::uint32_t mask) {
         op.a_regs[pos][(2 * i) * 32 + l] = in.type2 == Ty::BF16 ? bf16_to_f32(v & 0xFFFF) : f16_to_f32(v & 0xFFFF);
         op.a_regs[pos][(2 * i + 1) * 32 + l] = in.type2 == Ty::BF16 ? bf16_to_f32((v >> 16) & 0xFFFF) : f16_to_f32((v >> 16) & 0xFFFF);
       }
+    for (const auto& e : a.elems)
+      if (e.kind == ptx::Operand::Kind::Reg) w.a_held[static_cast<std::size_t>(e.reg)] = &op;
   }
   // The operation's own reads of its A fragment are no access by "other instructions".
   if (a_regs)
@@ -140,6 +160,10 @@ void retire(Warp& w, WgmmaOp& op) {
     for (int l = 0; l < 32; ++l) w.reg(slot, l) = f32_bits(op.d_out[pos][r * 32 + l]);
     w.inflight[slot] = nullptr;
   }
+  if (op.a_in_regs)
+    for (const auto& e : op.insn->operand(1).elems)
+      if (e.kind == ptx::Operand::Kind::Reg && w.a_held[static_cast<std::size_t>(e.reg)] == &op)
+        w.a_held[static_cast<std::size_t>(e.reg)] = nullptr;  // else a later operation holds it now
   op.retired |= 1u << pos;
   WarpGroupQueue& q = w.cta->warpgroups[op.group];
   while (!q.ops.empty() && q.ops.front()->retired == 0xF) {
