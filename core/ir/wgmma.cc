@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/ir/register_math.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -98,6 +99,85 @@ Value wgmma_scaled(Emitter& e, Value acc, Value desc_a, Value desc_b, int n, Mma
                                             mlir::LLVM::tailcallkind::TailCallKind::None,
                                             mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr());
   return op.getResult(0);
+}
+
+Value wgmma_reg_a(Emitter& e, Value acc, llvm::ArrayRef<Value> a_frag, Value desc_b, int n, MmaInput input,
+                  bool b_k_major, Value accumulate) {
+  if (n < 8 || n > 256 || n % 8 != 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("wgmma N must be a multiple of 8 in [8, 256], got {}", n));
+  if (a_frag.size() != 4)
+    throw Error(ErrorKind::InvalidInput, fmt::format("wgmma A fragment must be 4 registers, got {}", a_frag.size()));
+  const int regs = n / 2;
+  // Operands: $0..$regs-1 the accumulator out, tied to $regs..2*regs-1; the four A registers,
+  // the B descriptor and the scale-d flag.
+  std::string d;
+  for (int i = 0; i < regs; ++i) d += fmt::format("{}${}", i ? ", " : "", i);
+  const char* type = input == MmaInput::BF16 ? "bf16" : "f16";
+  const int a0 = 2 * regs;
+  std::string text = fmt::format(
+      "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${}, ${}, ${}, ${}}}, ${}, p, 1, 1, {};\n}}",
+      a0 + 5, n, type, type, d, a0, a0 + 1, a0 + 2, a0 + 3, a0 + 4, b_k_major ? 0 : 1);
+  std::string constraints;
+  for (int i = 0; i < regs; ++i) constraints += "=f,";
+  for (int i = 0; i < regs; ++i) constraints += fmt::format("{},", i);
+  constraints += "r,r,r,r,l,r";
+  llvm::SmallVector<Value> operands;
+  for (int i = 0; i < regs; ++i)
+    operands.push_back(mlir::LLVM::ExtractValueOp::create(e.b, e.loc, acc, llvm::ArrayRef<std::int64_t>{i}));
+  operands.append(a_frag.begin(), a_frag.end());
+  operands.push_back(desc_b);
+  operands.push_back(mlir::arith::ExtUIOp::create(e.b, e.loc, e.i32(), accumulate));
+  auto op = mlir::LLVM::InlineAsmOp::create(e.b, e.loc, wgmma_accumulator_type(e, n), operands, text, constraints,
+                                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                            mlir::LLVM::tailcallkind::TailCallKind::None,
+                                            mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr());
+  return op.getResult(0);
+}
+
+llvm::SmallVector<Value> a_fragment_from_accumulator(Emitter& e, Value acc, int chunk, MmaInput input) {
+  auto at = [&](int i) {
+    return mlir::LLVM::ExtractValueOp::create(e.b, e.loc, acc, llvm::ArrayRef<std::int64_t>{8 * chunk + i}).getResult();
+  };
+  llvm::SmallVector<Value> frag;
+  for (int r = 0; r < 4; ++r) frag.push_back(pack_16x2(e, at(2 * r), at(2 * r + 1), input));
+  return frag;
+}
+
+llvm::SmallVector<Value> pin_registers(Emitter& e, mlir::ValueRange values) {
+  llvm::SmallVector<Value> out;
+  if (values.empty()) return out;
+  std::string constraints;
+  llvm::SmallVector<mlir::Type> types;
+  for (Value v : values) {
+    if (!v.getType().isF32() && !v.getType().isInteger(32))
+      throw Error(ErrorKind::InvalidInput, "pin_registers takes f32 or i32 values");
+    constraints += v.getType().isF32() ? "=f," : "=r,";
+    types.push_back(v.getType());
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) constraints += fmt::format("{}{}", i ? "," : "", i);
+  mlir::Type result = types.size() == 1 ? types[0] : mlir::LLVM::LLVMStructType::getLiteral(e.b.getContext(), types);
+  Value r = mlir::LLVM::InlineAsmOp::create(e.b, e.loc, result, values, "", constraints,
+                                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                            mlir::LLVM::tailcallkind::TailCallKind::None, mlir::LLVM::AsmDialectAttr(),
+                                            mlir::ArrayAttr())
+                .getResult(0);
+  if (types.size() == 1) return {r};
+  for (std::size_t i = 0; i < types.size(); ++i)
+    out.push_back(mlir::LLVM::ExtractValueOp::create(e.b, e.loc, r, llvm::ArrayRef<std::int64_t>{std::int64_t(i)}));
+  return out;
+}
+
+Value pin_accumulator(Emitter& e, Value acc) {
+  auto st = mlir::cast<mlir::LLVM::LLVMStructType>(acc.getType());
+  llvm::SmallVector<Value> fields;
+  for (std::size_t i = 0; i < st.getBody().size(); ++i)
+    fields.push_back(mlir::LLVM::ExtractValueOp::create(e.b, e.loc, acc, llvm::ArrayRef<std::int64_t>{std::int64_t(i)}));
+  llvm::SmallVector<Value> pinned = pin_registers(e, fields);
+  Value out = mlir::LLVM::UndefOp::create(e.b, e.loc, acc.getType());
+  for (std::size_t i = 0; i < pinned.size(); ++i)
+    out = mlir::LLVM::InsertValueOp::create(e.b, e.loc, out, pinned[i], llvm::ArrayRef<std::int64_t>{std::int64_t(i)});
+  return out;
 }
 
 void wgmma_fence(Emitter& e) { mlir::NVVM::WgmmaFenceAlignedOp::create(e.b, e.loc); }

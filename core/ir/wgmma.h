@@ -38,9 +38,28 @@ mlir::Value wgmma(Emitter& e, mlir::Value acc, mlir::Value desc_a, mlir::Value d
 // nvvm.wgmma.mma_async takes scale-d only as a constant, hence inline PTX here.
 mlir::Value wgmma_scaled(Emitter& e, mlir::Value acc, mlir::Value desc_a, mlir::Value desc_b, int n, MmaInput input,
                          bool a_k_major, bool b_k_major, mlir::Value accumulate);
+// wgmma with A from registers (PTX ISA "wgmma.mma_async", the register form of operand a;
+// "Matrix Fragments for wgmma.mma_async.m64nNk16": four .b32 registers per thread, each two
+// 16-bit elements). B is read through `desc_b`; only B takes imm-trans (A in registers is K-major
+// by construction). As wgmma_scaled: D = A.B + D when `accumulate` (i1), else D = A.B.
+mlir::Value wgmma_reg_a(Emitter& e, mlir::Value acc, llvm::ArrayRef<mlir::Value> a_frag, mlir::Value desc_b, int n,
+                        MmaInput input, bool b_k_major, mlir::Value accumulate);
+// The A fragment of k16 slice `chunk` of an f32 accumulator (64 x N) rounded to `input`: the
+// m64nNk16 accumulator's registers 8c..8c+7 hold the same (row, column) pairs of columns
+// 16c..16c+15 as the A fragment's four registers hold of a 64 x 16 A (both figures of the PTX ISA
+// section above: rows lane/4 (+8), columns 2*(lane%4) (+1, +8)), so P = softmax(S) feeds the next
+// MMA without leaving registers (FlashAttention-3's trick). Returns {a0, a1, a2, a3}.
+llvm::SmallVector<mlir::Value> a_fragment_from_accumulator(Emitter& e, mlir::Value acc, int chunk, MmaInput input);
 // An accumulator with no defined value, for a first MMA with accumulate = false.
 mlir::Value wgmma_undefined_accumulator(Emitter& e, int n);
 void wgmma_fence(Emitter& e);
+// Registers an MMA reads (an accumulator written by other instructions, an A fragment) pinned
+// before a wgmma_fence(): an empty side-effecting inline asm that reads and rewrites each value
+// (CUTLASS's warpgroup_fence_operand), so LLVM computes them before it and cannot sink their
+// movs, cvts or multiplies past the fence -- which the PTX ISA's wgmma.fence rule forbids, and
+// which LLVM did to a rescaled accumulator and its packed P (found by the virtual device).
+llvm::SmallVector<mlir::Value> pin_registers(Emitter& e, mlir::ValueRange values);  // f32 or i32 each
+mlir::Value pin_accumulator(Emitter& e, mlir::Value acc);
 void wgmma_commit(Emitter& e);
 void wgmma_wait(Emitter& e, int max_pending);
 
