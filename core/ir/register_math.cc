@@ -22,6 +22,10 @@ Value ex2_approx(Emitter& e, Value x) {
   return pure_asm(e, e.b.getF32Type(), mlir::ValueRange{x}, "ex2.approx.ftz.f32 $0, $1;", "=f,f");
 }
 
+Value lg2_approx(Emitter& e, Value x) {
+  return pure_asm(e, e.b.getF32Type(), mlir::ValueRange{x}, "lg2.approx.ftz.f32 $0, $1;", "=f,f");
+}
+
 Value shfl_xor(Emitter& e, Value v, int lane_mask) {
   // c = 0x1f: the whole warp is one segment (PTX ISA shfl.sync, operand c's clamp and mask).
   // Convergent in fact, though inline asm cannot say so: it is emitted where every lane runs.

@@ -13,6 +13,8 @@ namespace mgpu::core::ir {
 
 // ex2.approx.ftz.f32 (PTX ISA "Floating Point Instructions: ex2"): 2^x, -inf -> +0.
 mlir::Value ex2_approx(Emitter& e, mlir::Value x);
+// lg2.approx.ftz.f32 (PTX ISA "Floating Point Instructions: lg2"): log2(x), +0 -> -inf.
+mlir::Value lg2_approx(Emitter& e, mlir::Value x);
 // shfl.sync.bfly.b32 over the full warp: the value of lane (lane ^ lane_mask).
 mlir::Value shfl_xor(Emitter& e, mlir::Value v, int lane_mask);
 // max.f32 / add.f32 of a lane's value with its quad's (butterfly over lane masks 1 and 2).

@@ -108,6 +108,11 @@ TEST_F(Isa, MinMaxNegAbs) {
   EXPECT_EQ(op("min.u64", 64, {RD(~0ull), RD(0)}), 0u);
   EXPECT_EQ(op("max.u64", 64, {RD(~0ull), RD(0)}), ~0ull);
   EXPECT_EQ(op("min.s16", 16, {H(0x8000), H(1)}), 0x8000u);
+  // min/max.relu.s32 (sm_90+): "clamps the result to 0 if negative".
+  EXPECT_EQ(op("min.relu.s32", 32, {R(s32(-7)), R(3)}), 0u);
+  EXPECT_EQ(op("min.relu.s32", 32, {R(9), R(3)}), 3u);
+  EXPECT_EQ(op("max.relu.s32", 32, {R(s32(-7)), R(s32(-3))}), 0u);
+  EXPECT_EQ(op("max.relu.s32", 32, {R(s32(-7)), R(4)}), 4u);
   EXPECT_EQ(op("neg.s32", 32, {R(5)}), s32(-5));
   EXPECT_EQ(op("neg.s32", 32, {R(0x80000000)}), 0x80000000u);
   EXPECT_EQ(op("neg.s64", 64, {RD(1)}), ~0ull);

@@ -14,7 +14,7 @@ namespace mgpu::emu {
 namespace {
 
 enum Op : std::uint8_t { Add, Sub, Mul, MulHi, MulWide, Mad, MadHi, MadWide, Div, Rem, Min, Max, Neg, Abs, Fma };
-enum Flag : std::uint32_t { Sat = 1, Ftz = 2, RoundZ = 4, RoundM = 8, RoundP = 16, NaNs = 32 };
+enum Flag : std::uint32_t { Sat = 1, Ftz = 2, RoundZ = 4, RoundM = 8, RoundP = 16, NaNs = 32, Relu = 64 };
 
 std::uint64_t ival(Warp& w, const Insn& in, std::size_t i, int lane, Ty t) { return mask_bits(src(w, in, i, lane), type_bits(t)); }
 
@@ -68,6 +68,9 @@ Flow int_op(Warp& w, const Insn& in, std::uint32_t mask) {
         else r = kOp == Div ? a / b : a % b;
       } else if constexpr (kOp == Min) r = sg ? static_cast<std::uint64_t>(std::min(sa, sb)) : std::min(a, b);
       else if constexpr (kOp == Max) r = sg ? static_cast<std::uint64_t>(std::max(sa, sb)) : std::max(a, b);
+      // min/max.relu.s32 (PTX ISA 9.7.1.10/11): "clamps the result to 0 if negative".
+      if constexpr (kOp == Min || kOp == Max)
+        if ((in.flags & Relu) && static_cast<std::int32_t>(r) < 0) r = 0;
     }
     write_operand(w, in, in.operand(0), l, mask_bits(r, bits), t);
   }
@@ -175,8 +178,12 @@ std::string decode_arith(const ptx::Instruction& p, Insn& out) {
   // min/max ".xorsign.abs": |result| with the xor of the signs; 9.7.4.4 fma ".relu": negative
   // results clamp to 0, ".oob": out-of-bounds inputs give 0): refused rather than silently
   // computed as the plain form (they used to be).
+  // Integer min/max.relu.s32 (PTX ISA 9.7.1.10/11, sm_90+: "min.relu.s32 ... clamps the result
+  // to 0 if negative") is modelled; LLVM emits it for a clamp of a signed minimum at 0.
+  if constexpr (kInt == Min || kInt == Max)
+    if (has_part(p, "relu") && out.type == Ty::S32) out.flags |= Relu;
   for (const char* m : {"xorsign", "relu", "oob"})
-    if (has_part(p, m)) return std::string(".") + m + " is not implemented";
+    if (has_part(p, m) && !(out.flags & Relu)) return std::string(".") + m + " is not implemented";
   if (has_part(p, "NaN")) {
     if constexpr (kFloat != Min && kFloat != Max) return ".NaN is a modifier of min/max only";
     if (out.type != Ty::F32 && out.type != Ty::F16 && out.type != Ty::BF16) return ".NaN needs .f32, .f16 or .bf16";
