@@ -12,6 +12,7 @@
 #include "core/compiler.h"
 #include "core/emu/device.h"
 #include "core/emu/engines/tensor_map.h"
+#include "core/sass/sass_profile.h"
 #include "kernels/attention/reference.h"
 #include "kernels/attention/sm90_kernel.h"
 #include "kernels/attention/tolerance.h"
@@ -178,6 +179,29 @@ TEST(AttentionSm90Faults, CausalMaskOffByOneIsAWrongResult) {
   Outcome r = run({problem(1, 1, 1, 128, 128, 64, true), {64, 64, 2}}, 1, f);
   ASSERT_TRUE(r.launch.ok) << reports(r.launch);
   EXPECT_FALSE(r.cmp.ok) << r.cmp.describe();
+}
+
+// The register estimate of why_invalid() is checked here against ptxas: every valid config at
+// every head dim assembles without spills or advisories (a consumer is register-bound).
+TEST(AttentionSm90, EveryValidConfigAssemblesWithoutSpillsOrAdvisories) {
+  int valid = 0;
+  for (std::int64_t d : {64, 128, 256})
+    for (int bkv : {64, 128})
+      for (int stages = 1; stages <= 4; ++stages)
+        for (bool causal : {false, true}) {
+          AttentionProblem p = problem(1, 1, 1, 256, 256, d, causal);
+          AttentionConfig c{64, bkv, stages};
+          if (why_invalid(p, c)) continue;
+          ++valid;
+          core::CompileResult cr = core::compile_module(build_attention_sm90(p, c).mlir, core::parse_arch("sm_90a"));
+          const core::Cubin& cubin = cr.units.at(0).cubin;
+          const core::KernelResources& r = cubin.kernels.at("attention");
+          const std::string where = "d " + std::to_string(d) + " block_kv " + std::to_string(bkv) + " stages " +
+                                    std::to_string(stages) + (causal ? " causal" : "");
+          EXPECT_EQ(r.spill_store_bytes + r.spill_load_bytes, 0) << where;
+          EXPECT_TRUE(core::assembler_advisories(cubin.log).empty()) << where << "\n" << cubin.log;
+        }
+  EXPECT_GT(valid, 20);
 }
 
 TEST(AttentionSm90, ValidityNamesItsRules) {
