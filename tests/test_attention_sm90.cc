@@ -204,6 +204,35 @@ TEST(AttentionSm90, EveryValidConfigAssemblesWithoutSpillsOrAdvisories) {
   EXPECT_GT(valid, 20);
 }
 
+// The whole space (every head dim, dtype, mask and valid config) verified at three classes
+// each: ragged lengths with a ring that wraps, grouped-query heads, and with causal masks both
+// seq_q < seq_kv and seq_q > seq_kv (rows that see no key).
+TEST(AttentionSm90, EveryValidConfigIsCorrectAtThreeProblemClasses) {
+  int verified = 0;
+  for (std::int64_t d : {64, 128, 256})
+    for (DType t : {DType::BF16, DType::F16})
+      for (bool causal : {false, true})
+        for (int bkv : {64, 128})
+          for (int stages = 1; stages <= 4; ++stages) {
+            AttentionConfig c{64, bkv, stages};
+            std::vector<AttentionProblem> classes = {
+                problem(1, 2, 2, 130, 64 * 5 + 17, d, causal, t),                      // ragged, 6 blocks: the ring wraps
+                problem(1, 4, 1, 70, 150, d, causal, t),                               // grouped-query heads
+                causal ? problem(1, 1, 1, 200, 90, d, true, t) : problem(2, 1, 1, 64, 64, d, false, t)};
+            if (why_invalid(classes[0], c)) continue;
+            for (const AttentionProblem& p : classes) {
+              Outcome r = run({p, c}, 1);
+              const std::string where = p.key() + " block_kv " + std::to_string(bkv) + " stages " + std::to_string(stages);
+              ASSERT_TRUE(r.launch.ok) << where << "\n" << reports(r.launch);
+              EXPECT_TRUE(r.launch.reports.empty()) << where << "\n" << reports(r.launch);
+              EXPECT_TRUE(r.cmp.ok) << where << ": " << r.cmp.describe();
+              ++verified;
+            }
+          }
+  ::testing::Test::RecordProperty("verified", verified);
+  EXPECT_GT(verified, 100);
+}
+
 TEST(AttentionSm90, ValidityNamesItsRules) {
   AttentionProblem p = problem(1, 1, 1, 128, 128, 256, false);
   EXPECT_EQ(why_invalid(p, {64, 128, 2})->rule, "registers");
