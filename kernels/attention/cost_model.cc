@@ -1,0 +1,71 @@
+#include "kernels/attention/cost_model.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace mgpu::kernels::attention {
+namespace {
+
+constexpr double kMufuPerClock = 16;         // ex2 per SM per clock (4 SM sub-partitions x 4)
+constexpr double kFp32PerClock = 128;        // FP32 lanes per SM
+constexpr double kFp32OpsPerScore = 7;       // FMUL scale, FMNMX, FADD sub, FADD sum, ISETP x2, SEL
+constexpr double kUnhiddenShare = 0.35;      // of the smaller of MMA and softmax per block
+constexpr double kL2BytesPerClockPerSm = 64; // sustained L2 -> SMEM per SM (about 16 TB/s at 132 SMs)
+constexpr double kCtaFixedUs = 2.0;          // Q load latency, O/LSE stores, setmaxnreg, barriers
+constexpr double kLaunchUs = 4.0;
+constexpr int kCtaRows = 128;
+
+}  // namespace
+
+AttentionPrediction predict_attention(const AttentionProblem& p, const AttentionConfig& c, const core::DeviceSpec& dev) {
+  AttentionPrediction out;
+  const double clock_hz = dev.boost_clock_mhz * 1e6;
+  const double peak = (p.dtype == DType::F16 ? dev.peak_tflops_f16 : dev.peak_tflops_bf16) * 1e12;
+  const double mma_flops_per_clock_sm = peak / dev.sm_count / clock_hz;
+  const double d = static_cast<double>(p.head_dim), bkv = c.block_kv;
+
+  // Clocks of one KV block of one CTA.
+  const double mma = 4.0 * kCtaRows * bkv * d / mma_flops_per_clock_sm;
+  const double scores = kCtaRows * bkv;
+  const double softmax = std::max(scores / kMufuPerClock, (scores * kFp32OpsPerScore + kCtaRows * d / 2) / kFp32PerClock);
+  const double compute = std::max(mma, softmax) + kUnhiddenShare * std::min(mma, softmax);
+  const double load = 2.0 * bkv * d * 2 / kL2BytesPerClockPerSm;
+  const double step = c.max_concurrent_steps > 1 ? std::max(compute, load) : compute + load;
+
+  // Blocks per CTA: all of seq_kv, or (causal) those the CTA's last row sees.
+  const std::int64_t q_blocks = (p.seq_q + kCtaRows - 1) / kCtaRows;
+  std::vector<std::int64_t> blocks(static_cast<std::size_t>(q_blocks));
+  for (std::int64_t qb = 0; qb < q_blocks; ++qb) {
+    const std::int64_t last = std::min(p.seq_q - 1, (qb + 1) * kCtaRows - 1);
+    const std::int64_t keys = p.visible_keys(last);
+    blocks[static_cast<std::size_t>(qb)] = (keys + c.block_kv - 1) / c.block_kv;
+  }
+  // CTAs in launch order (x: query block fastest), dealt to SMs a wave at a time; the busiest
+  // SM's sum is the kernel's time (greedy: each CTA to the SM free first).
+  const std::int64_t ctas = q_blocks * p.heads * p.batch;
+  std::vector<double> sm_clocks(static_cast<std::size_t>(dev.sm_count), 0.0);
+  std::vector<double> sm_mma(sm_clocks.size(), 0.0), sm_soft(sm_clocks.size(), 0.0), sm_load(sm_clocks.size(), 0.0),
+      sm_fixed(sm_clocks.size(), 0.0);
+  const double fixed = kCtaFixedUs * 1e-6 * clock_hz;
+  for (std::int64_t i = 0; i < ctas; ++i) {
+    const auto n = static_cast<double>(blocks[static_cast<std::size_t>(i % q_blocks)]);
+    auto it = std::min_element(sm_clocks.begin(), sm_clocks.end());
+    const std::size_t s = static_cast<std::size_t>(it - sm_clocks.begin());
+    *it += n * step + fixed;
+    sm_mma[s] += n * mma;
+    sm_soft[s] += n * softmax;
+    sm_load[s] += n * (step - compute);  // the part of each step the loads add
+    sm_fixed[s] += fixed;
+  }
+  const std::size_t busiest = static_cast<std::size_t>(std::max_element(sm_clocks.begin(), sm_clocks.end()) - sm_clocks.begin());
+  const double to_ms = 1e3 / clock_hz;
+  out.mma_ms = sm_mma[busiest] * to_ms;
+  out.softmax_ms = sm_soft[busiest] * to_ms;
+  out.load_ms = sm_load[busiest] * to_ms;
+  out.fixed_ms = sm_fixed[busiest] * to_ms + kLaunchUs * 1e-3;
+  out.roofline_ms = std::max(p.flops() / peak, p.min_bytes() / (dev.hbm_gbytes_per_s * 1e9)) * 1e3;
+  out.total_ms = std::max(sm_clocks[busiest] * to_ms + kLaunchUs * 1e-3, out.roofline_ms);
+  return out;
+}
+
+}  // namespace mgpu::kernels::attention
