@@ -2,14 +2,15 @@
 // configs and dry runs without a GPU; labelled "model" downstream. Per CTA (128 query rows of
 // one head) and KV block, the busiest SM pays:
 //  - tensor cores: S = Q.K^T and O += P.V, 4 x 128 x block_kv x head_dim flops, at the
-//    device's dense rate per SM;
+//    device's dense rate per SM times what a GEMM sustains of it (kMmaEfficiency, measured);
 //  - softmax: 128 x block_kv scores, each one ex2 on the MUFU (kMufuPerClock = 16 per SM per
 //    clock: the FlashAttention-3 paper's 3.9 TFLOPS of exponentials on an H100 SXM) and
 //    kFp32OpsPerScore FP32 operations (scale, max, subtract, sum, mask compare and select) at
 //    128 per clock, plus head_dim / 2 rescale multiplies per row-half;
-//  - the two consumer warpgroups overlap one's softmax with the other's MMAs, but neither
-//    pipelines its own (no intra-warpgroup overlap as FA3 has): a block costs the larger of the
-//    two terms plus kUnhiddenShare of the smaller;
+//  - the two consumer warpgroups could overlap one's softmax with the other's MMAs, but neither
+//    pipelines its own (no intra-warpgroup overlap as FA3 has) and nothing staggers them (no
+//    ping-pong barrier): a block costs the larger of the two terms plus kUnhiddenShare of the
+//    smaller (calibrated from FlashAttention-3's ablation, cost_model.cc);
 //  - one K/V stage (K and V, block_kv x head_dim x 2 bytes each) per block comes from L2 at
 //    kL2BytesPerClockPerSm; with one stage its load is exposed, with more it is hidden behind
 //    the previous block's compute (the larger of the two is charged);
