@@ -71,6 +71,20 @@ void Emitter::if_then(Value cond, const std::function<void()>& then) {
   then();
 }
 
+llvm::SmallVector<Value> Emitter::if_else(Value cond, mlir::TypeRange types,
+                                          const std::function<llvm::SmallVector<Value>()>& then,
+                                          const std::function<llvm::SmallVector<Value>()>& otherwise) {
+  auto op = mlir::scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+  {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    mlir::scf::YieldOp::create(b, loc, then());
+    b.setInsertionPointToStart(&op.getElseRegion().front());
+    mlir::scf::YieldOp::create(b, loc, otherwise());
+  }
+  return llvm::SmallVector<Value>(op.getResults().begin(), op.getResults().end());
+}
+
 llvm::SmallVector<Value> Emitter::for_loop(
     Value lb, Value ub, Value step, mlir::ValueRange init,
     const std::function<llvm::SmallVector<Value>(Value, mlir::ValueRange)>& body) {

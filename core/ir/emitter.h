@@ -48,6 +48,11 @@ struct Emitter {
 
   // scf.if without results: `then` emits the guarded code.
   void if_then(mlir::Value cond, const std::function<void()>& then);
+  // scf.if with results: `then` and `otherwise` each return values of `types` (a uniform
+  // branch choosing between two computations, e.g. a masked and an unmasked tile).
+  llvm::SmallVector<mlir::Value> if_else(mlir::Value cond, mlir::TypeRange types,
+                                         const std::function<llvm::SmallVector<mlir::Value>()>& then,
+                                         const std::function<llvm::SmallVector<mlir::Value>()>& otherwise);
   void barrier_sync();  // bar.sync 0 across the CTA
   void named_barrier(int id, int threads);  // bar.sync id, threads (id 0 is barrier_sync's)
   void named_barrier(mlir::Value id, int threads);  // the same with a (warp-uniform) i32 id

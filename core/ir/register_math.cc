@@ -58,6 +58,7 @@ Value fmax(Emitter& e, Value a, Value b) { return mlir::arith::MaxNumFOp::create
 Value fadd(Emitter& e, Value a, Value b) { return mlir::arith::AddFOp::create(e.b, e.loc, a, b); }
 Value fsub(Emitter& e, Value a, Value b) { return mlir::arith::SubFOp::create(e.b, e.loc, a, b); }
 Value fmul(Emitter& e, Value a, Value b) { return mlir::arith::MulFOp::create(e.b, e.loc, a, b); }
+Value ffma(Emitter& e, Value a, Value b, Value c) { return mlir::LLVM::FMAOp::create(e.b, e.loc, a, b, c); }
 Value fdiv(Emitter& e, Value a, Value b) { return mlir::arith::DivFOp::create(e.b, e.loc, a, b); }
 Value f32(Emitter& e, double v) {
   return mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getF32FloatAttr(static_cast<float>(v)));

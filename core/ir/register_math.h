@@ -27,6 +27,7 @@ mlir::Value fmax(Emitter& e, mlir::Value a, mlir::Value b);  // max.f32: maxNum,
 mlir::Value fadd(Emitter& e, mlir::Value a, mlir::Value b);
 mlir::Value fsub(Emitter& e, mlir::Value a, mlir::Value b);
 mlir::Value fmul(Emitter& e, mlir::Value a, mlir::Value b);
+mlir::Value ffma(Emitter& e, mlir::Value a, mlir::Value b, mlir::Value c);  // fma.rn.f32: a * b + c, one rounding
 mlir::Value fdiv(Emitter& e, mlir::Value a, mlir::Value b);
 mlir::Value f32(Emitter& e, double v);
 

@@ -208,6 +208,7 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
     Value warp = e.div(local, e.c32(32)), lane = e.rem(local, e.c32(32));
     Value row_base = e.add(e.add(q_row0, e.mul(cw, e.c32(c.block_q))), e.add(e.mul(warp, e.c32(16)), e.div(lane, e.c32(4))));
     Value rows[2] = {row_base, e.add(row_base, e.c32(8))};
+    Value wg_row0 = e.add(q_row0, e.mul(cw, e.c32(c.block_q)));  // the warpgroup's first row
     Value lane_col = e.mul(e.rem(lane, e.c32(4)), e.c32(2));
     Value n_blocks = blocks_of_cta();
     Value q_tile = e.smem_offset(smem, e.add(e.c32(g.q_off), e.mul(cw, e.c32(g.q_wg))));
@@ -245,7 +246,10 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
       core::ir::wgmma_commit(e);
       core::ir::wgmma_wait(e, 0);
 
-      // Masks: keys at or past seq_kv; with causal, keys after row + seq_kv - seq_q.
+      // Masks: keys at or past seq_kv; with causal, keys after row + seq_kv - seq_q. Only the
+      // blocks that hold such a key for some row of this warpgroup pay for the selects (a
+      // uniform branch): the last block of a ragged seq_kv, and the blocks a causal diagonal
+      // crosses.
       Value key0 = e.add(e.mul(j, e.c32(BKV)), lane_col);
       Value limit[2];
       for (int h = 0; h < 2; ++h) {
@@ -255,20 +259,33 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
           limit[h] = e.select(slt(e, diag, seq_kv), diag, seq_kv);
         }
       }
-      for (int i = 0; i < BKV / 2; ++i) {
-        Value key = e.add(key0, e.c32(col_of(i)));
-        s = with(e, s, i, e.select(slt(e, key, limit[half_of(i)]), at(e, s, i), neg_inf));
+      Value block_end = e.mul(e.add(j, one), e.c32(BKV));  // one past the block's last key
+      Value first_limit = seq_kv;  // the smallest limit of any row of the warpgroup
+      if (p.causal) {
+        Value diag = e.sub(e.add(e.add(wg_row0, faults.causal_off_by_one ? e.c32(2) : one), seq_kv), seq_q);
+        first_limit = e.select(slt(e, diag, seq_kv), diag, seq_kv);
       }
+      s = e.if_else(slt(e, first_limit, block_end), {s.getType()},
+                    [&] {
+                      Value m = s;
+                      for (int i = 0; i < BKV / 2; ++i) {
+                        Value key = e.add(key0, e.c32(col_of(i)));
+                        m = with(e, m, i, e.select(slt(e, key, limit[half_of(i)]), at(e, m, i), neg_inf));
+                      }
+                      return Values{m};
+                    },
+                    [&] { return Values{s}; })[0];
       // Online softmax (scores in log2 units: scale * log2(e) folded into one multiply). A row
       // with no key seen yet keeps m = -inf; its exponent base is then 0, so its p and its
       // rescale factor are 0 rather than NaN (-inf - -inf).
-      Value alpha[2], base[2];
+      Value alpha[2], base[2], neg_base[2];
       for (int h = 0; h < 2; ++h) {
         Value mx = neg_inf;
         for (int i = 0; i < BKV / 2; ++i)
           if (half_of(i) == h) mx = core::ir::fmax(e, mx, at(e, s, i));
         Value m_new = core::ir::fmax(e, m[h], core::ir::fmul(e, core::ir::quad_max(e, mx), core::ir::f32(e, scale_log2)));
         base[h] = e.select(feq(e, m_new, neg_inf), f0, m_new);
+        neg_base[h] = core::ir::fsub(e, f0, base[h]);
         alpha[h] = core::ir::ex2_approx(e, core::ir::fsub(e, m[h], base[h]));
         m[h] = m_new;
       }
@@ -276,7 +293,8 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
       Value row_sum[2] = {f0, f0};
       for (int i = 0; i < BKV / 2; ++i) {
         const int h = half_of(i);
-        Value pi = core::ir::ex2_approx(e, core::ir::fsub(e, core::ir::fmul(e, at(e, s, i), core::ir::f32(e, scale_log2)), base[h]));
+        // One FFMA: s * scale - m (a separate mul.rn and sub.rn would not be contracted).
+        Value pi = core::ir::ex2_approx(e, core::ir::ffma(e, at(e, s, i), core::ir::f32(e, scale_log2), neg_base[h]));
         row_sum[h] = core::ir::fadd(e, row_sum[h], pi);
         pacc = with(e, pacc, i, pi);
       }
