@@ -190,6 +190,39 @@ TEST(SassProfile, TheMainLoopIsTheInnermostLoopHoldingAnMma) {
   EXPECT_FALSE(profile_sass(".global k\n /*0000*/ EXIT ;\n").has_main_loop);
 }
 
+TEST(SassProfile, AWaitRetryAfterTheExitBranchingBackIsNoLoop) {
+  // The attention kernel's shape: the real loop (two MMAs, a try-wait that falls out of line on
+  // failure), the kernel's EXIT, then the out-of-line retry branching back into the loop body.
+  // The retry's span (.L_x_2 .. the last BRA) is shorter than the loop and holds an MMA, but
+  // it crosses the EXIT: no loop.
+  const char* text = R"(
+        .global         k
+.L_x_0:
+        /*0000*/                   FMUL R5, R5, R6 ;
+        /*0010*/                   FMUL R7, R7, R6 ;
+        /*0020*/                   FMUL R8, R8, R6 ;
+        /*0030*/                   FMUL R9, R9, R6 ;
+        /*0040*/                   FMUL R10, R10, R6 ;
+        /*0050*/                   FMUL R11, R11, R6 ;
+        /*0060*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R3 ;
+        /*0070*/              @!P0 BRA `(.L_x_9) ;
+.L_x_2:
+        /*0080*/                   WARPGROUP.ARRIVE ;
+        /*0090*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], R24 ;
+        /*00a0*/                   HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], R24, gsb0 ;
+        /*00b0*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+        /*00c0*/               @P1 BRA `(.L_x_0) ;
+        /*00d0*/                   EXIT ;
+.L_x_9:
+        /*00e0*/                   SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R3 ;
+        /*00f0*/                   BRA `(.L_x_2) ;
+)";
+  SassProfile p = profile_sass(text);
+  ASSERT_TRUE(p.has_main_loop);
+  EXPECT_EQ(p.main_loop.mma, 2);
+  EXPECT_EQ(p.main_loop.instructions, 13);  // the false span (.L_x_2 .. the retry's BRA) has 8
+}
+
 TEST(SassProfile, AFunctionIsPickedByName) {
   // `mgpu-tune sass --kernel NAME` on a cubin of several functions: only NAME's code counts.
   const char* text = R"(

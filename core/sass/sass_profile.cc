@@ -74,13 +74,19 @@ SassProfile profile_sass(std::string_view text, std::string_view wanted) {
   }
   for (const Instruction& i : code) count(p.whole, i.opcode);
 
-  // Loops: a branch back to a label at or before it. The main loop is the shortest that holds an MMA.
+  // Loops: a branch back to a label at or before it. The main loop is the shortest that holds an
+  // MMA. A span with an EXIT every thread takes is no loop: it is an out-of-line wait retry,
+  // placed after the kernel's exit, branching back into the body (the attention kernel's
+  // mbarrier try-waits made such a false 'main loop' of half its real one).
   std::size_t best_begin = 0, best_end = 0;
   for (std::size_t at = 0; at < code.size(); ++at) {
     if (code[at].branch_target.empty()) continue;
     auto l = label_at.find(code[at].branch_target);
     if (l == label_at.end() || l->second > at) continue;
     std::size_t begin = l->second, end = at + 1;
+    if (std::any_of(code.begin() + begin, code.begin() + end,
+                    [](const Instruction& i) { return starts_with(i.opcode, "EXIT") && !i.predicated; }))
+      continue;
     bool has_mma = std::any_of(code.begin() + begin, code.begin() + end, [](const Instruction& i) {
       SassCounts c;
       count(c, i.opcode);
