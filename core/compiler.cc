@@ -162,7 +162,8 @@ CompileResult compile_module(std::string_view mlir_text, const ArchSpec& arch, c
   }
 
   LoweredPtx lowered = lower_mlir_to_ptx(mlir_text, arch, {.opt_level = options.opt_level,
-                                                            .dump_dir = options.dump_dir});
+                                                            .dump_dir = options.dump_dir,
+                                                            .source_name = options.source_name});
   r.times.parse_ms = lowered.parse_ms;
   r.times.lower_ms = lowered.lower_ms;
   for (PtxModule& m : lowered.modules) {

@@ -27,6 +27,7 @@ struct CompileOptions {
   Assembler assembler = Assembler::Auto;
   std::string cache_dir;  // empty: no cache
   std::string dump_dir;   // MLIR after each pass, PTX and the assembler log go here
+  std::string source_name;  // the user's file the text came from, for messages (not hashed)
 
   // Defaults from the environment: MGPU_DUMP_TO (dump_dir); the cache stays off.
   static CompileOptions from_environment();

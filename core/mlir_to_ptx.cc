@@ -60,11 +60,16 @@ void register_passes_once() {
 // Collects every diagnostic MLIR emits, so errors carry them verbatim.
 class DiagnosticCollector {
  public:
-  explicit DiagnosticCollector(mlir::MLIRContext& ctx)
-      : handler_(&ctx, [this](mlir::Diagnostic& d) {
+  // `source_name`: the file the text came from; a line of it is named by that file, not "-".
+  DiagnosticCollector(mlir::MLIRContext& ctx, std::string source_name)
+      : source_name_(std::move(source_name)), handler_(&ctx, [this](mlir::Diagnostic& d) {
           std::string loc;
           llvm::raw_string_ostream los(loc);
-          d.getLocation().print(los);
+          if (auto at = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()); at && !source_name_.empty())
+            los << "loc(\"" << source_name_ << "\":" << at.getLine() << ":" << at.getColumn() << ")";
+          else
+            d.getLocation().print(los);
+          los.flush();
           text_ += fmt::format("\n  {}: {}", loc, d.str());
           for (const mlir::Diagnostic& note : d.getNotes()) text_ += fmt::format("\n    note: {}", note.str());
           return mlir::success();
@@ -72,6 +77,7 @@ class DiagnosticCollector {
   const std::string& text() const { return text_; }
 
  private:
+  std::string source_name_;
   std::string text_;
   mlir::ScopedDiagnosticHandler handler_;
 };
@@ -187,7 +193,7 @@ LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
   register_passes_once();
   std::unique_ptr<mlir::MLIRContext> owned = make_mlir_context();
   mlir::MLIRContext& ctx = *owned;
-  DiagnosticCollector diags(ctx);
+  DiagnosticCollector diags(ctx, options.source_name);
   LoweredPtx out;
 
   auto t0 = Clock::now();
@@ -196,7 +202,15 @@ LoweredPtx lower_mlir_to_ptx(std::string_view mlir_text, const ArchSpec& arch,
       mlir::parseSourceString<mlir::ModuleOp>(llvm::StringRef(mlir_text.data(), mlir_text.size()),
                                               mlir::ParserConfig(&ctx));
   // Text that does not parse is bad input, not a compiler failure.
-  if (!module) throw Error(ErrorKind::InvalidInput, "MLIR parse failed:" + diags.text());
+  if (!module) {
+    // A compressed file reads as "unexpected character" at 1:1: say what it is.
+    const bool gzip = mlir_text.substr(0, 2) == "\x1f\x8b";
+    throw Error(ErrorKind::InvalidInput,
+                "MLIR parse failed:" + diags.text() +
+                    (gzip ? fmt::format("\n  ({} is gzip-compressed: gunzip it first)",
+                                        options.source_name.empty() ? std::string("the text") : options.source_name)
+                          : std::string()));
+  }
   out.parse_ms = ms_since(t0);
 
   // Kernel names before lowering: gpu.binary keeps only the objects.

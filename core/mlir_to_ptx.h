@@ -19,6 +19,9 @@ namespace mgpu::core {
 struct LoweringOptions {
   int opt_level = 3;     // LLVM NVPTX optimization level
   std::string dump_dir;  // when set: MLIR after each pass and the PTX are written there
+  // The file the text was read from, named by diagnostics at its lines ("" for generated text:
+  // MLIR calls it "-"). Messages only: the module, its PTX and the cache key do not see it.
+  std::string source_name;
 };
 
 struct PtxModule {

@@ -37,6 +37,7 @@
 #include "harness/cmd_worker.h"
 #include "harness/exit_codes.h"
 #include "harness/option_checks.h"
+#include "harness/stop_signals.h"
 #include "harness/version.h"
 
 namespace mgpu::harness {
@@ -104,6 +105,9 @@ int with_output_written(int code) {
   errno = 0;
   std::cout.flush();
   if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return code;
+  // The reader closed the pipe early (`| head -1`): it has what it wanted, and saying so on the
+  // terminal would only be noise. Still no success: exit 1, quietly.
+  if (errno == EPIPE || reader_gone(STDOUT_FILENO)) return code == core::kExitOk ? core::kExitFailure : code;
   std::cerr << "mgpu-tune: error: cannot write the output to stdout (" << std::strerror(errno ? errno : EIO) << ")\n";
   return code == core::kExitOk ? core::kExitFailure : code;
 }
@@ -200,6 +204,11 @@ int run_cli(int argc, char** argv) {
     std::cerr << "mgpu-tune: error: " << out_of_memory_message() << "\n";
     return core::kExitFailure;
   } catch (const std::system_error& e) {
+    // A write to stdout or stderr whose reader has gone (fmt::print throws; SIGPIPE is
+    // ignored): the command stopped there and closed its database on the way out. Exit 1,
+    // quietly, as in with_output_written().
+    if (e.code() == std::errc::broken_pipe && (reader_gone(STDOUT_FILENO) || reader_gone(STDERR_FILENO)))
+      return core::kExitFailure;
     // A thread that could not start (std::thread, std::async): the process's limits, not input.
     if (e.code() == std::errc::resource_unavailable_try_again || e.code() == std::errc::not_enough_memory) {
       std::cerr << "mgpu-tune: error: cannot start a thread (" << e.code().message() << "): " << out_of_memory_message()

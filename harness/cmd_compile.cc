@@ -108,6 +108,7 @@ void run(const Options& o) {
   copts.opt_level = o.opt_level;
   copts.cache_dir = o.no_cache ? "" : o.cache_dir;
   if (!o.dump_dir.empty()) copts.dump_dir = o.dump_dir;
+  copts.source_name = o.mlir_file;  // a parse error names the file and line, not "-"
   if (o.emit == "cubin" && o.output.empty())
     throw core::Error(core::ErrorKind::InvalidInput, "--emit cubin needs -o FILE (a cubin is binary)");
   if (!o.output.empty() && o.emit.empty())

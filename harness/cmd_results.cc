@@ -4,6 +4,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -277,6 +279,24 @@ void add_regress(CLI::App& app) {
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     results::RunRow b = s.run(o->baseline), c = s.run(o->candidate);
     results::RegressReport r = results::compare_runs(s, b.id, c.id, o->threshold_pct / 100, o->max_noise_pct / 100);
+    // Two runs with no config in common: a comparison of nothing, which printed as a clean pass
+    // ("0 slower, 0 faster, 0 same", exit 0). Bad input: the runs given cannot be compared.
+    // (--fail-on-unstable, nightly.sh's form, keeps its documented "no verdict", exit 4, below.)
+    if (r.rows.empty() && !o->fail_on_unstable) {
+      auto timed_configs = [&](std::int64_t run) {
+        std::set<std::tuple<std::string, std::string, std::string, std::string>> keys;
+        for (const results::TrialRow& t : s.trials(run))
+          if (t.status == "ok" && t.median_ms) keys.emplace(t.tmpl.name, t.problem.key, t.env.device_name, t.config_json);
+        return keys.size();
+      };
+      const std::size_t in_base = timed_configs(b.id), in_candidate = timed_configs(c.id);
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("nothing to compare: runs {} and {} have no config in common (regress compares "
+                                    "a template's config at one problem on one device, timed in both runs; the "
+                                    "baseline has {} such config{}, the candidate {}): give two runs of the same "
+                                    "problems and device",
+                                    b.id, c.id, in_base, in_base == 1 ? "" : "s", in_candidate));
+    }
     if (o->json) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& x : r.rows)

@@ -13,5 +13,8 @@ int main(int argc, char** argv) {
   mgpu::harness::install_tool_killing_handlers();  // a Ctrl-C takes a running ptxas with it
   mgpu::harness::install_stored_config_check();  // stored configs are judged by their templates' rules
   if (bench) return mgpu::harness::mgpu_bench_main(argc, argv);
+  // A closed stdout (`| head`) is a failed write the command handles (exit 1, its database
+  // closed), not a SIGPIPE that kills it mid-read.
+  mgpu::harness::ignore_broken_pipes();
   return mgpu::harness::run_cli(argc, argv);
 }

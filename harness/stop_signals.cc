@@ -1,5 +1,9 @@
 #include "harness/stop_signals.h"
 
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstring>
 
@@ -62,6 +66,16 @@ void install_stop_handlers() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   // An external tool under way (ptxas, nvdisasm) is killed at the first stop, not waited for.
   core::set_tool_stop_flag(&g_interrupted);
+}
+
+void ignore_broken_pipes() { signal(SIGPIPE, SIG_IGN); }
+
+bool reader_gone(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return false;
+  // A pipe's write end polls POLLERR once no reader is left; a socket whose peer closed, POLLHUP.
+  struct pollfd p {fd, POLLOUT, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 const std::atomic<bool>& stop_requested() { return g_interrupted; }

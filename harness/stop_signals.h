@@ -17,6 +17,13 @@ void install_stop_handlers();
 // nvdisasm run in process groups of their own, which a terminal's Ctrl-C does not reach; a hung
 // one would outlive us). A signal the parent ignores (nohup's SIGHUP) stays ignored.
 void install_tool_killing_handlers();
+// SIGPIPE ignored for the whole process (mgpu-tune's main): a reader that closes our stdout
+// early (`mgpu-tune trials ... | head -1`) killed us mid-read, leaving the database's -wal/-shm
+// beside it. Now the write fails (EPIPE): the command unwinds, closes its database, and
+// run_cli() ends it quietly with exit 1 (README "Exit codes": output that cannot be written).
+void ignore_broken_pipes();
+// Whether the file descriptor (stdout, stderr) is a pipe or socket whose reader has gone.
+bool reader_gone(int fd);
 const std::atomic<bool>& stop_requested();
 int stop_exit_code();  // 128 + the signal received (130 when none)
 // After a stop was requested: says so on stderr with what was done, and throws ExitWith{128+sig}.

@@ -12,7 +12,10 @@
 #include <thread>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
@@ -64,6 +67,17 @@ std::string file_uri(const fs::path& abs, const std::string& query) {
     else uri += fmt::format("%{:02X}", c);
   }
   return uri + "?" + query;
+}
+
+// Whether the file's header says WAL mode (bytes 18 and 19, the read and write versions, are 2):
+// a reader of such a file makes a -wal and -shm beside it.
+bool wal_mode_header(const fs::path& abs) {
+  unsigned char header[20] = {};
+  const int fd = ::open(abs.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  const ssize_t n = ::pread(fd, header, sizeof header, 0);
+  ::close(fd);
+  return n == static_cast<ssize_t>(sizeof header) && header[18] == 2 && header[19] == 2;
 }
 
 Error read_only_error(const std::string& path, const std::string& why) {
@@ -212,8 +226,69 @@ struct DatabaseFile {
   bool exists = false;
 };
 
+// Where a symlink that names nothing leads: the last link's target, made absolute (relative
+// targets are taken from the link's folder), as SQLite follows it to create the file. Empty
+// when `abs` is no symlink, or the chain loops.
+fs::path dangling_target(const fs::path& abs) {
+  std::error_code ec;
+  fs::path p = abs;
+  for (int hops = 0; hops < 40; ++hops) {
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return hops ? p : fs::path();
+    fs::path target = fs::read_symlink(p, ec);
+    if (ec) return {};
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return {};
+}
+
+// The part of `abs` that is a file where a folder must be (base.db in base.db/x.db, and in
+// base.db/: a trailing '/' makes every part a folder), or nothing.
+std::optional<fs::path> file_on_the_way(const fs::path& abs) {
+  std::vector<fs::path> parts;
+  for (const fs::path& part : abs)
+    if (!part.empty()) parts.push_back(part);
+  const bool trailing_slash = !abs.empty() && abs.native().back() == '/';
+  const std::size_t folders = trailing_slash ? parts.size() : parts.empty() ? 0 : parts.size() - 1;
+  fs::path prefix;
+  for (std::size_t i = 0; i < folders; ++i) {
+    prefix /= parts[i];
+    std::error_code ec;
+    const fs::file_status st = fs::status(prefix, ec);
+    if (!fs::exists(st)) return std::nullopt;
+    if (!fs::is_directory(st)) return prefix;
+  }
+  return std::nullopt;
+}
+
+// The files SQLite keeps beside a database, and what each one is for a message.
+constexpr std::pair<const char*, const char*> kSideFiles[] = {
+    {"-journal", "rollback journal, which SQLite opens to look for a hot journal"},
+    {"-wal", "write-ahead log"},
+    {"-shm", "write-ahead log's shared-memory index"},
+};
+
+// A side file that is there but is no regular file (a FIFO: SQLite's open() of it blocks until
+// a writer comes, and no signal ends SQLite's retried open; a folder or a device: "disk I/O
+// error") is refused before SQLite opens anything, naming it. Symlinks are followed.
+void check_side_files(const std::string& path, const fs::path& abs) {
+  // Named as the user named the database, unless a symlink put its side files elsewhere.
+  std::error_code ec0;
+  const bool beside_path = fs::absolute(path, ec0) == abs;
+  for (const auto& [suffix, role] : kSideFiles) {
+    const fs::path side = (beside_path ? fs::path(path) : abs).string() + suffix;
+    std::error_code ec;
+    const fs::file_status st = fs::status(side, ec);
+    if (ec || !fs::exists(st) || fs::is_regular_file(st)) continue;
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is {}, not a file SQLite can use beside the database {} (its {}): nothing was "
+                            "opened; remove it, or give another database path",
+                            side.string(), core::file_type_name(st.type()), path, role));
+  }
+}
+
 // The checks on what the path names that need no opening: a folder, a FIFO, a device or an
-// unreadable file is refused with the reason.
+// unreadable file is refused with the reason; so are side files (-journal, -wal, -shm) that
+// are no regular files, a path under a file, and a symlink into a folder that is not there.
 DatabaseFile check_database_file(const std::string& path) {
   check_database_path(path);
   std::error_code ec;
@@ -227,6 +302,33 @@ DatabaseFile check_database_file(const std::string& path) {
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("cannot open the database {}: a folder on its path cannot be searched ({})", path,
                             ec.message()));
+  if (!exists) {
+    // A path under a file (base.db/, base.db/x.db): said as what it is, not "does not exist".
+    if (std::optional<fs::path> file = file_on_the_way(abs))
+      throw Error(ErrorKind::InvalidInput,
+                  !path.empty() && path.back() == '/' && *file == abs.parent_path()
+                      ? fmt::format("cannot use the database {}: the trailing '/' makes it a folder's path, but {} is "
+                                    "a file (give it without the '/')",
+                                    path, file->string())
+                      : fmt::format("cannot use the database {}: {} is a file, not a folder, so nothing can be "
+                                    "under it",
+                                    path, file->string()));
+    if (!path.empty() && path.back() == '/')
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("cannot use the database {}: a path ending in '/' names a folder; a results database "
+                              "is a file", path));
+    // A symlink that names nothing: SQLite would create its target, in the target's folder.
+    if (fs::path target = dangling_target(abs); !target.empty()) {
+      const fs::path dir = target.parent_path();
+      const fs::file_status dst = fs::status(dir, ec);
+      if (!fs::is_directory(dst))
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("cannot use the database {}: it is a symbolic link to {}, whose folder {} {}", path,
+                                fs::read_symlink(abs, ec).string(), dir.string(),
+                                fs::exists(dst) ? "is a file, not a folder" : "does not exist"));
+      abs = target;
+    }
+  }
   if (exists && fs::is_directory(st))
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is a folder, not a results database", path));
   // SQLite needs a file it can lock and seek: a FIFO would block open() until some writer came
@@ -240,6 +342,7 @@ DatabaseFile check_database_file(const std::string& path) {
     throw Error(ErrorKind::InvalidInput, fmt::format("cannot open the database {}: cannot read it ({})", path,
                                                      std::strerror(err)));
   }
+  check_side_files(path, abs);
   return {abs, exists};
 }
 
@@ -265,7 +368,12 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     // On a full disk (no inode or byte free) SQLite could create a -wal and fail on the -shm,
     // leaving an empty -wal: read the file as it is instead, creating nothing.
     const bool disk_full = can_write && !wal_rows && disk_full_why(dir).has_value();
-    uri = file_uri(abs, (!can_write || disk_full) && !wal_rows ? "mode=ro&immutable=1" : "mode=ro");
+    // A -shm without its -wal (left by a crash: SQLite removes the -shm first when the last
+    // connection closes) beside a WAL database: no connection has it open (one that does keeps
+    // its -wal), and a reader would create a new -wal beside the -shm and leave it there. The
+    // file is read as it is, creating nothing.
+    const bool stray_shm = had_shm && !had_wal && wal_mode_header(abs);
+    uri = file_uri(abs, ((!can_write || disk_full) && !wal_rows) || stray_shm ? "mode=ro&immutable=1" : "mode=ro");
     if (can_write && !disk_full && !had_wal && !had_shm) closer.cleanup_path = abs.string();
     if (can_write && !disk_full && had_wal && !had_shm) closer.reader_shm = abs.string() + "-shm";
     flags |= SQLite::OPEN_READONLY;

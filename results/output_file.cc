@@ -40,7 +40,9 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }
 
 // The environment's failures (exit 1): a full disk or quota, a file-size limit, the device.
-bool environment_errno(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO; }
+// EPIPE: the program reading a pipe (-o /dev/stdout | head) went away; output that cannot be
+// written is exit 1 (README "Exit codes"), not bad input.
+bool environment_errno(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO || err == EPIPE; }
 
 [[noreturn]] void fail_stream(const std::string& path, const char* what) {
   int err = errno;

@@ -155,12 +155,15 @@ RunRow Store::run(const std::string& id_or_uuid) {
   if (id_or_uuid.empty())
     throw Error(ErrorKind::InvalidInput, "the run is empty: give a run id or uuid prefix (see the runs with 'mgpu-tune best --runs')");
   return guard_database(path_, [&] {
-    // A number is a run id; anything else is a uuid or an unambiguous uuid prefix.
+    // A number is a run id; anything else is a uuid or an unambiguous uuid prefix, compared as
+    // text from the uuid's first character: no LIKE or GLOB, whose wildcards ('%', '_', '*')
+    // matched any run, and anywhere in its uuid. Only ASCII case is ignored (a uuid's hex digits
+    // may be written in either case, RFC 9562).
     bool numeric = !id_or_uuid.empty() && id_or_uuid.find_first_not_of("0123456789") == std::string::npos;
     SQLite::Statement q(*db_, numeric ? "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
                                         "WHERE id = CAST(?1 AS INTEGER)"
                                       : "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
-                                        "WHERE uuid LIKE ?1 || '%' ORDER BY uuid = ?1 DESC, id");
+                                        "WHERE lower(substr(uuid, 1, length(?1))) = lower(?1) ORDER BY uuid = ?1 DESC, id");
     q.bind(1, id_or_uuid);
     std::vector<RunRow> found;
     while (q.executeStep()) found.push_back(read_run(q));

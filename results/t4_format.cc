@@ -259,7 +259,29 @@ double ms_per_unit(const std::string& unit, const std::string& path) {
   if (u.empty() || u == "ms" || u == "milliseconds" || u == "miliseconds" || u == "millisecond") return 1;
   if (u == "s" || u == "seconds" || u == "second") return 1000;
   if (u == "us" || u == "microseconds" || u == "microsecond") return 1e-3;
-  throw Error(ErrorKind::InvalidInput, fmt::format("T4 file {}: unknown time unit '{}'", path, unit));
+  if (u == "ns" || u == "nanoseconds" || u == "nanosecond") return 1e-6;
+  throw Error(ErrorKind::InvalidInput,
+              fmt::format("T4 file {}: unknown time unit '{}' (s, ms, us or ns)", path, unit));
+}
+
+// A measurement's own "unit" (Kernel Tuner writes "ms" beside each time) is what its value is
+// in; the file's metadata.timeunit is the default for one that names none ("" included, which
+// Kernel Tuner writes for quantities without a unit). A unit this reader does not know is
+// refused: the value taken in another unit would be stored 1000 times off.
+double measurement_scale(const json& m, double file_scale, const std::string& where) {
+  if (!m.contains("unit") || m["unit"].is_null()) return file_scale;
+  const json& u = m["unit"];
+  if (!u.is_string())
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} time measurement: the unit {} is not a name like \"ms\"", where, shown(u)));
+  const std::string unit = u.get<std::string>();
+  if (unit.empty()) return file_scale;
+  try {
+    return ms_per_unit(unit, "");
+  } catch (const Error&) {
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} time measurement: unknown time unit {} (s, ms, us or ns)", where, shown(u)));
+  }
 }
 
 core::ParamValue param_value(const json& v, const std::string& where) {
@@ -343,7 +365,7 @@ T4File read_t4(const std::string& path) {
     if (r.contains("measurements") && r["measurements"].is_array())
       for (const json& m : r["measurements"])
         if (m.is_object() && m.contains("name") && m["name"] == "time" && m.contains("value") && m["value"].is_number())
-          t.time_ms = number(m["value"], scale, where + " time measurement", true);
+          t.time_ms = number(m["value"], measurement_scale(m, scale, where), where + " time measurement", true);
     if (t.valid() && !t.objective_ms())
       throw Error(ErrorKind::InvalidInput, fmt::format("{}: a valid result without runtimes or a time measurement", where));
     out.results.push_back(std::move(t));

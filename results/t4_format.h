@@ -7,7 +7,9 @@
 // the file and what is wrong: not JSON, a truncated or damaged gzip file (garbage after its
 // data included), more than 1 GiB of text once decompressed, a schema_version that is not 1.x
 // (or none), no results, a result without a configuration, a time that is not a finite number
-// of 0 or more, an unknown time unit. Times are converted to milliseconds. Parameter values:
+// of 0 or more, an unknown time unit (s, ms, us, ns, or their long names). Times are converted
+// to milliseconds: a measurement's own "unit" when it has one, metadata.timeunit otherwise (and
+// for "times"), milliseconds when neither says. Parameter values:
 // integers (and booleans, as 0/1) stay numbers; other numbers and strings become strings
 // (TuningConfig holds integers or strings). A result
 // is valid when its invalidity is "correct" (or absent) and its correctness is not 0; its

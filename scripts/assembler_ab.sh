@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compile time per kernel with each assembler (issue 19): ptxas (whole-program; setmaxnreg
+# Compile time per kernel with each assembler: ptxas (whole-program; setmaxnreg
 # survives) against nvJitLink (relocatable; drops it), over a grid of sm_90a configs, no compile
 # cache, one thread, alternating the two per config so a loaded machine slows both alike.
 #   scripts/assembler_ab.sh [MGPU_TUNE]      (default: build/mgpu-tune)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the CUDA binary tools the toolkit here lacks (nvdisasm, cuobjdump) from NVIDIA's PyPI
-# wheels into a project-local folder, for the SASS evidence of `compile` (issue 19). Idempotent.
+# wheels into a project-local folder, for the SASS evidence of `compile`. Idempotent.
 #   scripts/cuda_tools.sh [DIR]      (default: .tools/cuda in the source tree)
 # Prints DIR/bin on success. Exit: 0 ready; 1 the download failed; 2 bad input (--help: 0).
 # Tools the CUDA toolkit already has (CUDA_HOME/bin) are used as they are; the wheels are

@@ -15,18 +15,18 @@
 # profile: Nsight Compute (ncu, clocks left alone) over one launch each of the default config and
 # its 2-CTA clusters along M and N at 4096^3: OUTDIR/ncu-*.ncu-rep, their details and raw pages
 # as text beside them (ncu-*.details.txt, ncu-*.raw.csv).
-# models: the shapes models run (issue 32's baseline): the default config beside cuBLASLt at each
+# models: the shapes models run (the decode baseline): the default config beside cuBLASLt at each
 # llama3-8b projection (QKV, output, gate+up, down, lm_head; B as N x K) for M = 1, 16, 32, 64, 128
 # (decode) and 2048, 8192 (prefill), decode first, one OUTDIR/models/bench-MxNxK.json each
 # (MODELS_SECONDS bounds the whole sweep, 200 by default), then random configs measured and
 # verified at three decode shapes (MODELS_TRIALS per shape, 25 by default) into OUTDIR/lease.db.
-# splitk: issue 32's split-K and stream-K at decode shapes where few tiles meet a long K (M = 1
+# splitk: split-K and stream-K at decode shapes where few tiles meet a long K (M = 1
 # and 16 against 4096 x 14336, 4096 x 4096, 6144 x 4096; B as N x K): the swap_ab data-parallel
 # kernel (16 x 64 tiles, 6 stages), the same split 4 and 8 ways, and stream-K, each beside
 # cuBLASLt, alternately (A B C D A B C D), one OUTDIR/splitk/bench-TAG-MxNxK-REP.json each
 # (SPLITK_SECONDS bounds it, 300 by default; SPLITK_SHAPES replaces the shapes, "M N K" per line).
 # Its benches use the lease rule below (BENCH_RULE).
-# lease: issue 32's table. Every shape of the llama3-8b suite (LEASE_M picks the Ms, decode first:
+# lease: the decode and prefill table. Every shape of the llama3-8b suite (LEASE_M picks the Ms, decode first:
 # "1 16 32 64 128 2048 8192" by default; LEASE_NK the projections, "N K" per line) is tuned with a fixed budget (LEASE_TRIALS trials, by
 # default 6; LEASE_STRATEGY, by default model: the cost model's best first, warm-started from the shapes tuned
 # before it; top 2 re-timed for 5 s at most) into OUTDIR/lease.db, then its winner and cuBLASLt are

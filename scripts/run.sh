@@ -8,6 +8,13 @@
 # Environment: BUILD_DIR, the build folder (default: build/ of the repository; a relative one
 # is taken relative to the repository, as scripts/setup.sh does).
 set -euo pipefail
+case "${1:-}" in
+  # The script's own usage, without building: mgpu-tune's commands are `scripts/run.sh --help-tool`
+  # or `scripts/run.sh COMMAND --help` (both build first).
+  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+             echo "mgpu-tune's own help (builds first): scripts/run.sh --help-tool, or scripts/run.sh COMMAND --help"; exit 0 ;;
+  --help-tool) shift; set -- --help "$@" ;;
+esac
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-build}"
 [[ "$build" = /* ]] || build="$root/$build"

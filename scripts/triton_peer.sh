@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install Triton (PyPI) into a project-local virtual environment, for the side-by-side benchmark
-# of our Hopper matmul and Triton's (scripts/triton_peer.py, issue 19). Idempotent.
+# of our Hopper matmul and Triton's (scripts/triton_peer.py). Idempotent.
 #   scripts/triton_peer.sh [DIR]      (default: .venv-triton in the source tree)
 # Prints DIR on success. Exit: 0 ready; 1 the install failed; 2 bad input (--help: 0).
 # The version is pinned: its PTX, and so the SASS compared, changes from release to release.

@@ -551,6 +551,41 @@ TEST_F(Results, BadInputsAreRefusedAndLeaveFilesUntouched) {
   }
 }
 
+// A run is its id or the start of its uuid, compared as text: LIKE made '%' and '_' wildcards
+// that matched any run, anywhere in its uuid.
+TEST_F(Results, RunUuidPrefixesAreLiteralAndFromTheStart) {
+  Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
+  const std::int64_t a = s.begin_run("tune", "", "0.1.0"), b = s.begin_run("tune", "", "0.1.0");
+  s.db().exec("UPDATE runs SET uuid = '0a1b2c3d-0000-4000-8000-000000000001' WHERE id = " + std::to_string(a));
+  s.db().exec("UPDATE runs SET uuid = '0a1b9999-0000-4000-8000-000000000002' WHERE id = " + std::to_string(b));
+  for (const char* bad : {"%", "_", "*", "0a1%", "0a1b_c", "%2c3d", "2c3d", "0000-000000000001", "0a1b2c3d-0000-4000-8000-0000000000012"}) {
+    try {
+      s.run(bad);
+      ADD_FAILURE() << "run '" << bad << "' matched";
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      EXPECT_NE(std::string(e.what()).find(fmt::format("no run '{}'", bad)), std::string::npos) << e.what();
+    }
+  }
+  try {
+    s.run("0a1b");
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ambiguous: 2 runs match"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(s.run(""), core::Error);
+  // The twins: prefixes from the start, in either case, and whole uuids.
+  EXPECT_EQ(s.run("0a1b2").id, a);
+  EXPECT_EQ(s.run("0A1B2C").id, a);
+  EXPECT_EQ(s.run("0a1b9").id, b);
+  EXPECT_EQ(s.run("0a1b9999-0000-4000-8000-000000000002").id, b);
+  EXPECT_EQ(s.run(std::to_string(b)).id, b);
+  // A uuid holding '%' or '_' (imported from elsewhere) is matched by those characters as text.
+  s.db().exec("UPDATE runs SET uuid = 'x%_y' WHERE id = " + std::to_string(b));
+  EXPECT_EQ(s.run("x%_").id, b);
+  EXPECT_THROW(s.run("xa"), core::Error);
+}
+
 TEST_F(Results, TwoProcessesWritingAtOnceLoseNothing) {
   { Store::open(path("r.db"), OpenMode::ReadWrite); }  // create and migrate once
   constexpr int kPerWriter = 150;

@@ -108,6 +108,53 @@ TEST(ShapeSuites, BadRowsAreNamed) {
   fs::remove_all(dir);
 }
 
+// A CSV header is told by its content: a first row naming a column ("n,k,m", "name,m,n,k"), or
+// one without a number. A column named twice is refused (its last value was taken without a
+// word, as a JSON key given twice is refused), and so is an unknown one, even where its fields
+// are empty. A number out of range names the file, line and column, not a flag (--k).
+TEST(ShapeSuites, ACsvHeaderIsReadByItsContent) {
+  fs::path dir = fs::temp_directory_path() / ("mgpu-suites-header-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto suite = [&](const std::string& text) {
+    std::ofstream(dir / "h.csv", std::ios::binary) << text;
+    return load_shape_suite((dir / "h.csv").string(), {});
+  };
+  auto refusal = [&](const std::string& text) {
+    try {
+      suite(text);
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ShapeSuite reordered = suite("n,k,m\n256,128,512\n");
+  ASSERT_EQ(reordered.shapes.size(), 1u);
+  EXPECT_EQ(reordered.shapes[0].m, 512);
+  EXPECT_EQ(reordered.shapes[0].n, 256);
+  EXPECT_EQ(reordered.shapes[0].k, 128);
+  ShapeSuite named = suite("name,M,N,K,note\nproj,64,128,256,wide\n");
+  ASSERT_EQ(named.shapes.size(), 1u);
+  EXPECT_EQ(named.shapes[0].key(), "m64_n128_k256_bf16_bf16_kn");
+  EXPECT_EQ(suite("m,n,k,note\n64,64,64,\n").shapes.size(), 1u);  // an empty field of a known column
+  EXPECT_EQ(suite("64,64,64,f16\n").shapes[0].in_dtype, DType::F16);  // no header: a row with a dtype
+  EXPECT_NE(refusal("m,m,n,k\n128,256,512,512\n").find("h.csv line 1: the header names the column 'm' twice (columns 1 and 2)"),
+            std::string::npos);
+  EXPECT_NE(refusal("M,n,k,m\n128,256,512,512\n").find("the column 'm' twice (columns 1 and 4)"), std::string::npos);
+  EXPECT_NE(refusal("m,n,k,foo\n128,256,512,\n").find("h.csv line 1: unknown column 'foo' in the header"), std::string::npos);
+  EXPECT_NE(refusal("x,m,n,k\n1,512,256,256\n").find("h.csv line 1: unknown column 'x' in the header"), std::string::npos);
+  EXPECT_NE(refusal("m,,n,k\n1,2,3\n").find("h.csv line 1: the header's column 2 has no name"), std::string::npos);
+  EXPECT_NE(refusal("a,b,c\n1,2,3\n").find("unknown column 'a'"), std::string::npos);  // no number: a header
+  const std::string big = refusal("m,n,k\n128,256,2147483648\n");
+  EXPECT_NE(big.find("h.csv line 2: k must be between 1 and 2147483647, got 2147483648"), std::string::npos) << big;
+  EXPECT_EQ(big.find("--"), std::string::npos) << big;
+  EXPECT_NE(refusal("m,n,k\n128,256,99999999999999999999\n").find("k must be between 1 and 2147483647"), std::string::npos);
+  EXPECT_EQ(suite("m,n,k\n128,256,2147483647\n").shapes[0].k, 2147483647);  // the largest is taken
+  EXPECT_EQ(suite("m,n,k\n+128,256,0512\n").shapes[0].key(), "m128_n256_k512_bf16_bf16_kn");
+  EXPECT_NE(refusal(std::string("m,n,k\n128,256,5") + '\0' + "x\n").find("got '5\\x00x'"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 // What a spreadsheet saves ("CSV UTF-8" starts with a byte order mark; Windows ends lines
 // with CR LF) reads like the plain file.
 TEST(ShapeSuites, ACsvFileWithAByteOrderMarkOrCrLfLines) {

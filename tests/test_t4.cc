@@ -207,6 +207,36 @@ TEST(T4Reader, RefusesTimesThatAreNotTimesAndKeepsMessagesShort) {
             std::string::npos);
 }
 
+// A measurement's own "unit" is what its value is in: 2.1 "ms" in a file whose timeunit is
+// seconds was stored as 2100 ms. The file's unit is the default only for a measurement that
+// names none; a file without metadata reads each measurement by its own unit.
+TEST(T4Reader, AMeasurementsOwnUnitIsHonoured) {
+  auto time_of = [](const std::string& metadata, const std::string& measurement) {
+    fs::path p = temp_file("u.json", R"({"schema_version": "1.0.0", )" + metadata +
+                                          R"("results": [{"configuration": {"x": 1}, "invalidity": "correct", "correctness": 1, "measurements": [)" +
+                                          measurement + "]}]}");
+    results::T4File f = results::read_t4(p.string());
+    return *f.results.at(0).objective_ms();
+  };
+  const std::string seconds = R"("metadata": {"timeunit": "seconds"}, )";
+  EXPECT_DOUBLE_EQ(time_of(seconds, R"({"name": "time", "value": 2.1, "unit": "ms"})"), 2.1);
+  EXPECT_DOUBLE_EQ(time_of(seconds, R"({"name": "time", "value": 2.1})"), 2100);       // the file's unit
+  EXPECT_DOUBLE_EQ(time_of(seconds, R"({"name": "time", "value": 2.1, "unit": ""})"), 2100);
+  EXPECT_DOUBLE_EQ(time_of("", R"({"name": "time", "value": 0.002, "unit": "s"})"), 2);  // no metadata
+  EXPECT_DOUBLE_EQ(time_of("", R"({"name": "time", "value": 2})"), 2);                   // milliseconds
+  EXPECT_DOUBLE_EQ(time_of("", R"({"name": "time", "value": 2500, "unit": "us"})"), 2.5);
+  EXPECT_DOUBLE_EQ(time_of("", R"({"name": "time", "value": 2500000, "unit": "ns"})"), 2.5);
+  EXPECT_DOUBLE_EQ(time_of(R"("metadata": {"timeunit": "nanoseconds"}, )", R"({"name": "time", "value": 3e6})"), 3);
+  auto refused = [](const std::string& measurement) {
+    return refusal(temp_file("u.json", R"({"schema_version": "1.0.0", "metadata": {"timeunit": "seconds"}, "results": [)"
+                                       R"({"configuration": {"x": 1}, "measurements": [)" + measurement + "]}]}"));
+  };
+  std::string why = refused(R"({"name": "time", "value": 2.1, "unit": "fortnights"})");
+  EXPECT_NE(why.find("result 0 time measurement: unknown time unit \"fortnights\""), std::string::npos) << why;
+  why = refused(R"({"name": "time", "value": 2.1, "unit": 5})");
+  EXPECT_NE(why.find("result 0 time measurement: the unit 5 is not a name"), std::string::npos) << why;
+}
+
 TEST(T4Reader, LandscapeOfTheSmallFile) {
   search::Landscape l = harness::read_t4_landscape(temp_file("small.json", kSmall).string());
   EXPECT_EQ(l.name(), "small");

@@ -12,6 +12,7 @@
 
 #include "core/compiler.h"
 #include "core/error.h"
+#include "harness/tune/progress_printer.h"
 #include "harness/tune/tuning_loop.h"
 #include "kernels/matmul_template.h"
 #include "results/store.h"
@@ -294,6 +295,24 @@ TEST(EmulateMemory, TheFloat64ReferenceCounts) {
   ASSERT_TRUE(device.has_value());
   EXPECT_NE(device->find("needs 24.0 GiB of device memory; the virtual device has 16 GiB"), std::string::npos) << *device;
   EXPECT_EQ(why_too_big_to_emulate({.m = 128, .n = 128, .k = 128}, 16 * kGiB, 1 * kGiB), std::nullopt);
+}
+
+// The progress line's ETA in 64 bits (10^9 trials is a legal budget: its ETA passed 2^31 s and
+// printed as INT_MIN), and the virtual device's progress as verdicts, not "no result yet".
+TEST(ProgressLine, EtaBeyondTwoToThe31SecondsAndTheVirtualDevicesVerdicts) {
+  Progress p;
+  p.done = 1;
+  p.target = 100000001;
+  p.elapsed_s = 1;  // 10^8 s to go: 27777:46:40
+  EXPECT_NE(ProgressPrinter::summary(p).find("ETA 27777:46:40"), std::string::npos) << ProgressPrinter::summary(p);
+  p.target = 1000000000;
+  p.elapsed_s = 5;  // 5 x 10^9 s: past 2^31
+  EXPECT_NE(ProgressPrinter::summary(p).find("ETA over ten years"), std::string::npos) << ProgressPrinter::summary(p);
+  EXPECT_NE(ProgressPrinter::summary(p).find("no result yet"), std::string::npos);
+  p.verified_failed = std::make_pair(29, 1);
+  const std::string line = ProgressPrinter::summary(p);
+  EXPECT_NE(line.find("29 verified, 1 failed on the virtual device"), std::string::npos) << line;
+  EXPECT_EQ(line.find("no result yet"), std::string::npos) << line;
 }
 
 }  // namespace

@@ -141,6 +141,10 @@ std::optional<std::string> Campaign::status_file_problem(int i) const {
   return fmt::format("{} holds no exit code (damaged? the task wrote it when it ended)", path);
 }
 
+bool is_job_id(const std::string& text) {
+  return !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
 Campaign load_campaign(const std::string& path) {
   if (!std::filesystem::exists(path))
     throw Error(ErrorKind::InvalidInput, fmt::format("no campaign file {} (write one with 'campaign plan')", path));
@@ -166,9 +170,16 @@ Campaign load_campaign(const std::string& path) {
     }
     for (const auto& s : j.value("submissions", nlohmann::json::array()))
       refuse_unknown_keys(s, {"job", "merge_job", "tasks", "partition", "submitted_at"}, "a submission");
-    for (const auto& s : j.value("submissions", nlohmann::json::array()))
+    for (const auto& s : j.value("submissions", nlohmann::json::array())) {
+      // Job ids go into sacct/scontrol/scancel command lines: only what sbatch --parsable
+      // answers (digits) is one, anything else in a shared or hand-edited file is refused.
+      for (const char* key : {"job", "merge_job"})
+        if (!is_job_id(s.at(key).get<std::string>()))
+          throw Error(ErrorKind::InvalidInput,
+                      fmt::format("a submission's \"{}\" is {}, not a Slurm job id (digits)", key, s.at(key).dump()));
       c.submissions.push_back({s.at("job"), s.at("merge_job"), indices(s.at("tasks")), s.at("partition"),
                                s.at("submitted_at")});
+    }
     check_campaign_names(c);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a campaign file: {}", path, e.what()));

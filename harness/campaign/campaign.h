@@ -60,6 +60,9 @@ struct Campaign {
 // The name (letters, digits, - and _: it names files and the Slurm job) and the folder (no
 // control character); load_campaign() checks them too.
 void check_campaign_names(const Campaign& c);
+// A Slurm job id as sbatch --parsable gives it: 1 to 20 digits (what goes into sacct/scontrol
+// command lines; load_campaign() refuses a submission with anything else).
+bool is_job_id(const std::string& text);
 Campaign load_campaign(const std::string& path);
 void save_campaign(const Campaign& c);
 void record_task_exit(const Campaign& c, int index, int exit_code);

@@ -185,6 +185,8 @@ std::string submit(const std::string& script_path, const std::vector<std::string
 }
 
 std::map<int, std::string> task_states(const std::string& job, std::string* source) {
+  // The id goes into command lines below: never anything but digits (load_campaign checks too).
+  if (!is_job_id(job)) throw Error(ErrorKind::InvalidInput, fmt::format("'{}' is not a Slurm job id (digits)", job));
   std::map<int, std::string> states;
   // Accounting first: it remembers every task.
   Output acct = have("sacct") ? run(fmt::format("sacct -n -P -X -j {} -o JobID,State", job)) : Output{};

@@ -230,16 +230,19 @@ int run(int argc, char** argv) {
   std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model, &skipped)
                                                     : suite_from_export(o.configs);
   if (!skipped.empty()) fmt::print(stderr, "mgpu-bench: {}\n", skipped);
-  if (suite.empty() && o.configs.empty() && !o.include_model && !suite_from_database(o.db, true).empty()) {
-    // Predictions are no baseline to hold a GPU to: the suite needs configs measured on one.
-    fmt::print(stderr, "mgpu-bench: {} holds only predicted (model) results, no config measured on a GPU: nothing "
-               "was measured (tune on a GPU first, or pass --include-model)\n", o.db);
-    return kExitNothingMeasured;
+  if (suite.empty() && o.configs.empty()) {
+    // Predictions alone are no baseline to hold a GPU to: the suite needs configs measured on
+    // one (its own exit code); anything else the database lacks is said as it is.
+    const NoSuite none = why_no_suite(o.db, o.include_model);
+    if (none.only_predicted) {
+      fmt::print(stderr, "mgpu-bench: {}: nothing was measured\n", none.why);
+      return kExitNothingMeasured;
+    }
+    throw core::Error(core::ErrorKind::InvalidInput, "nothing to benchmark: " + none.why);
   }
   if (suite.empty())
     throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("nothing to benchmark: {} holds no verified, measured config of the current "
-                                  "templates (tune first, or pass --include-model)", o.configs.empty() ? o.db : o.configs));
+                      fmt::format("nothing to benchmark: {} holds no config", o.configs));
 
   // Which entries this machine can measure: those of the GPU's arch (or all, predicted).
   core::DeviceReport report;

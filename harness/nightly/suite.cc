@@ -114,6 +114,24 @@ std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool inc
   return ordered(std::move(by_name));
 }
 
+NoSuite why_no_suite(const std::string& db_path, bool include_model) {
+  results::Store store = results::Store::open(db_path, results::OpenMode::ReadOnly);
+  const bool measured_earlier = !store.best(false, {}).empty();  // every template version
+  const bool predicted_current = !include_model && !store.best(true, current_templates()).empty();
+  if (measured_earlier && predicted_current)
+    return {fmt::format("{} holds measured configs only of earlier template versions (mgpu-tune best --all-versions "
+                        "shows them) and only predictions of the current ones: tune on a GPU with this build, or pass "
+                        "--include-model to run the predicted ones", db_path)};
+  if (measured_earlier)
+    return {fmt::format("{} holds measured configs only of earlier template versions (mgpu-tune best --all-versions "
+                        "shows them): tune again with this build", db_path)};
+  if (predicted_current)
+    return {fmt::format("{} holds only predicted (model) results, no config measured on a GPU (tune on a GPU first, "
+                        "or pass --include-model)", db_path), true};
+  return {fmt::format("{} holds no verified config of the current templates{} (tune first)", db_path,
+                      include_model ? ", measured or predicted" : "")};
+}
+
 std::vector<SuiteEntry> suite_from_export(const std::string& path) {
   namespace fs = std::filesystem;
   std::map<std::string, SuiteEntry> by_name;

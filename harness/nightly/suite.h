@@ -28,6 +28,14 @@ struct SuiteEntry {
   std::string verification;   // hardware | virtual | none
 };
 
+// Why suite_from_database(db_path, include_model) is empty, in one sentence naming what the
+// database does hold: measured configs only of earlier template versions, only predictions of
+// the current ones, or nothing verified at all.
+struct NoSuite {
+  std::string why;
+  bool only_predicted = false;  // the current templates' configs are predicted, none measured anywhere
+};
+NoSuite why_no_suite(const std::string& db_path, bool include_model);
 std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool include_model,
                                             std::string* skipped_note = nullptr);
 std::vector<SuiteEntry> suite_from_export(const std::string& path);

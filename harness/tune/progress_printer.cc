@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -11,8 +12,10 @@
 namespace mgpu::harness {
 namespace {
 
+// h:mm:ss in 64 bits (an ETA of 10^9 trials is past 2^31 seconds); beyond ten years, a word.
 std::string clock_text(double s) {
-  int total = static_cast<int>(s + 0.5);
+  if (!(s < 10.0 * 365 * 86400)) return "over ten years";
+  const std::int64_t total = static_cast<std::int64_t>(s + 0.5);
   return total >= 3600 ? fmt::format("{}:{:02d}:{:02d}", total / 3600, total / 60 % 60, total % 60)
                        : fmt::format("{}:{:02d}", total / 60, total % 60);
 }
@@ -34,7 +37,10 @@ std::string ProgressPrinter::summary(const Progress& p) {
   if (p.done > 0 && p.done < p.target && p.elapsed_s > 0)
     eta = fmt::format("  ETA {}", clock_text(p.elapsed_s / p.done * (p.target - p.done)));
   // A T4 landscape's kernel has no FLOP rate here: its time is the figure.
-  std::string best = !p.best ? std::string("  no result yet")
+  std::string best = p.verified_failed
+                         ? fmt::format("  {} verified, {} failed on the virtual device", p.verified_failed->first,
+                                       p.verified_failed->second)
+                     : !p.best ? std::string("  no result yet")
                      : p.best->tflops > 0 ? fmt::format("  best {:.1f} TFLOP/s {}", p.best->tflops, p.best->config.to_json())
                                           : fmt::format("  best {:.4f} ms {}", p.best->median_ms, p.best->config.to_json());
   return fmt::format("[{}] {}{}/{} trials{}{}", clock_text(p.elapsed_s), p.context.empty() ? "" : p.context + " ",

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -29,17 +30,30 @@ std::string trim(std::string s) {
   return s;
 }
 
-std::int64_t positive(const std::string& field, const std::string& text) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+// A value as the message shows it: a byte that prints nothing (a NUL ended the text there) is
+// written as \xNN, and a long value is cut.
+std::string shown_value(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text.substr(0, 80)) {
+    if (c >= 0x20 && c != 0x7f) out += static_cast<char>(c);
+    else out += fmt::format("\\x{:02x}", c);
   }
-  if (used != text.size() || text.empty() || v < 1)
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} must be a positive integer, got '{}'", field, text));
-  return v;
+  return text.size() > 80 ? out + "..." : out;
+}
+
+// m, n or k: a whole number in the range a TMA descriptor takes (kernels::validate's), said of
+// the field, never of a command-line flag: a row of a file is no --m the user gave.
+std::int64_t positive(const std::string& field, const std::string& text) {
+  constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
+  const std::string unsigned_part = text.rfind('+', 0) == 0 ? text.substr(1) : text;  // "+5" is 5, as stoll read it
+  bool digits = !unsigned_part.empty() && unsigned_part.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || unsigned_part.find_first_not_of('0') == std::string::npos)
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} must be a positive integer, got '{}'", field, shown_value(text)));
+  std::string significant = unsigned_part.substr(unsigned_part.find_first_not_of('0'));
+  if (significant.size() > 10 || std::stoll(significant) > kMaxDim)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} must be between 1 and {}, got {}", field, kMaxDim, shown_value(text)));
+  return std::stoll(significant);
 }
 
 // One shape from named fields; what is absent comes from `defaults`.
@@ -58,7 +72,14 @@ kernels::MatmulProblem shape_of(const std::map<std::string, std::string>& f, con
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("unknown column '{}' (m, n, k, dtype, out_dtype, layout)", name));
   }
-  kernels::validate(p);
+  try {
+    kernels::validate(p);
+  } catch (const Error& e) {  // it speaks of --m, --n, --k: a field of a file is no flag
+    std::string why = e.what();
+    for (const char* flag : {"--m ", "--n ", "--k "})
+      for (size_t at; (at = why.find(flag)) != std::string::npos;) why.erase(at, 2);
+    throw Error(e.kind(), why);
+  }
   return p;
 }
 
@@ -72,6 +93,51 @@ void skip_byte_order_mark(std::istream& in, const std::string& path) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is UTF-16 text: save it as UTF-8 or ASCII", path));
   in.clear();
   in.seekg(start == "\xEF\xBB\xBF" ? 3 : 0);
+}
+
+// The columns a CSV header may name: a shape's fields, and words for people.
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> names = {"m", "n", "k", "dtype", "out_dtype", "layout", "name", "note"};
+  return names;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// A first row is a header when it names a column ("n,k,m" and "x,m,n,k" as well as "m,n,k"), or
+// when none of its fields is a number. A row of data always has numbers (m, n, k), and its
+// words (a dtype, a layout) are no column's name, so "64,64,64,fp8" stays a row.
+bool is_header(const std::vector<std::string>& fields) {
+  bool any_number = false;
+  for (const std::string& f : fields) {
+    if (std::find(csv_columns().begin(), csv_columns().end(), lower(f)) != csv_columns().end()) return true;
+    if (!f.empty() && std::isdigit(static_cast<unsigned char>(f[0]))) any_number = true;
+  }
+  return !any_number;
+}
+
+// The header's columns, lower-cased: one named twice would have its last value taken without a
+// word (as a JSON key given twice is refused, so is this), and a name no shape has is refused
+// even where its fields are empty.
+std::vector<std::string> header_columns(const std::vector<std::string>& fields) {
+  std::vector<std::string> columns;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    std::string name = lower(fields[i]);
+    if (name.empty())
+      throw Error(ErrorKind::InvalidInput, fmt::format("the header's column {} has no name (m, n, k, dtype, out_dtype, layout)", i + 1));
+    if (std::find(csv_columns().begin(), csv_columns().end(), name) == csv_columns().end())
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("unknown column '{}' in the header (m, n, k, dtype, out_dtype, layout, name, note)", shown_value(fields[i])));
+    auto before = std::find(columns.begin(), columns.end(), name);
+    if (before != columns.end())
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("the header names the column '{}' twice (columns {} and {}): which value is meant?", name,
+                              before - columns.begin() + 1, i + 1));
+    columns.push_back(name);
+  }
+  return columns;
 }
 
 std::vector<kernels::MatmulProblem> read_csv(const std::string& path, const kernels::MatmulProblem& defaults,
@@ -90,12 +156,8 @@ std::vector<kernels::MatmulProblem> read_csv(const std::string& path, const kern
     std::stringstream ss(line);
     for (std::string f; std::getline(ss, f, ',');) fields.push_back(trim(f));
     try {
-      if (first && !fields.empty() && (fields[0] == "m" || fields[0] == "M")) {  // a header
-        columns.clear();
-        for (std::string f : fields) {
-          std::transform(f.begin(), f.end(), f.begin(), [](unsigned char c) { return std::tolower(c); });
-          columns.push_back(f);
-        }
+      if (first && is_header(fields)) {
+        columns = header_columns(fields);
         first = false;
         continue;
       }

@@ -4,8 +4,11 @@
 // and the row ("shapes.csv line 4: ..."). Rows may leave dtype, out_dtype and layout out:
 // `defaults` fills them (the command line's --dtype/--out-dtype/--layout).
 //   CSV:  m,n,k[,dtype[,out_dtype[,layout]]] per line (LF or CRLF), '#' comments; an optional
-//         header line naming the columns (any order) starting with "m"; a leading UTF-8 byte
-//         order mark is skipped (UTF-16 is refused).
+//         header line naming the columns in any order (m, n, k, dtype, out_dtype, layout, and
+//         name and note, which are read by people only): a first row is a header when it names
+//         one of them or holds no number; a column named twice or unknown is refused. A leading
+//         UTF-8 byte order mark is skipped (UTF-16 is refused). m, n and k are whole numbers in
+//         1..2^31-1, said of the column ("k must be ..."), never of a flag.
 //   JSON: [{"m":..,"n":..,"k":..,"dtype":..,"out_dtype":..,"layout":..}, ...] or
 //         {"name": "...", "shapes": [...]}.
 // grid_buckets() groups shapes that run the same padded tile grids for every config of the

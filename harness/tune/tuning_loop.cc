@@ -510,7 +510,8 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
       if (on_progress)
         on_progress({"", done, o.trials, std::chrono::duration<double>(Clock::now() - t0).count(), best_so_far(),
                      TrialEvent{key, std::string(to_string(m.status)), m.message, ok ? m.median_ms : 0, measure_ms,
-                                compile_wait_ms}});
+                                compile_wait_ms},
+                     emulated ? std::optional<std::pair<int, int>>({rep.verified, rep.verify_failed}) : std::nullopt});
       compile_wait_ms = 0;
     }
     batch = std::move(upcoming);

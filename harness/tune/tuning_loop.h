@@ -115,6 +115,8 @@ struct Progress {
   double elapsed_s = 0;
   std::optional<RankedConfig> best;
   std::optional<TrialEvent> trial;
+  // The virtual device has no clock: its progress is the verdicts this run (nullopt elsewhere).
+  std::optional<std::pair<int, int>> verified_failed;
 };
 
 // The checks tune() makes before touching a device or the database (arch, problem, trials,

@@ -372,4 +372,40 @@ bad ptx_long_token_short_message 2 "directive '\.{40}\.\.\.'  bytes [0-9]{2,3}$"
 # A byte-order mark or a NUL was quoted raw into the message.
 bad ptx_byte_order_mark_said_as_bytes 2 "PTX line 1: unexpected '\\\\xef' at module scope" --writes -- sh: \
   'printf "\xef\xbb\xbf.version 8.0\n.target sm_90a\n" > b.ptx; "$MGPU" emulate --ptx b.ptx'
+# Round 7 (F13): a module for another target or a newer PTX ISA ran as sm_90a and was called
+# clean. The virtual device implements sm_90a and sm_100a (and sm_90, sm_100), PTX ISA up to 9.0;
+# each refusal has its twin that runs.
+fixture_directive() {  # fixture_directive VERSION TARGET: k.ptx with those directives
+  fixture_ptx
+  sed -i "s/^\.version 8\.0$/.version $1/; s/^\.target sm_90a$/.target $2/" "$W/k.ptx"
+}
+fixture_target_sm120a() { fixture_directive 8.0 sm_120a; }
+fixture_target_sm80() { fixture_directive 8.0 sm_80; }
+fixture_target_sm100a() { fixture_directive 8.6 sm_100a; }
+fixture_target_sm90() { fixture_directive 8.0 sm_90; }
+fixture_version_99() { fixture_directive 99.9 sm_90a; }
+fixture_version_91() { fixture_directive 9.1 sm_90a; }
+fixture_version_90() { fixture_directive 9.0 sm_90a; }
+fixture_version_old() { fixture_directive 7.0 sm_90a; }
+fixture_version_sm100a_old() { fixture_directive 8.0 sm_100a; }
+fixture_version_words() { fixture_directive latest sm_90a; }
+fixture_no_target() { fixture_ptx; sed -i '/^\.target /d' "$W/k.ptx"; }
+fixture_no_version() { fixture_ptx; sed -i '/^\.version /d' "$W/k.ptx"; }
+bad target_sm120a_refused 2 "k\.ptx: \.target sm_120a is not a target the virtual device implements: it implements sm_90a, sm_90, sm_100a or sm_100" \
+  --fixture target_sm120a -- "${E[@]}" "$(lj)"
+bad target_sm80_refused 2 "k\.ptx: \.target sm_80 is not a target the virtual device implements" --fixture target_sm80 -- "${E[@]}" "$(lj)"
+bad target_sm100a_runs 0 "out = \[7\]" --fixture target_sm100a -- "${E[@]}" "$(lj)"
+bad target_sm90_runs 0 "out = \[7\]" --fixture target_sm90 -- "${E[@]}" "$(lj)"
+bad target_missing_refused 2 "k\.ptx: no \.target directive: the virtual device implements sm_90a, sm_90, sm_100a or sm_100" \
+  --fixture no_target -- "${E[@]}" "$(lj)"
+bad version_99_refused 2 "k\.ptx: \.version 99\.9 is newer than the virtual device implements: it reads PTX ISA up to 9\.0" \
+  --fixture version_99 -- "${E[@]}" "$(lj)"
+bad version_9_1_refused 2 "k\.ptx: \.version 9\.1 is newer than the virtual device implements" --fixture version_91 -- "${E[@]}" "$(lj)"
+bad version_9_0_runs 0 "out = \[7\]" --fixture version_90 -- "${E[@]}" "$(lj)"
+bad version_too_old_for_target 2 "k\.ptx: \.version 7\.0 has no \.target sm_90a: that target needs PTX ISA 8\.0 or later" \
+  --fixture version_old -- "${E[@]}" "$(lj)"
+bad version_too_old_for_sm100a 2 "k\.ptx: \.version 8\.0 has no \.target sm_100a: that target needs PTX ISA 8\.6 or later" \
+  --fixture version_sm100a_old -- "${E[@]}" "$(lj)"
+bad version_words_refused 2 "k\.ptx: \.version latest is no PTX ISA version" --fixture version_words -- "${E[@]}" "$(lj)"
+bad version_missing_refused 2 "k\.ptx: no \.version directive" --fixture no_version -- "${E[@]}" "$(lj)"
 finish

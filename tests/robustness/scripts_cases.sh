@@ -66,6 +66,13 @@ fixture_campaign_sacct() {  # fixture_campaign_sacct 'SACCT LINE'
   printf '#!/bin/sh\necho "%s"\n' "$1" > "$W/bin/sacct"
   chmod +x "$W/bin/sacct"
 }
+# A submission whose job id is shell text (a shared or hand-edited file): never run.
+fixture_campaign_job_injection() {
+  campaign_with 'c["submissions"] = [{"job": "12;touch INJECTED;echo", "merge_job": "13", "tasks": [0], "partition": "gpu", "submitted_at": "x"}]'
+}
+fixture_campaign_merge_job_injection() {
+  campaign_with 'c["submissions"] = [{"job": "12", "merge_job": "$(touch INJECTED)", "tasks": [0], "partition": "gpu", "submitted_at": "x"}]'
+}
 fixture_campaign_sacct_all_ints() { fixture_campaign_sacct '1_[0-2147483647]|PENDING'; }
 fixture_campaign_sacct_pending() { fixture_campaign_sacct '1_[0-3]|PENDING'; }
 # lib.sh's model-run database (predictions only) in SQLite's rollback-journal mode: what is
@@ -77,6 +84,19 @@ fixture_predicted() {
     { echo "fixture_predicted: cannot convert the database"; exit 1; }
 }
 fixture_text() { echo "not a database, not JSON" > "$W/t.db"; cp "$W/t.db" "$W/c.json"; }
+# The H200 lease's measured trials (a template version older than this build's).
+fixture_measured_earlier() { gunzip -c "$SRC/results/leases/2026-11-26-h200-lease2.db.gz" > "$W/t.db"; }
+fixture_measured_earlier_and_predicted() {
+  fixture_good
+  mv "$W/t.db" "$W/pred.db"
+  gunzip -c "$SRC/results/leases/2026-11-26-h200-lease2.db.gz" > "$W/old.db"
+  "$MGPU" merge "$W/old.db" "$W/pred.db" -o "$W/t.db" > /dev/null || { echo "fixture: merge failed"; exit 1; }
+}
+fixture_measured_nothing() {
+  fixture_good
+  "$PY" -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('delete from trials'); c.commit()" "$W/t.db" ||
+    { echo "fixture_measured_nothing: cannot empty the database"; exit 1; }
+}
 fixture_suite() { printf 'm,n,k\n256,256,256\n512,256,256\n' > "$W/suite.csv"; }
 # Shape suites as spreadsheets save them: a UTF-8 byte order mark, CR LF line ends; or UTF-16.
 fixture_suite_bom() { printf '\xef\xbb\xbfm,n,k\n256,256,256\n512,256,256\n' > "$W/suite.csv"; }
@@ -123,6 +143,15 @@ bad nightly_model_is_no_verdict 3 "PREDICTIONS, NOT A VERDICT" --fixture predict
   sh: 'for i in 1 2; do bash $NIGHTLY t.db --out $W.out -- --device model --include-model; rc=$?; done;
        cat $W.out/report.md; ! grep -q PASS $W.out/report.md && exit $rc'
 bad nightly_help_lists_exit_codes 0 "3 nothing measured" -- sh: bash '$NIGHTLY' --help
+# --help does no work: run.sh and test.sh built (and test.sh ran the suite) before answering.
+bad run_help_builds_nothing 0 "^nothing built$" -- sh: "BUILD_DIR='$W/b' bash '$SRC/scripts/run.sh' --help > /dev/null && \
+  { ls -A '$W/b' 2>/dev/null | grep -q . && echo built || echo 'nothing built'; }"
+bad test_help_runs_nothing 0 "^nothing built$" -- sh: "BUILD_DIR='$W/b' bash '$SRC/scripts/test.sh' --help > /dev/null && \
+  { ls -A '$W/b' 2>/dev/null | grep -q . && echo built || echo 'nothing built'; }"
+# User-facing text names no internal issue numbers: every script's --help, and the README.
+bad script_helps_name_no_issue 0 "^ok$" --writes -- sh: "for f in '$SRC'/scripts/*.sh; do bash \$f --help; done > all.txt 2>&1; \
+  if grep -En '[Ii]ssues? [0-9]' all.txt; then echo bad; else echo ok; fi"
+bad readme_names_no_issue 0 "^ok$" -- sh: "grep -En '[Ii]ssues? [0-9]' '$SRC/README.md' && echo bad || echo ok"
 
 ## mgpu-bench
 bad bench_suite_filter_matching_nothing 2 "matches none of the suite's 1 benchmarks: nothing was measured" \
@@ -130,6 +159,13 @@ bad bench_suite_filter_matching_nothing 2 "matches none of the suite's 1 benchma
 bad bench_suite_list_matching_nothing 2 "matches none" --fixture predicted -- \
   sh: '$BENCH' --db t.db --include-model --benchmark_list_tests --benchmark_filter=nomatch
 bad bench_suite_predictions_only 3 "holds only predicted .*nothing was measured" --fixture predicted -- sh: '$BENCH' --db t.db
+# Measured rows only of an earlier template version: said as such, not as "only predicted".
+bad bench_suite_measured_by_earlier_versions 2 "holds measured configs only of earlier template versions" \
+  --fixture measured_earlier -- sh: '$BENCH' --db t.db
+bad bench_suite_measured_earlier_and_predicted 2 "only of earlier template versions .*and only predictions of the current" \
+  --fixture measured_earlier_and_predicted -- sh: '$BENCH' --db t.db
+bad bench_suite_include_model_not_advised_again 2 "holds no verified config of the current templates, measured or predicted \\(tune first\\)" \
+  --fixture measured_nothing -- sh: '$BENCH' --db t.db --include-model
 bad bench_suite_no_input 2 "give --db FILE" -- sh: '$BENCH'
 bad bench_suite_missing_db 2 "error: .*absent.db" -- sh: '$BENCH' --db absent.db
 bad bench_suite_not_a_database 2 "error: .*t.db" --fixture text -- sh: '$BENCH' --db t.db
@@ -267,6 +303,11 @@ bad run_task_seed_2_32 2 "\"seed\" 4294967296 is out of range" --fixture campaig
 bad run_task_no_tasks 2 "c.json has no tasks: no task 0 to run" --fixture campaign_no_tasks -- campaign run-task c.json 0
 bad resume_no_tasks 0 "nothing to resume" --fixture campaign_no_tasks -- campaign resume c.json --partition gpu --dry-run
 bad status_no_tasks 0 "0 tasks" --fixture campaign_no_tasks -- campaign status c.json
+# A job id goes into sacct/scontrol command lines: shell text is refused, never run.
+bad status_job_id_shell_text 2 "\"job\" is \"12;touch INJECTED;echo\", not a Slurm job id" --fixture campaign_job_injection -- \
+  sh: '$MGPU campaign status c.json; r=$?; ls INJECTED 2>/dev/null && echo RAN; exit $r'
+bad resume_merge_job_shell_text 2 "\"merge_job\" is .*not a Slurm job id" --fixture campaign_merge_job_injection -- \
+  sh: '$MGPU campaign resume c.json --partition gpu --dry-run; r=$?; ls INJECTED 2>/dev/null && echo RAN; exit $r'
 bad status_submitted_task_beyond_int 2 "\"tasks\" 4294967296 is out of range" --fixture campaign_submitted_task_huge -- \
   campaign status c.json
 # sacct's array ranges: one as wide as an int is no answer of Slurm's (looping over it never ended).

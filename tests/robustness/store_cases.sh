@@ -499,4 +499,126 @@ bad model_check_predictions_only 0 "no measured trial: the databases hold no ok 
 bad model_check_json 0 "\"weighted_spearman\": 0\\.[0-9]+" --fixture lease -- model-check --db '$DB' --json
 bad model_check_damaged 2 "t.db is damaged" --fixture corrupt -- model-check --db '$DB'
 bad model_check_no_db 2 "--db is required" -- model-check
+# --- round 7: a database's side files (-journal, -wal, -shm) that are no regular files are
+# refused before SQLite opens anything, naming the file (F1: a FIFO -journal blocked every
+# command in SQLite's open, and one SIGTERM did not end it; F8: a FIFO -shm or -wal, or a
+# -journal folder, was "disk I/O error", exit 1, and a reader left a new -wal) ---
+fixture_side() {  # fixture_side SUFFIX fifo|dir|fifo_link|devnull_link
+  fixture_good
+  case "$2" in
+    fifo) mkfifo "$W/t.db$1" ;;
+    dir) mkdir "$W/t.db$1" ;;
+    fifo_link) mkfifo "$W/p"; ln -s p "$W/t.db$1" ;;
+    devnull_link) ln -s /dev/null "$W/t.db$1" ;;
+  esac
+}
+fixture_journal_fifo() { fixture_side -journal fifo; }
+fixture_wal_fifo() { fixture_side -wal fifo; }
+fixture_shm_fifo() { fixture_side -shm fifo; }
+fixture_journal_dir() { fixture_side -journal dir; }
+fixture_wal_fifo_link() { fixture_side -wal fifo_link; }
+fixture_shm_devnull_link() { fixture_side -shm devnull_link; }
+SIDE_RE() { echo "t\\.db$1 is $2, not a file SQLite can use beside the database t\\.db \\(its [^)]+\\): nothing was opened"; }
+FIFO_NAME="a FIFO \\(named pipe\\)"
+for c in "best --include-model" trials "export --format csv -o x.csv" "regress --baseline 1 --candidate 1" "report -o rep" "model-check" "merge t.db -o"; do
+  tag="${c%% *}"; tag="${tag//-/_}"
+  args="--db t.db"; [ "$tag" = merge ] && args="m.db"
+  bad "side_journal_fifo_$tag" 2 "$(SIDE_RE -journal "$FIFO_NAME")" --fixture journal_fifo -- sh: $NOHANG '"$MGPU"' $c $args
+done
+bad side_journal_fifo_matmul 2 "$(SIDE_RE -journal "$FIFO_NAME")" --fixture journal_fifo -- sh: $NOHANG '"$MGPU"' $MODEL_RUN --db t.db
+bad side_journal_fifo_import 2 "$(SIDE_RE -journal "$FIFO_NAME")" --fixture journal_fifo -- sh: \
+  "echo '{\"schema_version\": \"1.0.0\", \"results\": [{\"configuration\": {\"x\": 1}, \"times\": {\"runtimes\": [1]}}]}' > r.json && $NOHANG '$MGPU' import --t4 r.json --db t.db; r=\$?; rm -f r.json; exit \$r"
+bad side_journal_fifo_verify 2 "$(SIDE_RE -journal "$FIFO_NAME")" --fixture journal_fifo -- sh: $NOHANG '"$MGPU"' verify matmul --arch sm_90a --config "'{}'" --db t.db
+bad side_shm_fifo_trials 2 "$(SIDE_RE -shm "$FIFO_NAME")" --fixture shm_fifo -- sh: $NOHANG '"$MGPU"' trials --db t.db
+bad side_shm_fifo_best 2 "$(SIDE_RE -shm "$FIFO_NAME")" --fixture shm_fifo -- sh: $NOHANG '"$MGPU"' best --db t.db
+bad side_wal_fifo_trials 2 "$(SIDE_RE -wal "$FIFO_NAME")" --fixture wal_fifo -- sh: $NOHANG '"$MGPU"' trials --db t.db
+# matmul refuses it before the search-space walk (seconds): well inside 5 s.
+bad side_wal_fifo_matmul_before_walk 2 "$(SIDE_RE -wal "$FIFO_NAME")" --fixture wal_fifo -- sh: timeout -s KILL 120 '"$MGPU"' $MODEL_RUN --db t.db
+bad side_journal_dir_matmul 2 "$(SIDE_RE -journal "a folder")" --fixture journal_dir -- sh: $NOHANG '"$MGPU"' $MODEL_RUN --db t.db
+bad side_journal_dir_best 2 "$(SIDE_RE -journal "a folder")" --fixture journal_dir -- best --db t.db
+bad side_wal_fifo_through_symlink 2 "$(SIDE_RE -wal "$FIFO_NAME")" --fixture wal_fifo_link -- sh: $NOHANG '"$MGPU"' trials --db t.db
+bad side_shm_dev_null_link 2 "$(SIDE_RE -shm "a character device")" --fixture shm_devnull_link -- trials --db t.db
+# Beside a database reached through a symlink, the side file is the real file's: named so.
+fixture_link_to_journal_fifo() { fixture_journal_fifo; ln -s t.db "$W/l.db"; }
+bad side_journal_fifo_of_symlinked_db 2 "/t\\.db-journal is $FIFO_NAME, not a file SQLite can use beside the database l\\.db" \
+  --fixture link_to_journal_fifo -- sh: $NOHANG '"$MGPU"' best --db l.db
+# Their twins: regular side files are used as before.
+fixture_empty_journal() { fixture_good; : > "$W/t.db-journal"; }
+bad side_empty_journal_file_works 0 "^4 trials$" --fixture empty_journal -- trials --db t.db
+bad side_empty_journal_file_matmul_works 0 "2 new trials" --fixture empty_journal --writes -- $MODEL_RUN6 --db t.db
+# A -shm without its -wal (what a crash leaves): the reader reads the file as it is and creates
+# no -wal beside it (lib.sh fails the case on a new file).
+fixture_stray_shm() { fixture_good; head -c 32768 /dev/zero > "$W/t.db-shm"; }
+bad stray_shm_trials_creates_no_wal 0 "^4 trials$" --fixture stray_shm -- trials --db t.db
+bad stray_shm_best_creates_no_wal 0 "\\| matmul_sm90" --fixture stray_shm -- best --db t.db --include-model
+bad stray_shm_matmul_works 0 "2 new trials" --fixture stray_shm --writes -- $MODEL_RUN6 --db t.db
+
+# --- round 7: run ids match a uuid prefix as text (F3: LIKE made '%' and '_' wildcards, and
+# '%9a1b' matched in the middle of a uuid) ---
+fixture_run_uuids() {  # run 1 0a1b2c3d-..., run 2 0a1b9999-...: "0a1b" names both
+  fixture_good
+  sql "$W/t.db" "UPDATE runs SET uuid = '0a1b2c3d-0000-4000-8000-000000000001' WHERE id = 1;
+    INSERT INTO runs(uuid, kind, arguments, started_at, tool_version) VALUES ('0a1b9999-0000-4000-8000-000000000002', 'tune', '', '2026-11-26T00:00:00Z', '0.1.0');"
+}
+for r in '%' '_' '*' '0a1%' '0a1b_c' '%2c3d' '2c3d' '0000-000000000001'; do
+  tag="${r//%/pct}"; tag="${tag//_/us}"; tag="${tag//\*/star}"
+  bad "trials_run_literal_$tag" 2 "no run '$(printf '%s' "$r" | sed 's/[*]/\\*/g')' in t\\.db" --fixture run_uuids -- trials --db t.db --run "$r"
+done
+bad regress_run_wildcards 2 "no run '%' in t\\.db" --fixture run_uuids -- regress --db t.db --baseline '%' --candidate '%'
+bad trials_run_prefix_ambiguous 2 "run '0a1b' is ambiguous: 2 runs match" --fixture run_uuids -- trials --db t.db --run 0a1b
+# Their twins: a real prefix, in either case, and the whole uuid.
+bad trials_run_prefix_works 0 "^4 trials$" --fixture run_uuids -- trials --db t.db --run 0a1b2
+bad trials_run_prefix_upper_case_works 0 "^4 trials$" --fixture run_uuids -- trials --db t.db --run 0A1B2C
+bad trials_run_whole_uuid_works 0 "^4 trials$" --fixture run_uuids -- trials --db t.db --run 0a1b2c3d-0000-4000-8000-000000000001
+bad trials_run_other_prefix_works 0 "^0 trials$" --fixture run_uuids -- trials --db t.db --run 0a1b9
+
+# --- round 7: a reader whose stdout closes early (| head) is no SIGPIPE death leaving -wal/-shm
+# (F7): the command stops, closes the database and exits 1 quietly ---
+fixture_big() {  # 20,000 imported trials: a listing far beyond a pipe's 64 KiB
+  if [ ! -f "$ROOT/big.db" ]; then
+    "$PY" -c 'import json, sys; json.dump({"schema_version": "1.0.0", "metadata": {"timeunit": "seconds"}, "results": [{"configuration": {"bx": i}, "times": {"runtimes": [0.001]}, "invalidity": "correct", "correctness": 1} for i in range(20000)]}, open(sys.argv[1], "w"))' "$ROOT/big_T4.json"
+    "$MGPU" import --t4 "$ROOT/big_T4.json" --db "$ROOT/big.db" > "$ROOT/big.log" 2>&1 || { echo "fixture_big: import failed:"; cat "$ROOT/big.log"; exit 1; }
+  fi
+  cp "$ROOT/big.db" "$W/t.db"
+}
+HEAD_CLOSED() {  # HEAD_CLOSED 'HEAD ARGS' MGPU-ARGS...: exit code and stderr size of mgpu-tune ... | head
+  local h="$1"; shift
+  echo "'$MGPU' $* 2> err | head $h > /dev/null; r=\${PIPESTATUS[0]}; echo \"exit \$r, stderr \$(wc -c < err) bytes\"; cat err; rm -f err; exit \$r"
+}
+bad trials_stdout_closed_early 1 "^exit 1, stderr 0 bytes$" --fixture big -- sh: "$(HEAD_CLOSED '-n 1' trials --db t.db)"
+bad trials_json_stdout_closed_early 1 "^exit 1, stderr 0 bytes$" --fixture big -- sh: "$(HEAD_CLOSED '-c 100' trials --db t.db --json)"
+# export -o /dev/stdout writes the pipe itself: a write that fails is exit 1, said (it was 141).
+bad export_to_stdout_closed_early 1 "^mgpu-tune: error: cannot write /dev/stdout: writing failed \\(Broken pipe\\)$" --fixture big -- sh: "$(HEAD_CLOSED '-c 10' export --db t.db --format csv --include-model --all-versions -o /dev/stdout)"
+# Twins: a reader that takes everything, and output that fits before head leaves.
+bad trials_stdout_read_whole 0 "^exit 0, stderr 0 bytes$" --fixture big -- sh: "$(HEAD_CLOSED '-n 100000' trials --db t.db)"
+bad trials_small_stdout_head 0 "^exit 0, stderr 0 bytes$" --fixture good -- sh: "$(HEAD_CLOSED '-n 1' trials --db t.db)"
+
+# --- round 7: regress of two runs with no config in common is nothing to compare: exit 2, not a
+# silent "0 slower, 0 faster, 0 same" pass (F11); nightly.sh's --fail-on-unstable keeps exit 4 ---
+fixture_lease1() { gunzip -c "$SRC/results/leases/2026-11-26-h200-decode.db.gz" > "$W/t.db"; }
+NOTHING_RE="nothing to compare: runs 1 and 2 have no config in common .*the baseline has 14 such configs, the candidate 14\\)"
+bad regress_nothing_in_common 2 "$NOTHING_RE" --fixture lease1 -- regress --db t.db --baseline 1 --candidate 2
+bad regress_nothing_in_common_json 2 "$NOTHING_RE" --fixture lease1 -- regress --db t.db --baseline 1 --candidate 2 --json
+bad regress_nothing_in_common_prints_nothing 2 "^stdout 0 bytes$" --fixture lease1 -- sh: \
+  "'$MGPU' regress --db t.db --baseline 1 --candidate 2 > o 2>/dev/null; r=\$?; echo \"stdout \$(wc -c < o) bytes\"; rm -f o; exit \$r"
+bad regress_nothing_in_common_fail_on_unstable 4 "no verdict: the runs share no measured config" --fixture lease1 -- \
+  regress --db t.db --baseline 1 --candidate 2 --fail-on-unstable
+# The twin: runs with configs in common are compared as before.
+bad regress_measured_runs_in_common 0 "^\\*\\*0 slower, 0 faster, 14 same, 0 unstable\\*\\*" --fixture lease1 -- regress --db t.db --baseline 2 --candidate 2 --max-noise 100
+
+# --- round 7: --db path problems say what they are, before matmul's search-space walk (F15) ---
+fixture_dangling() { ln -s nowhere/x.db "$W/dang.db"; }
+fixture_dangling_into_file() { : > "$W/f"; ln -s f/x.db "$W/dang.db"; }
+DANGLING_RE="cannot use the database dang\\.db: it is a symbolic link to nowhere/x\\.db, whose folder .*/nowhere does not exist"
+bad matmul_db_dangling_symlink_before_walk 2 "$DANGLING_RE" --fixture dangling -- sh: timeout -s KILL 120 '"$MGPU"' $MODEL_RUN --db dang.db
+bad best_db_dangling_symlink 2 "$DANGLING_RE" --fixture dangling -- best --db dang.db
+bad matmul_db_symlink_into_file 2 "it is a symbolic link to f/x\\.db, whose folder .*/f is a file, not a folder" --fixture dangling_into_file -- $MODEL_RUN --db dang.db
+bad best_db_trailing_slash 2 "cannot use the database t\\.db/: the trailing '/' makes it a folder's path, but .*/t\\.db is a file \\(give it without the '/'\\)" --fixture good -- best --db t.db/
+bad matmul_db_trailing_slash 2 "the trailing '/' makes it a folder's path, but .*/t\\.db is a file" --fixture good -- sh: timeout -s KILL 120 '"$MGPU"' $MODEL_RUN --db t.db/
+bad trials_db_under_file 2 "cannot use the database t\\.db/x\\.db: .*/t\\.db is a file, not a folder, so nothing can be under it" --fixture good -- trials --db t.db/x.db
+bad matmul_new_db_trailing_slash 2 "cannot use the database new\\.db/: a path ending in '/' names a folder" -- $MODEL_RUN --db new.db/
+# Twins: a symlink into a folder that is there is created through; the file without its '/' reads.
+fixture_symlink_into_folder() { mkdir "$W/d"; ln -s d/y.db "$W/l.db"; }
+bad matmul_db_symlink_into_folder_works 0 "2 new trials" --fixture symlink_into_folder --writes -- sh: '"$MGPU"' $MODEL_RUN --db l.db '&&' test -f d/y.db
+bad best_db_without_trailing_slash_works 0 "\\| matmul_sm90" --fixture good -- best --db t.db --include-model
 finish

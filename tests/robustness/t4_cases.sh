@@ -269,4 +269,31 @@ bad import_t4_from_pipe 2 "T4 file /dev/stdin is a FIFO \(named pipe\), not a fi
 bad import_t4_fifo_no_writer 2 "T4 file f is a FIFO \(named pipe\), not a file.*nothing left" --writes -- sh: \
   "mkfifo f && timeout -k 2 20 '$MGPU' import --t4 f --db t.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; test -e t.db || echo ' nothing left'; exit \$r"
 
+# Round 7 (F5): a measurement's own "unit" was ignored: 2.1 "ms" in a file of seconds was stored
+# as 2100 ms, and 0.0021 "s" in a file without metadata as 0.0021 ms. Its unit is honoured, the
+# file's is the default for a measurement naming none, and an unknown one is refused.
+measured() {  # measured FILE METADATA MEASUREMENT: one valid result whose time is that measurement
+  printf '{"schema_version": "1.0.0", %s"results": [{"configuration": {"bx": 32}, "times": {"compilation": 0.5}, "invalidity": "correct", "correctness": 1, "measurements": [%s]}]}\n' \
+    "$2" "$3" > "$W/$1"
+}
+fixture_t4_unit_ms_in_seconds() { measured u.json '"metadata": {"timeunit": "seconds"}, ' '{"name": "time", "value": 2.1, "unit": "ms"}'; }
+fixture_t4_unit_default_seconds() { measured u.json '"metadata": {"timeunit": "seconds"}, ' '{"name": "time", "value": 0.0021}'; }
+fixture_t4_unit_s_no_metadata() { measured u.json '' '{"name": "time", "value": 0.0021, "unit": "s"}'; }
+fixture_t4_unit_ns() { measured u.json '' '{"name": "time", "value": 2100000, "unit": "ns"}'; }
+fixture_t4_unit_unknown() { fixture_good; measured u.json '"metadata": {"timeunit": "seconds"}, ' '{"name": "time", "value": 2.1, "unit": "fortnights"}'; }
+fixture_t4_unit_not_name() { fixture_good; measured u.json '' '{"name": "time", "value": 2.1, "unit": 1000}'; }
+MEDIAN="python3 -c \"import sqlite3; print('median_ms=%g' % sqlite3.connect('u.db').execute('SELECT median_ms FROM trials').fetchone()[0])\""
+bad import_measurement_unit_ms_in_seconds_file 0 "^median_ms=2\.1$" --fixture t4_unit_ms_in_seconds --writes -- \
+  sh: '$MGPU import --t4 u.json --db u.db --kernel k --device d > /dev/null && '"$MEDIAN"
+bad import_measurement_without_unit_takes_files 0 "^median_ms=2\.1$" --fixture t4_unit_default_seconds --writes -- \
+  sh: '$MGPU import --t4 u.json --db u.db --kernel k --device d > /dev/null && '"$MEDIAN"
+bad import_measurement_unit_s_without_metadata 0 "^median_ms=2\.1$" --fixture t4_unit_s_no_metadata --writes -- \
+  sh: '$MGPU import --t4 u.json --db u.db --kernel k --device d > /dev/null && '"$MEDIAN"
+bad import_measurement_unit_ns 0 "^median_ms=2\.1$" --fixture t4_unit_ns --writes -- \
+  sh: '$MGPU import --t4 u.json --db u.db --kernel k --device d > /dev/null && '"$MEDIAN"
+bad import_measurement_unit_unknown 2 "T4 file u\.json, result 0 time measurement: unknown time unit \"fortnights\" \(s, ms, us or ns\)" \
+  --fixture t4_unit_unknown -- import --t4 u.json --db t.db --kernel k --device d
+bad import_measurement_unit_not_a_name 2 "T4 file u\.json, result 0 time measurement: the unit 1000 is not a name" \
+  --fixture t4_unit_not_name -- import --t4 u.json --db t.db --kernel k --device d
+
 finish
