@@ -29,6 +29,7 @@
 #include "core/emu/environment.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
+#include "core/emu/ptx/directives.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "harness/cli.h"
@@ -459,48 +460,9 @@ emu::LoadedModule& load(emu::Device& dev, const std::string& ptx) {
   }
 }
 
-// What the virtual device implements: the targets sm_90a and sm_100a (and sm_90 and sm_100, their
-// subsets without the arch-specific instructions), and PTX ISA up to 9.0 (CUDA 13.0's, the
-// newest its own tests' PTX is written in). A module for another target (sm_120a) or of a newer
-// PTX ISA was run as sm_90a and called clean: a CUDA driver and ptxas refuse such a module, and
-// a verdict here would say nothing of the target it names. So is one older than its target
-// (PTX 7.0 has no sm_90a).
-struct EmulatedTarget {
-  const char* name;
-  int min_major, min_minor;  // the first PTX ISA with this target (PTX ISA release notes)
-};
-constexpr EmulatedTarget kEmulatedTargets[] = {{"sm_90a", 8, 0}, {"sm_90", 7, 8}, {"sm_100a", 8, 6}, {"sm_100", 8, 6}};
-constexpr int kNewestPtxMajor = 9, kNewestPtxMinor = 0;
-
+// The virtual device's targets and PTX ISA versions (core/emu/ptx/directives.h).
 void check_directives(const emu::ptx::Module& m, const std::string& source) {
-  const std::string targets = "sm_90a, sm_90, sm_100a or sm_100";
-  if (m.version.empty())
-    refuse(fmt::format("{}: no .version directive (PTX starts with one, e.g. .version 8.0; the virtual device reads "
-                       "PTX ISA up to {}.{})", source, kNewestPtxMajor, kNewestPtxMinor));
-  int major = -1, minor = -1;
-  const size_t dot = m.version.find('.');
-  auto digits = [](const std::string& t) { return !t.empty() && t.size() <= 3 && t.find_first_not_of("0123456789") == std::string::npos; };
-  if (dot != std::string::npos && digits(m.version.substr(0, dot)) && digits(m.version.substr(dot + 1))) {
-    major = std::stoi(m.version.substr(0, dot));
-    minor = std::stoi(m.version.substr(dot + 1));
-  }
-  if (major < 0)
-    refuse(fmt::format("{}: .version {} is no PTX ISA version (one like 8.0)", source, m.version));
-  if (std::pair{major, minor} > std::pair{kNewestPtxMajor, kNewestPtxMinor})
-    refuse(fmt::format("{}: .version {} is newer than the virtual device implements: it reads PTX ISA up to {}.{}",
-                       source, m.version, kNewestPtxMajor, kNewestPtxMinor));
-  if (m.target.empty())
-    refuse(fmt::format("{}: no .target directive: the virtual device implements {}", source, targets));
-  const EmulatedTarget* target = nullptr;
-  for (const EmulatedTarget& t : kEmulatedTargets)
-    if (m.target == t.name) target = &t;
-  if (!target)
-    refuse(fmt::format("{}: .target {} is not a target the virtual device implements: it implements {} (a module for "
-                       "another GPU would run as sm_90a, and its verdict would say nothing of that GPU)",
-                       source, m.target, targets));
-  if (std::pair{major, minor} < std::pair{target->min_major, target->min_minor})
-    refuse(fmt::format("{}: .version {} has no .target {}: that target needs PTX ISA {}.{} or later", source, m.version,
-                       m.target, target->min_major, target->min_minor));
+  if (std::optional<emu::ptx::DirectiveProblem> p = emu::ptx::check_directives(m)) refuse(fmt::format("{}: {}", source, p->message));
 }
 
 // The limits of the arch the kernel runs as: --arch for --mlir, the PTX's .target otherwise.

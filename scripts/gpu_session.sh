@@ -2,7 +2,7 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models splitk lease (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models splitk lease attention (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
@@ -37,6 +37,11 @@
 # shape took 44 s (27-32 s tuning 6 trials with the warm start and the re-timing, 12-18 s for the
 # two benches), so 35 shapes take ~26 min; LEASE_SECONDS (1500 by default) bounds it, shapes past
 # it are counted as skipped.
+# attention: the attention kernel's every valid config at head dims 64/128/256, seq 512..16k (16k
+# tokens, 2048 wide), causal and not, each checked at a small ragged problem then timed beside the
+# cost model (mgpu-tests GpuAttention.*): OUTDIR/attention.tsv, a line per config as measured,
+# OUTDIR/attention.md the best per shape (scripts/attention_table.py); ATTENTION_SECONDS bounds it
+# (600 by default).
 # The models, splitk and lease folders are packed into OUTDIR/NAME.tgz at the end (a lease brings
 # back only a few files).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
@@ -54,7 +59,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models|splitk|lease) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models splitk lease)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models|splitk|lease|attention) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models splitk lease attention)" >&2; exit 2;; esac
 done
 command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
@@ -178,6 +183,13 @@ for s in "${steps[@]}"; do
 1 4096 4096
 1 6144 4096}"
       verdict[splitk]="rc=$((failed > 0)) $done measured, $failed failed, $skipped past the time bound, in $((SECONDS - t0)) s" ;;
+    attention)
+      t0=$SECONDS
+      MGPU_ATTENTION_SWEEP="$out/attention.tsv" timeout --kill-after=10 "${ATTENTION_SECONDS:-600}" $run mgpu-tests \
+        --gtest_filter='GpuAttention.*' --gtest_output="xml:$out/attention.xml" >"$out/attention.log" 2>&1
+      rc=$?
+      python3 scripts/attention_table.py "$out/attention.tsv" >"$out/attention.md" 2>>"$out/attention.log" || rc=1
+      verdict[attention]="rc=$rc $(($(wc -l <"$out/attention.tsv" 2>/dev/null || echo 1) - 1)) configs measured in $((SECONDS - t0)) s" ;;
     lease)
       mkdir -p "$out/lease"
       t0=$SECONDS failed=0 done=0 skipped=0

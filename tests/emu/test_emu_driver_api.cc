@@ -371,4 +371,30 @@ TEST_F(DriverApi, ARefusedArchAndDeepPtxSayWhy) {
   EXPECT_NE(std::string(why).find("PTX line 6: { } blocks nested deeper than 256 levels in kernel f"), std::string::npos) << why;
 }
 
+// Round 7 (F13): a module for a target or PTX ISA the virtual device does not implement is
+// refused at load, as a driver refuses one for another GPU (it ran as sm_90a and was called
+// clean); the twin for sm_90a at PTX ISA 8.0 loads.
+TEST_F(DriverApi, AModuleForAnotherTargetOrANewerPtxIsaIsRefused) {
+  auto init = reinterpret_cast<PFN_cuInit_v2000>(resolve("cuInit", 2000));
+  auto last_error = reinterpret_cast<CUresult (*)(const char**)>(resolve("mgpuEmuLastError", 13000));
+  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+  auto unload = reinterpret_cast<PFN_cuModuleUnload_v2000>(resolve("cuModuleUnload", 2000));
+  ASSERT_EQ(init(0), CUDA_SUCCESS);
+  primary();
+  auto module = [](const char* version, const char* target) {
+    return std::string(".version ") + version + "\n.target " + target + "\n.address_size 64\n.visible .entry f()\n{\nret;\n}\n";
+  };
+  const char* why = nullptr;
+  CUmodule mod = nullptr;
+  EXPECT_EQ(load(&mod, module("8.0", "sm_120a").c_str()), CUDA_ERROR_NO_BINARY_FOR_GPU);
+  ASSERT_EQ(last_error(&why), CUDA_SUCCESS);
+  EXPECT_NE(std::string(why).find(".target sm_120a is not a target the virtual device implements"), std::string::npos) << why;
+  EXPECT_EQ(load(&mod, module("99.9", "sm_90a").c_str()), CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+  ASSERT_EQ(last_error(&why), CUDA_SUCCESS);
+  EXPECT_NE(std::string(why).find(".version 99.9 is newer than the virtual device implements"), std::string::npos) << why;
+  EXPECT_EQ(load(&mod, module("7.0", "sm_90a").c_str()), CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+  ASSERT_EQ(load(&mod, module("8.0", "sm_90a").c_str()), CUDA_SUCCESS);
+  EXPECT_EQ(unload(mod), CUDA_SUCCESS);
+}
+
 }  // namespace

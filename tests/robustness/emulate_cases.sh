@@ -188,9 +188,11 @@ bad endless_step_limit_option 1 "$STEP" --fixture ptx -- emulate --ptx endless.p
 bad endless_step_limit_env 1 "$STEP" --fixture ptx -- sh: 'MGPU_EMU_STEP_LIMIT=100000 "$MGPU" emulate --ptx endless.ptx'
 bad endless_option_over_env 1 "$STEP" --fixture ptx -- sh: 'MGPU_EMU_STEP_LIMIT=5 "$MGPU" emulate --ptx endless.ptx --step-limit 100000'
 bad endless_json 1 "\"kind\": \"step-limit\"" --fixture ptx -- emulate --ptx endless.ptx --step-limit 1000 --json
-# The default: a hang is a finding in seconds (it was 2,000,000,000 steps, minutes per schedule).
-bad endless_default_in_seconds 1 "no end after [0-9]+ warp-instructions of this cluster \(the step limit" --fixture ptx -- \
-  sh: 'timeout 60 "$MGPU" emulate --ptx endless.ptx'
+# The default: a hang is a finding (it was 2,000,000,000 steps, minutes per schedule); the limit
+# is the default the device reports. How fast it ends is a benchmark's business, not a test's: the
+# timeout only guards against a hang (60 s failed under a loaded CI machine).
+bad endless_default_is_a_finding 1 "no end after 20000000 warp-instructions of this cluster \(the step limit" --fixture ptx -- \
+  sh: 'timeout 600 "$MGPU" emulate --ptx endless.ptx'
 # The driver library reads the variable too: verification reports the limit as a hang.
 bad driver_step_limit_env 1 "CUDA_ERROR_LAUNCH_TIMEOUT .*step-limit: no end after 1000 warp-instructions of this cluster" --writes -- \
   sh: 'MGPU_EMU_STEP_LIMIT=1000 "$MGPU" verify matmul --arch sm_90a --m 256 --n 256 --k 256 --config "{}" --seeds 1 -j 1 --db t.db'
@@ -373,14 +375,17 @@ bad ptx_long_token_short_message 2 "directive '\.{40}\.\.\.'  bytes [0-9]{2,3}$"
 bad ptx_byte_order_mark_said_as_bytes 2 "PTX line 1: unexpected '\\\\xef' at module scope" --writes -- sh: \
   'printf "\xef\xbb\xbf.version 8.0\n.target sm_90a\n" > b.ptx; "$MGPU" emulate --ptx b.ptx'
 # Round 7 (F13): a module for another target or a newer PTX ISA ran as sm_90a and was called
-# clean. The virtual device implements sm_90a and sm_100a (and sm_90, sm_100), PTX ISA up to 9.0;
-# each refusal has its twin that runs.
+# clean. The virtual device implements sm_90a and sm_100a and the plain targets a driver JIT-compiles
+# for them (sm_50 .. sm_90, sm_100: PTX for sm_80 runs on an H100), PTX ISA up to 9.0; each refusal
+# has its twin that runs.
 fixture_directive() {  # fixture_directive VERSION TARGET: k.ptx with those directives
   fixture_ptx
   sed -i "s/^\.version 8\.0$/.version $1/; s/^\.target sm_90a$/.target $2/" "$W/k.ptx"
 }
 fixture_target_sm120a() { fixture_directive 8.0 sm_120a; }
 fixture_target_sm80() { fixture_directive 8.0 sm_80; }
+fixture_target_sm120() { fixture_directive 8.0 sm_120; }
+fixture_version_sm80_old() { fixture_directive 6.0 sm_80; }
 fixture_target_sm100a() { fixture_directive 8.6 sm_100a; }
 fixture_target_sm90() { fixture_directive 8.0 sm_90; }
 fixture_version_99() { fixture_directive 99.9 sm_90a; }
@@ -391,12 +396,15 @@ fixture_version_sm100a_old() { fixture_directive 8.0 sm_100a; }
 fixture_version_words() { fixture_directive latest sm_90a; }
 fixture_no_target() { fixture_ptx; sed -i '/^\.target /d' "$W/k.ptx"; }
 fixture_no_version() { fixture_ptx; sed -i '/^\.version /d' "$W/k.ptx"; }
-bad target_sm120a_refused 2 "k\.ptx: \.target sm_120a is not a target the virtual device implements: it implements sm_90a, sm_90, sm_100a or sm_100" \
+bad target_sm120a_refused 2 "k\.ptx: \.target sm_120a is not a target the virtual device implements: it implements sm_90a and sm_100a" \
   --fixture target_sm120a -- "${E[@]}" "$(lj)"
-bad target_sm80_refused 2 "k\.ptx: \.target sm_80 is not a target the virtual device implements" --fixture target_sm80 -- "${E[@]}" "$(lj)"
+bad target_sm80_runs 0 "out = \[7\]" --fixture target_sm80 -- "${E[@]}" "$(lj)"
+bad target_sm120_refused 2 "k\.ptx: \.target sm_120 is not a target the virtual device implements" --fixture target_sm120 -- "${E[@]}" "$(lj)"
+bad version_too_old_for_sm80 2 "k\.ptx: \.version 6\.0 has no \.target sm_80: that target needs PTX ISA 7\.0 or later" \
+  --fixture version_sm80_old -- "${E[@]}" "$(lj)"
 bad target_sm100a_runs 0 "out = \[7\]" --fixture target_sm100a -- "${E[@]}" "$(lj)"
 bad target_sm90_runs 0 "out = \[7\]" --fixture target_sm90 -- "${E[@]}" "$(lj)"
-bad target_missing_refused 2 "k\.ptx: no \.target directive: the virtual device implements sm_90a, sm_90, sm_100a or sm_100" \
+bad target_missing_refused 2 "k\.ptx: no \.target directive: the virtual device implements sm_90a and sm_100a" \
   --fixture no_target -- "${E[@]}" "$(lj)"
 bad version_99_refused 2 "k\.ptx: \.version 99\.9 is newer than the virtual device implements: it reads PTX ISA up to 9\.0" \
   --fixture version_99 -- "${E[@]}" "$(lj)"

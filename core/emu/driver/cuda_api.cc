@@ -28,6 +28,7 @@
 #include "core/emu/environment.h"
 #include "core/emu/engines/tensor_map.h"
 #include "core/emu/insns/assert_fail.h"
+#include "core/emu/ptx/directives.h"
 #include "core/emu/ptx/parser.h"
 
 using mgpu::emu::DriverState;
@@ -140,7 +141,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult e, const char** s) {
       {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED"}, {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
       {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"}, {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"},
       {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT"}, {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"},
-      {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"}};
+      {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"},
+      {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+      {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}};
   auto it = names.find(e);
   *s = it == names.end() ? nullptr : it->second;
   return it == names.end() ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
@@ -266,9 +269,18 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
     return S.fail(CUDA_ERROR_INVALID_IMAGE, "the virtual device runs PTX, not cubins: load the PTX text instead");
   try {
     mgpu::emu::LoadedModule& m = S.device->load(text);
+    // A module for a target or PTX ISA the device does not implement is refused, as a driver
+    // refuses one for another GPU (it ran as sm_90a: core/emu/ptx/directives.h).
+    if (std::optional<mgpu::emu::ptx::DirectiveProblem> p = mgpu::emu::ptx::check_directives(m.ptx)) {
+      S.device->unload(&m);
+      return S.fail(p->version ? CUDA_ERROR_UNSUPPORTED_PTX_VERSION : CUDA_ERROR_NO_BINARY_FOR_GPU, p->message);
+    }
     const bool sm100 = is_sm100_target(m.ptx.target);
-    if (const char* a = forced_arch(); a && sm100 != is_sm100_target(a))
-      return S.fail(CUDA_ERROR_NO_BINARY_FOR_GPU, "the module targets " + m.ptx.target + "; the virtual device presents " + a + " (MGPU_EMU_ARCH)");
+    if (const char* a = forced_arch(); a && sm100 != is_sm100_target(a)) {
+      const std::string target = m.ptx.target;
+      S.device->unload(&m);
+      return S.fail(CUDA_ERROR_NO_BINARY_FOR_GPU, "the module targets " + target + "; the virtual device presents " + a + " (MGPU_EMU_ARCH)");
+    }
     S.loaded_sm100 |= sm100;
     *mod = reinterpret_cast<CUmodule>(&m);
   } catch (const mgpu::emu::ptx::ParseError& e) {
