@@ -188,7 +188,7 @@ bad matmul_auto_on_the_virtual_device_predicts 0 "the CUDA driver loaded is the 
 bad bench_on_the_virtual_device_measures_nothing 3 "the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' bench matmul --arch sm_90a
 fixture_deep_mlir() { python3 -c "print('module {' + 'gpu.module @m {' * 5000 + '}' * 5000 + '}')" > "$W/deep.mlir"; }
 bad compile_mlir_nested_too_deep 2 "the MLIR module nests 5001 levels deep; at most 256 are read" --fixture deep_mlir -- compile --mlir '$W/deep.mlir' --arch sm_90a --no-cache
-bad matmul_db_under_a_file 2 "cannot create .*t.db/x.db: .*t.db is a file, not a folder" --fixture good -- matmul "${M[@]}" --trials 1 --db '$DB/x.db'
+bad matmul_db_under_a_file 2 "cannot use the database .*t.db/x.db: .*t.db is a file, not a folder, so nothing can be under it" --fixture good -- matmul "${M[@]}" --trials 1 --db '$DB/x.db'
 
 # --- a third battery: numbers reported as typed, empty values, JSON keys given twice, the
 # environment's tools (MGPU_PYTHON_HOME, MGPU_NVDISASM), a --ptx that is not PTX ---
