@@ -69,30 +69,33 @@ Value wgmma_undefined_accumulator(Emitter& e, int n) {
   return mlir::LLVM::UndefOp::create(e.b, e.loc, wgmma_accumulator_type(e, n));
 }
 
-Value wgmma_scaled(Emitter& e, Value acc, Value desc_a, Value desc_b, int n, MmaInput input, bool a_k_major,
-                   bool b_k_major, Value accumulate) {
+namespace {
+
+// One wgmma.mma_async as inline PTX with a run-time scale-d: $0..$regs-1 the accumulator out,
+// tied to inputs $regs..2*regs-1, then `inputs` (A, as a descriptor or four registers, and the B
+// descriptor) and the scale-d flag last. `a_text` names A in the instruction (inputs counted from
+// $2*regs), `trans` is the instruction's tail of imm-trans operands.
+Value mma_async(Emitter& e, Value acc, int n, MmaInput input, llvm::ArrayRef<Value> inputs, const std::string& a_text,
+                const std::string& input_constraints, const std::string& trans, Value accumulate) {
   if (n < 8 || n > 256 || n % 8 != 0)
     throw Error(ErrorKind::InvalidInput, fmt::format("wgmma N must be a multiple of 8 in [8, 256], got {}", n));
   const int regs = n / 2;  // f32 accumulator registers per thread
-  // Operands: $0..$regs-1 the accumulator out, tied to inputs $regs..2*regs-1; then the two
-  // descriptors and the scale-d flag. imm-scale-a/b = 1; imm-trans-a/b = 1 for the non-K-major
-  // ("transposed") operand.
   std::string d;
   for (int i = 0; i < regs; ++i) d += fmt::format("{}${}", i ? ", " : "", i);
   const char* type = input == MmaInput::BF16 ? "bf16" : "f16";
+  const int b = 2 * regs + static_cast<int>(inputs.size()) - 1;  // the B descriptor, last before scale-d
   std::string text = fmt::format(
       "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, p, 1, 1, {}, {};\n}}",
-      2 * regs + 2, n, type, type, d, 2 * regs, 2 * regs + 1, a_k_major ? 0 : 1, b_k_major ? 0 : 1);
+      "wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {}, ${}, p, 1, 1, {};\n}}",
+      b + 1, n, type, type, d, a_text, b, trans);
   std::string constraints;
   for (int i = 0; i < regs; ++i) constraints += "=f,";
   for (int i = 0; i < regs; ++i) constraints += fmt::format("{},", i);
-  constraints += "l,l,r";
+  constraints += input_constraints + ",r";
   llvm::SmallVector<Value> operands;
   for (int i = 0; i < regs; ++i)
     operands.push_back(mlir::LLVM::ExtractValueOp::create(e.b, e.loc, acc, llvm::ArrayRef<std::int64_t>{i}));
-  operands.push_back(desc_a);
-  operands.push_back(desc_b);
+  operands.append(inputs.begin(), inputs.end());
   operands.push_back(mlir::arith::ExtUIOp::create(e.b, e.loc, e.i32(), accumulate));
   auto op = mlir::LLVM::InlineAsmOp::create(e.b, e.loc, wgmma_accumulator_type(e, n), operands, text, constraints,
                                             /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -101,38 +104,25 @@ Value wgmma_scaled(Emitter& e, Value acc, Value desc_a, Value desc_b, int n, Mma
   return op.getResult(0);
 }
 
+}  // namespace
+
+Value wgmma_scaled(Emitter& e, Value acc, Value desc_a, Value desc_b, int n, MmaInput input, bool a_k_major,
+                   bool b_k_major, Value accumulate) {
+  // imm-scale-a/b = 1; imm-trans-a/b = 1 for the non-K-major ("transposed") operand.
+  const int a = n;  // $2*regs: the A descriptor
+  return mma_async(e, acc, n, input, {desc_a, desc_b}, fmt::format("${}", a), "l,l",
+                   fmt::format("{}, {}", a_k_major ? 0 : 1, b_k_major ? 0 : 1), accumulate);
+}
+
 Value wgmma_reg_a(Emitter& e, Value acc, llvm::ArrayRef<Value> a_frag, Value desc_b, int n, MmaInput input,
                   bool b_k_major, Value accumulate) {
-  if (n < 8 || n > 256 || n % 8 != 0)
-    throw Error(ErrorKind::InvalidInput, fmt::format("wgmma N must be a multiple of 8 in [8, 256], got {}", n));
   if (a_frag.size() != 4)
     throw Error(ErrorKind::InvalidInput, fmt::format("wgmma A fragment must be 4 registers, got {}", a_frag.size()));
-  const int regs = n / 2;
-  // Operands: $0..$regs-1 the accumulator out, tied to $regs..2*regs-1; the four A registers,
-  // the B descriptor and the scale-d flag.
-  std::string d;
-  for (int i = 0; i < regs; ++i) d += fmt::format("{}${}", i ? ", " : "", i);
-  const char* type = input == MmaInput::BF16 ? "bf16" : "f16";
-  const int a0 = 2 * regs;
-  std::string text = fmt::format(
-      "{{\n.reg .pred p;\nsetp.ne.b32 p, ${}, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${}, ${}, ${}, ${}}}, ${}, p, 1, 1, {};\n}}",
-      a0 + 5, n, type, type, d, a0, a0 + 1, a0 + 2, a0 + 3, a0 + 4, b_k_major ? 0 : 1);
-  std::string constraints;
-  for (int i = 0; i < regs; ++i) constraints += "=f,";
-  for (int i = 0; i < regs; ++i) constraints += fmt::format("{},", i);
-  constraints += "r,r,r,r,l,r";
-  llvm::SmallVector<Value> operands;
-  for (int i = 0; i < regs; ++i)
-    operands.push_back(mlir::LLVM::ExtractValueOp::create(e.b, e.loc, acc, llvm::ArrayRef<std::int64_t>{i}));
-  operands.append(a_frag.begin(), a_frag.end());
-  operands.push_back(desc_b);
-  operands.push_back(mlir::arith::ExtUIOp::create(e.b, e.loc, e.i32(), accumulate));
-  auto op = mlir::LLVM::InlineAsmOp::create(e.b, e.loc, wgmma_accumulator_type(e, n), operands, text, constraints,
-                                            /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                            mlir::LLVM::tailcallkind::TailCallKind::None,
-                                            mlir::LLVM::AsmDialectAttr(), mlir::ArrayAttr());
-  return op.getResult(0);
+  const int a0 = n;  // $2*regs: the four A registers
+  llvm::SmallVector<Value> inputs(a_frag.begin(), a_frag.end());
+  inputs.push_back(desc_b);
+  return mma_async(e, acc, n, input, inputs, fmt::format("{{${}, ${}, ${}, ${}}}", a0, a0 + 1, a0 + 2, a0 + 3),
+                   "r,r,r,r,l", b_k_major ? "0" : "1", accumulate);
 }
 
 llvm::SmallVector<Value> a_fragment_from_accumulator(Emitter& e, Value acc, int chunk, MmaInput input) {

@@ -250,21 +250,16 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
       // blocks that hold such a key for some row of this warpgroup pay for the selects (a
       // uniform branch): the last block of a ragged seq_kv, and the blocks a causal diagonal
       // crosses.
+      // Keys [0, limit) seen by `row`: min(seq_kv, row + 1 + seq_kv - seq_q) with causal.
+      auto key_limit = [&](Value row) {
+        if (!p.causal) return seq_kv;
+        Value diag = e.sub(e.add(e.add(row, faults.causal_off_by_one ? e.c32(2) : one), seq_kv), seq_q);
+        return e.select(slt(e, diag, seq_kv), diag, seq_kv);
+      };
       Value key0 = e.add(e.mul(j, e.c32(BKV)), lane_col);
-      Value limit[2];
-      for (int h = 0; h < 2; ++h) {
-        limit[h] = seq_kv;
-        if (p.causal) {
-          Value diag = e.sub(e.add(e.add(rows[h], faults.causal_off_by_one ? e.c32(2) : one), seq_kv), seq_q);
-          limit[h] = e.select(slt(e, diag, seq_kv), diag, seq_kv);
-        }
-      }
+      Value limit[2] = {key_limit(rows[0]), key_limit(rows[1])};
       Value block_end = e.mul(e.add(j, one), e.c32(BKV));  // one past the block's last key
-      Value first_limit = seq_kv;  // the smallest limit of any row of the warpgroup
-      if (p.causal) {
-        Value diag = e.sub(e.add(e.add(wg_row0, faults.causal_off_by_one ? e.c32(2) : one), seq_kv), seq_q);
-        first_limit = e.select(slt(e, diag, seq_kv), diag, seq_kv);
-      }
+      Value first_limit = key_limit(wg_row0);              // the smallest limit of any row of the warpgroup
       s = e.if_else(slt(e, first_limit, block_end), {s.getType()},
                     [&] {
                       Value m = s;
