@@ -35,6 +35,7 @@
 #include "harness/cmd_sass.h"
 #include "harness/cmd_space.h"
 #include "harness/cmd_worker.h"
+#include "harness/op/cmd_op.h"
 #include "harness/exit_codes.h"
 #include "harness/option_checks.h"
 #include "harness/stop_signals.h"
@@ -176,6 +177,7 @@ int run_cli(int argc, char** argv) {
   add_emulate_command(app);
   add_verify_command(app);
   add_sass_command(app);
+  add_op_commands(app);  // after space and verify: the ops' subcommands join theirs
   check_every_option(app);  // after every command is added: an empty or out-of-range value is refused alike
   app.footer(examples);
 

@@ -8,9 +8,11 @@
 
 #include "core/tuning_config.h"
 #include "kernels/matmul_template.h"
+#include "kernels/op_template.h"
 
 namespace mgpu::harness {
 
 core::TuningConfig config_from_user(const kernels::MatmulTemplate& t, const std::string& json);
+core::TuningConfig config_from_user(const kernels::OpTemplate& t, const std::string& json);
 
 }  // namespace mgpu::harness

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "kernels/matmul_template.h"
+#include "kernels/op_registry.h"
 #include "results/stored_config.h"
 
 namespace mgpu::harness {
@@ -30,6 +31,20 @@ void check_stored(const results::TemplateId& id, const results::ProblemRecord&, 
     t->check_config(full);
     return;
   }
+  for (const kernels::OpEntry& e : kernels::ops())
+    for (const core::ArchSpec& arch : core::all_archs()) {
+      const kernels::OpTemplate* t = nullptr;
+      try {
+        t = &e.for_arch(arch);
+      } catch (const core::Error&) {
+        continue;
+      }
+      if (t->name() != id.name || t->source_hash() != id.source_hash) continue;
+      core::TuningConfig full = t->default_config();
+      for (const auto& [k, v] : c.values()) full.set(k, v);
+      t->check_config(full);
+      return;
+    }
 }
 
 }  // namespace
@@ -45,6 +60,14 @@ std::vector<results::TemplateId> current_templates() {
       out.push_back({std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)});
     } catch (const core::Error&) {
       // no template for this arch yet
+    }
+    for (const kernels::OpEntry& e : kernels::ops()) {
+      try {
+        const kernels::OpTemplate& t = e.for_arch(arch);
+        out.push_back({std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)});
+      } catch (const core::Error&) {
+        // the op has no template for this arch
+      }
     }
   }
   return out;

@@ -165,8 +165,7 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
       doc = {{"template", t.tmpl.name}, {"source_hash", t.tmpl.source_hash}, {"backend_hash", t.tmpl.backend_hash},
              {"device", t.env.device_name}, {"arch", t.env.arch}, {"entries", nlohmann::json::object()}};
     doc["entries"][t.problem.key] = {
-        {"problem", {{"m", t.problem.m}, {"n", t.problem.n}, {"k", t.problem.k}, {"dtype", t.problem.dtype},
-                     {"out_dtype", t.problem.out_dtype}, {"layout", t.problem.layout}}},
+        {"problem", problem_json(t.problem)},
         {"config", nlohmann::json::parse(t.config_json)},
         {"median_ms", *t.median_ms},
         {"tflops", tflops(t)},
@@ -200,10 +199,22 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
   return n;
 }
 
+nlohmann::json problem_json(const ProblemRecord& p) {
+  if (p.kernel == "matmul")
+    return {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"dtype", p.dtype}, {"out_dtype", p.out_dtype}, {"layout", p.layout}};
+  // Another op: its own fields (schema 8), in its order, after the op's name.
+  nlohmann::ordered_json fields = nlohmann::ordered_json::parse(p.fields, nullptr, false);
+  nlohmann::json j = {{"op", p.kernel}};
+  if (fields.is_object())
+    for (const auto& [name, value] : fields.items()) j[name] = value;
+  return j;
+}
+
 int export_csv(Store& store, const std::string& csv_path, bool include_model) {
   refuse_database_path(csv_path, {store.path()});
   std::ostringstream out;
-  out << "trial,run,created_at,template,source_hash,problem,m,n,k,dtype,out_dtype,layout,device,arch,driver,cuda,"
+  out << "trial,run,created_at,template,source_hash,problem,m,n,k,dtype,out_dtype,layout,op,problem_fields,device,arch,"
+         "driver,cuda,"
          "config,status,source,median_ms,min_ms,mean_ms,noise,samples,verification_error,throttled,compile_ms,"
          "registers,smem_bytes,spill_bytes,message,verification\n";
   int n = 0;
@@ -214,10 +225,10 @@ int export_csv(Store& store, const std::string& csv_path, bool include_model) {
                                   t.source == "cuda" && t.status == "ok" && t.verification_error);
     auto label = label_of.find(key);
     if (label == label_of.end()) label = label_of.emplace(key, verification_of(store, t)).first;
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        t.uuid, t.run_id, t.created_at, t.tmpl.name, t.tmpl.source_hash, t.problem.key, t.problem.m,
                        t.problem.n, t.problem.k, t.problem.dtype, t.problem.out_dtype, t.problem.layout,
-                       csv_field(t.env.device_name), t.env.arch, t.env.driver_version, t.env.cuda_version,
+                       t.problem.kernel, csv_field(t.problem.fields), csv_field(t.env.device_name), t.env.arch, t.env.driver_version, t.env.cuda_version,
                        csv_field(t.config_json), t.status, t.source, opt_str(t.median_ms), opt_str(t.min_ms),
                        opt_str(t.mean_ms), opt_str(t.noise), t.samples_ms.size(), opt_str(t.verification_error),
                        t.throttled ? 1 : 0, opt_str(t.compile_ms), opt_str(t.registers), opt_str(t.smem_bytes),

@@ -13,7 +13,10 @@
 //         parameter names must be identifiers (not keywords), values integers of int64's range
 //         or strings, and every row of a template must have its first row's parameters and
 //         types -- else Error{InvalidInput} naming the row (a damaged database), nothing written;
-//   csv:  one row per trial, whatever its status, measured only unless include_model.
+//   csv:  one row per trial, whatever its status, measured only unless include_model; after the
+//         matmul's columns, its op and the problem's fields (JSON; "{}" before schema 8).
+// A problem is written as problem_json() has it: a matmul's m, n, k, dtypes and layout; another
+// op's name ("op") and its fields.
 // Verification (results/verified_best.h): json and cpp export verified_best()'s rows -- a row
 // the virtual device failed is never exported -- each with its label (json: "verification";
 // cpp: the config's `verification` member); csv rows end with their label. With
@@ -31,9 +34,13 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "results/store.h"
 
 namespace mgpu::results {
+
+nlohmann::json problem_json(const ProblemRecord& p);
 
 struct Coverage {
   std::string shape;  // problem key of the suite shape

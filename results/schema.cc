@@ -190,6 +190,14 @@ const char* const kMigrations[] = {
       created_at TEXT NOT NULL,
       PRIMARY KEY(kernel_hash, backend_hash, assembler));
     )sql",
+    // 8: problems of any op (kernels/op_template.h), not only matmuls: the op's fields as a JSON
+    // object (names and values as text, in the op's order) and the flops its kernels do, which
+    // TFLOP/s is counted from. kernel names the op; m, n, k are 0 for an op that is not a matmul.
+    // Older rows keep fields '{}' and flops NULL: a matmul's flops are 2 m n k.
+    R"sql(
+    ALTER TABLE problems ADD COLUMN fields TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE problems ADD COLUMN flops REAL;
+    )sql",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kSchemaVersion);
 

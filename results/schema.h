@@ -10,7 +10,7 @@
 
 namespace mgpu::results {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 int schema_version(SQLite::Database& db);
 void migrate(SQLite::Database& db);

@@ -34,8 +34,9 @@ static constexpr const char* kTrialColumns =
     "t.created_at";
 // Columns later schemas added, read as '' from older read-only databases.
 static std::string later_trial_columns(int schema) {
-  return fmt::format("{}, {}, {}", schema >= 2 ? "t.timer" : "''", schema >= 5 ? "t.kernel_hash" : "''",
-                     schema >= 5 ? "t.problem_class" : "''");
+  return fmt::format("{}, {}, {}, {}, {}", schema >= 2 ? "t.timer" : "''", schema >= 5 ? "t.kernel_hash" : "''",
+                     schema >= 5 ? "t.problem_class" : "''", schema >= 8 ? "p.fields" : "'{}'",
+                     schema >= 8 ? "p.flops" : "NULL");
 }
 static constexpr const char* kTrialJoins =
     "FROM trials t LEFT JOIN templates tp ON tp.id = t.template_id LEFT JOIN problems p ON p.id = t.problem_id "
@@ -55,7 +56,7 @@ std::string new_uuid() {
 }
 
 double tflops(const TrialRow& t) {
-  return 2.0 * t.problem.m * t.problem.n * t.problem.k / (*t.median_ms * 1e-3) / 1e12;
+  return t.problem.flop_count() / (*t.median_ms * 1e-3) / 1e12;
 }
 
 std::string now_utc() {
@@ -225,7 +226,7 @@ std::int64_t Store::template_id(const TemplateId& t) {
 }
 
 std::int64_t Store::problem_id(const ProblemRecord& p) {
-  return upsert(*db_, "problems", {"kernel", "key", "m", "n", "k", "dtype", "out_dtype", "layout"},
+  return upsert(*db_, "problems", {"kernel", "key", "m", "n", "k", "dtype", "out_dtype", "layout", "fields", "flops"},
                 [&](SQLite::Statement& s, int i) {
                   s.bind(i, p.kernel);
                   s.bind(i + 1, p.key);
@@ -235,6 +236,9 @@ std::int64_t Store::problem_id(const ProblemRecord& p) {
                   s.bind(i + 5, p.dtype);
                   s.bind(i + 6, p.out_dtype);
                   s.bind(i + 7, p.layout);
+                  s.bind(i + 8, p.fields);
+                  if (p.flops) s.bind(i + 9, *p.flops);
+                  else s.bind(i + 9);
                 });
 }
 
@@ -442,6 +446,20 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.timer = q.getColumn(i++).getString();
       r.kernel_hash = q.getColumn(i++).getString();
       r.problem_class = q.getColumn(i++).getString();
+      r.problem.fields = q.getColumn(i++).getString();
+      if (!nlohmann::json::accept(r.problem.fields) || !nlohmann::json::parse(r.problem.fields).is_object())
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is damaged: trial {} has a problem whose fields are not a JSON object", path_, r.id));
+      if (!q.getColumn(i).isNull()) {
+        const SQLite::Column f = q.getColumn(i);
+        if (!f.isFloat() && !f.isInteger())
+          throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: trial {} has a problem whose flops are not a number", path_, r.id));
+        r.problem.flops = f.getDouble();
+        if (!std::isfinite(*r.problem.flops) || *r.problem.flops < 0)
+          throw Error(ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} has a problem with {} flops", path_, r.id, *r.problem.flops));
+      }
+      ++i;
       out.push_back(std::move(r));
     }
     return out;
@@ -508,7 +526,10 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
   for (TrialRow& r : rows) {
     if (!is_current(r.tmpl)) continue;
     stored_config(path_, r);  // a damaged config never ranks: the database is refused (exit 2)
-    if (!failed_keys.empty() && failed_keys.count(key_of(r.config_json, r.kernel_hash, r.problem_class))) {
+    bool failed = false;
+    for (const std::string& cls : verification_classes(r.problem_class))
+      failed = failed || failed_keys.count(key_of(r.config_json, r.kernel_hash, cls)) > 0;
+    if (failed) {
       if (failed_verification) failed_verification->push_back(r);
       continue;
     }
@@ -564,9 +585,35 @@ int verified_schedules(std::string_view message) {
              : 1;
 }
 
+std::vector<std::string> verification_classes(const std::string& problem_class) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start <= problem_class.size();) {
+    std::size_t end = problem_class.find(';', start);
+    if (end == std::string::npos) end = problem_class.size();
+    if (end > start) out.push_back(problem_class.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 Verification Store::verification(const VerificationKey& key) {
   Verification v;
   if (key.kernel_hash.empty() || key.problem_class.empty() || schema_ < 5) return v;
+  const std::vector<std::string> classes = verification_classes(key.problem_class);
+  if (classes.size() > 1) {
+    // Verified only when every class is; failed when any failed.
+    bool all = true;
+    for (const std::string& c : classes) {
+      Verification one = verification({key.config_json, key.kernel_hash, c});
+      v.passed += one.passed;
+      v.failed += one.failed;
+      v.schedules = v.schedules == 0 ? one.schedules : std::min(v.schedules, one.schedules);
+      if (!v.failure && one.failure) v.failure = std::move(one.failure);
+      all = all && one.state == Verification::State::Verified;
+    }
+    v.state = v.failed > 0 ? Verification::State::Failed : all ? Verification::State::Verified : Verification::State::None;
+    return v;
+  }
   // Verdicts on the virtual device for this binary, run-time parameters and problem class; a
   // trial the machine failed (env_error) says nothing about the kernel.
   for (TrialRow& r : query_trials("WHERE t.source = 'emulate' AND t.kernel_hash = ? AND t.problem_class = ? AND "

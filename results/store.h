@@ -46,11 +46,18 @@ struct TemplateId {
   std::string backend_hash;
 };
 
+// kernel: the op ("matmul", "attention"); key: the op's canonical problem text. m, n, k and
+// layout describe a matmul (0 and "" for another op); fields: the op's problem as a JSON object
+// of text values (schema 8; "{}" for older rows); flops: what the kernels do (schema 8; unset for
+// older rows, whose matmuls do 2 m n k).
 struct ProblemRecord {
   std::string kernel = "matmul";
   std::string key;
   std::int64_t m = 0, n = 0, k = 0;
   std::string dtype, out_dtype, layout;
+  std::string fields = "{}";
+  std::optional<double> flops;
+  double flop_count() const { return flops ? *flops : 2.0 * double(m) * double(n) * double(k); }
 };
 
 struct TrialRecord {
@@ -95,7 +102,13 @@ struct VerificationKey {
   std::string problem_class;
 };
 
-// Every virtual-device verdict for a key: Failed if any run failed (a hazard under one
+// The classes a trial's problem_class names: one for a matmul (whose class names join their
+// flags with '+'); an op verified at several problems (kernels/op_template.h) joins its classes
+// with ';', and its verification needs all of them.
+std::vector<std::string> verification_classes(const std::string& problem_class);
+
+// Every virtual-device verdict for a key (every class of a ';'-joined key: Verified when all
+// are, Failed when any is): Failed if any run failed (a hazard under one
 // schedule is a hazard), Verified if some passed and none failed.
 struct Verification {
   enum class State { None, Verified, Failed };

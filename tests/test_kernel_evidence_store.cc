@@ -138,7 +138,7 @@ TEST_F(EvidenceStore, ASchemaSixDatabaseIsReadAsItIsThenMigratedKeepingEverythin
     std::int64_t run = s.begin_run("tune", "matmul", "0.1.0");
     s.record_trial(model_trial(run, "aaaa"));
     s.record_trial(model_trial(run, "aaaa", "emulate", kBanks));
-    s.db().exec("DROP TABLE kernel_evidence; PRAGMA user_version = 6");  // schema 6's shape
+    s.db().exec("DROP TABLE kernel_evidence; ALTER TABLE problems DROP COLUMN fields; ALTER TABLE problems DROP COLUMN flops; PRAGMA user_version = 6");  // schema 6's shape
   }
   {
     Store old = Store::open(path("v6.db"), OpenMode::ReadOnly);  // read as it is, never migrated

@@ -223,7 +223,7 @@ TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
     // Back to version 1's shape: no timer column, no verification key, no kernel evidence.
     s.db().exec("DROP TABLE kernel_evidence; DROP INDEX trials_by_kernel; ALTER TABLE trials DROP COLUMN problem_class; "
                 "ALTER TABLE trials DROP COLUMN kernel_hash; ALTER TABLE trials DROP COLUMN timer; "
-                "PRAGMA user_version = 1");
+                "ALTER TABLE problems DROP COLUMN fields; ALTER TABLE problems DROP COLUMN flops; PRAGMA user_version = 1");
   }
   {
     // Read-only, a version-1 database is read as it is and left at version 1.

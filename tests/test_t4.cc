@@ -348,7 +348,7 @@ TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
                 "CREATE INDEX trials_by_key ON trials(template_id, problem_id, environment_id, config_id);"
                 "CREATE INDEX trials_by_run ON trials(run_id);"
                 "CREATE INDEX trials_by_kernel ON trials(kernel_hash, problem_class); DROP TABLE kernel_evidence;"
-                "PRAGMA user_version = 5");
+                "ALTER TABLE problems DROP COLUMN fields; ALTER TABLE problems DROP COLUMN flops; PRAGMA user_version = 5");
     t.source = "imported";
     EXPECT_THROW(s.record_trial(t), std::exception);  // what the migration is for
   }

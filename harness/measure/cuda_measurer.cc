@@ -177,6 +177,25 @@ bool judge_verification(Measurement& m, double rel, DType out, std::string_view 
   return false;
 }
 
+void time_kernel(Measurement& m, const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush,
+                 std::string_view timer_choice) {
+  core::ClockState before = clocks();
+  const Timer timer = choose_timer(timer_choice);
+  SampleCollector samples = time_launches(launch, rule, flush, timer);
+  m.timer = std::string(to_string(timer));
+  core::ClockState after = clocks();
+  SampleStats s = summarize(samples.samples());
+  m.samples_ms = samples.samples();
+  m.median_ms = s.median;
+  m.min_ms = s.min;
+  m.mean_ms = s.mean;
+  m.noise = s.noise;
+  m.noise_converged = samples.converged();
+  m.sm_clock_mhz_before = before.sm_mhz;
+  m.sm_clock_mhz_after = after.sm_mhz;
+  m.throttled = before.throttled || after.throttled;
+}
+
 Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
                            const std::string& cubin) {
   Measurement m;
@@ -211,21 +230,7 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
       if (!judge_verification(m, relative_error(got, p.out_dtype, want), p.out_dtype, "cuBLASLt")) return m;
     }
 
-    core::ClockState before = clocks();
-    const Timer timer = choose_timer(req.timer);
-    SampleCollector samples = time_launches([&] { launch.launch(fn); }, req.rule, flush, timer);
-    m.timer = std::string(to_string(timer));
-    core::ClockState after = clocks();
-    SampleStats s = summarize(samples.samples());
-    m.samples_ms = samples.samples();
-    m.median_ms = s.median;
-    m.min_ms = s.min;
-    m.mean_ms = s.mean;
-    m.noise = s.noise;
-    m.noise_converged = samples.converged();
-    m.sm_clock_mhz_before = before.sm_mhz;
-    m.sm_clock_mhz_after = after.sm_mhz;
-    m.throttled = before.throttled || after.throttled;
+    time_kernel(m, [&] { launch.launch(fn); }, req.rule, flush, req.timer);
     return m;
   } catch (const core::CudaError& e) {
     m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;

@@ -67,4 +67,9 @@ double verification_threshold(kernels::DType out);
 SampleCollector time_launches(const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush,
                               Timer timer);
 
+// time_launches() with a timer chosen from `timer_choice` ("auto", "cupti", "events"), into
+// m's samples and statistics, with the SM clock and throttling read before and after.
+void time_kernel(Measurement& m, const std::function<void()>& launch, const StoppingRule& rule, core::DeviceBuffer& flush,
+                 std::string_view timer_choice);
+
 }  // namespace mgpu::harness

@@ -51,6 +51,70 @@ TrialStatus fatal_status(const std::string& kind) {
   return TrialStatus::Fault;
 }
 
+}  // namespace
+
+LaunchFindings last_launch_findings() {
+  LaunchFindings f;
+  const std::string last = core::CudaDriver::get().last_emulated_launch();
+  if (last.empty()) return f;
+  f.report = nlohmann::json::parse(last);
+  for (const auto& r : f.report.value("reports", nlohmann::json::array())) {
+    std::string line = fmt::format("{}: {} (PTX line {})", r.value("kind", "?"), r.value("message", ""), r.value("line", -1));
+    (r.value("note", false) ? f.notes : f.hazards).push_back(line);
+  }
+  return f;
+}
+
+void LaunchFindings::fail(Measurement& m) const {
+  std::string found;
+  for (const auto& h : hazards) found += (found.empty() ? "" : "; ") + h;
+  m.status = TrialStatus::Hazard;
+  m.message = fmt::format("{} finding(s) of the virtual device's checkers: {}", hazards.size(), found);
+}
+
+void LaunchFindings::describe_pass(Measurement& m) const {
+  if (!notes.empty()) m.message = fmt::format("verified; {} note(s): {}", notes.size(), notes.front());
+  // Issue 19: the shared-memory bank conflicts of the kernel's generic loads and stores (a
+  // cost, not a finding), with the worst PTX line, kept with the verification; a clean
+  // count is kept too, so "no conflicts" is a measured fact, not an absent line.
+  const nlohmann::json banks = report.value("bank_conflicts", nlohmann::json::object());
+  if (banks.value("accesses", 0) > 0) {
+    nlohmann::json worst;
+    for (const auto& l : banks.value("lines", nlohmann::json::array()))
+      if (worst.is_null() || l.value("conflicts", 0) > worst.value("conflicts", 0)) worst = l;
+    // The phrase parse_bank_conflicts() reads back (lints, the cost model): keep it so.
+    core::SharedBankConflicts b{banks.value("conflicts", std::int64_t{0}), banks.value("accesses", std::int64_t{0}),
+                                banks.value("wavefronts", std::int64_t{0}), banks.value("ideal", std::int64_t{0})};
+    m.message += fmt::format("{}shared-memory bank conflicts: {}", m.message.empty() ? "verified; " : "; ",
+                             core::bank_conflict_text(b));
+    if (b.conflicts > 0)
+      m.message += fmt::format(", worst PTX line {} in {}: {} in {} accesses", worst.value("line", -1),
+                               worst.value("region", std::string("?")), worst.value("conflicts", 0),
+                               worst.value("accesses", 0));
+  }
+}
+
+void explain_launch_failure(Measurement& m, const core::CudaError& e) {
+  m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;
+  m.message = e.what();
+  std::string last = core::CudaDriver::get().last_emulated_launch();
+  if (last.empty()) return;
+  nlohmann::json j = nlohmann::json::parse(last);
+  if (j.value("reports", nlohmann::json::array()).empty()) return;
+  const auto& first = j["reports"][0];
+  std::string kind = first.value("kind", "");
+  if (e.is_fault()) m.status = fatal_status(kind);
+  m.message += ": " + kind + ": " + first.value("message", "");
+  // A step limit the user lowered below the default proves nothing about the kernel (a
+  // correct one may need more steps): no verdict, so it is not stored as the kernel's
+  // failure for every later run to trust; a run without the setting verifies it.
+  if (kind == "step-limit" && emu::step_limit_from_environment() < emu::default_step_limit()) {
+    m.status = TrialStatus::EnvError;
+    m.message += fmt::format(" (MGPU_EMU_STEP_LIMIT={} is below the default {}: not a verdict on the kernel; "
+                             "verify without it)", emu::step_limit_from_environment(), emu::default_step_limit());
+  }
+}
+
 int device_sm_count() {
   const core::CudaDriver& drv = core::CudaDriver::get();
   int v = 0;
@@ -58,6 +122,8 @@ int device_sm_count() {
             "cuDeviceGetAttribute", core::ErrorKind::Unavailable);
   return v;
 }
+
+namespace {
 
 // One launch under scheduler seed `seed`, verified; the output's bytes land in `got`.
 Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
@@ -81,65 +147,19 @@ Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, 
     launch.launch(mod.function(kernel.kernel_name));
     core::CudaContext::primary().synchronize();
 
-    // What the checkers found.
-    nlohmann::json j = nlohmann::json::parse(core::CudaDriver::get().last_emulated_launch());
-    std::vector<std::string> hazards, notes;
-    for (const auto& r : j.value("reports", nlohmann::json::array())) {
-      std::string line = fmt::format("{}: {} (PTX line {})", r.value("kind", "?"), r.value("message", ""), r.value("line", -1));
-      (r.value("note", false) ? notes : hazards).push_back(line);
-    }
+    const LaunchFindings found = last_launch_findings();
     got.assign(p.m * p.n * out, 0);
     dc.download(std::as_writable_bytes(std::span(got)));
     const double rel = relative_error(got, p.out_dtype, want);
-    std::string found;
-    for (const auto& h : hazards) found += (found.empty() ? "" : "; ") + h;
-    if (!hazards.empty()) {
+    if (!found.hazards.empty()) {
       m.verification_error = rel;
-      m.status = TrialStatus::Hazard;
-      m.message = fmt::format("{} finding(s) of the virtual device's checkers: {}", hazards.size(), found);
+      found.fail(m);
     } else if (judge_verification(m, rel, p.out_dtype, "a float64 reference")) {
-      if (!notes.empty()) m.message = fmt::format("verified; {} note(s): {}", notes.size(), notes.front());
-      // Issue 19: the shared-memory bank conflicts of the kernel's generic loads and stores (a
-      // cost, not a finding), with the worst PTX line, kept with the verification; a clean
-      // count is kept too, so "no conflicts" is a measured fact, not an absent line.
-      const nlohmann::json banks = j.value("bank_conflicts", nlohmann::json::object());
-      if (banks.value("accesses", 0) > 0) {
-        nlohmann::json worst;
-        for (const auto& l : banks.value("lines", nlohmann::json::array()))
-          if (worst.is_null() || l.value("conflicts", 0) > worst.value("conflicts", 0)) worst = l;
-        // The phrase parse_bank_conflicts() reads back (lints, the cost model): keep it so.
-        core::SharedBankConflicts b{banks.value("conflicts", std::int64_t{0}), banks.value("accesses", std::int64_t{0}),
-                                    banks.value("wavefronts", std::int64_t{0}), banks.value("ideal", std::int64_t{0})};
-        m.message += fmt::format("{}shared-memory bank conflicts: {}", m.message.empty() ? "verified; " : "; ",
-                                 core::bank_conflict_text(b));
-        if (b.conflicts > 0)
-          m.message += fmt::format(", worst PTX line {} in {}: {} in {} accesses", worst.value("line", -1),
-                                   worst.value("region", std::string("?")), worst.value("conflicts", 0),
-                                   worst.value("accesses", 0));
-      }
+      found.describe_pass(m);
     }
     return m;
   } catch (const core::CudaError& e) {
-    m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;
-    m.message = e.what();
-    std::string last = core::CudaDriver::get().last_emulated_launch();
-    if (!last.empty()) {
-      nlohmann::json j = nlohmann::json::parse(last);
-      if (!j.value("reports", nlohmann::json::array()).empty()) {
-        const auto& first = j["reports"][0];
-        std::string kind = first.value("kind", "");
-        if (e.is_fault()) m.status = fatal_status(kind);
-        m.message += ": " + kind + ": " + first.value("message", "");
-        // A step limit the user lowered below the default proves nothing about the kernel (a
-        // correct one may need more steps): no verdict, so it is not stored as the kernel's
-        // failure for every later run to trust; a run without the setting verifies it.
-        if (kind == "step-limit" && emu::step_limit_from_environment() < emu::default_step_limit()) {
-          m.status = TrialStatus::EnvError;
-          m.message += fmt::format(" (MGPU_EMU_STEP_LIMIT={} is below the default {}: not a verdict on the kernel; "
-                                   "verify without it)", emu::step_limit_from_environment(), emu::default_step_limit());
-        }
-      }
-    }
+    explain_launch_failure(m, e);
     return m;
   }
 }

@@ -8,8 +8,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/built_kernel.h"
+#include "core/cuda_driver.h"
 #include "harness/measure/measurement.h"
 #include "harness/measure/trial_request.h"
 #include "kernels/matmul_template.h"
@@ -24,6 +28,21 @@ Measurement verify_on_emulator(const TrialRequest& request, const kernels::Matmu
 // The i-th schedule's seed: 1, 4, 2, 3, 5, 8, 6, 7, ... (seed % 4 == 0: async work lands as
 // late as is legal; odd: woken waiters run at once), so two schedules already try both.
 std::uint64_t schedule_seed(int i);
+
+// What the virtual device's checkers reported for the last launch: hazards (findings: the
+// trial fails) and notes (said, not counted), with the whole report (bank conflicts).
+struct LaunchFindings {
+  std::vector<std::string> hazards, notes;
+  nlohmann::json report;
+  void fail(Measurement& m) const;           // status hazard, the findings in the message
+  void describe_pass(Measurement& m) const;  // notes and bank conflicts in a passing verdict's message
+};
+LaunchFindings last_launch_findings();
+
+// A launch that threw: fault or launch error, a hang (deadlock, step limit) or an unsupported
+// instruction told apart by the virtual device's first report; a step limit lowered below the
+// default is no verdict (env_error).
+void explain_launch_failure(Measurement& m, const core::CudaError& e);
 
 // Where the virtual device's driver library is: $MGPU_CUDA_DRIVER, else next to this
 // executable (the build tree's core/emu/, or the bundle's lib/). Empty when not found.

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/emulator_verifier.h"
+#include "harness/measure/op_measurer.h"
 #include "kernels/matmul_template.h"
 
 namespace mgpu::harness {
@@ -15,6 +16,7 @@ Measurement measure_trial(const TrialRequest& req) {
   const core::ArchSpec& arch = core::parse_arch(req.arch);
   if (req.measurer != "model" && req.measurer != "cuda" && req.measurer != "emulate")
     throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown measurer '{}': model, cuda or emulate", req.measurer));
+  if (req.op != "matmul") return measure_op_trial(req);
   Measurement m;
   m.source = req.measurer;
   const kernels::MatmulTemplate& t = kernels::matmul_template(arch);

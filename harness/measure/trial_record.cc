@@ -1,5 +1,7 @@
 #include "harness/measure/trial_record.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include "core/backend_fingerprint.h"
@@ -11,6 +13,27 @@ namespace mgpu::harness {
 results::ProblemRecord problem_record(const kernels::MatmulProblem& p) {
   return {"matmul", p.key(), p.m, p.n, p.k, std::string(to_string(p.in_dtype)), std::string(to_string(p.out_dtype)),
           std::string(to_string(p.b_layout))};
+}
+
+results::ProblemRecord problem_record(const kernels::Problem& p) {
+  results::ProblemRecord r;
+  r.kernel = p.op;
+  r.key = p.key;
+  r.dtype = p.dtype;
+  r.out_dtype = p.out_dtype;
+  nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+  // Typed where the text is a number or a switch, so JSON readers get 128, not "128".
+  for (const auto& [name, value] : p.fields) {
+    if (!value.empty() && value.size() < 19 && value.find_first_not_of("0123456789") == std::string::npos)
+      fields[name] = std::stoll(value);
+    else if (value == "true" || value == "false")
+      fields[name] = value == "true";
+    else
+      fields[name] = value;
+  }
+  r.fields = fields.dump();
+  r.flops = p.flops;
+  return r;
 }
 
 kernels::MatmulProblem matmul_problem(const results::ProblemRecord& r) {
@@ -26,6 +49,10 @@ kernels::MatmulProblem matmul_problem(const results::ProblemRecord& r) {
 
 results::TemplateId template_id(const kernels::MatmulTemplate& t, const core::ArchSpec& arch) {
   return {std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
+}
+
+results::TemplateId template_id(const kernels::OpTemplate& t) {
+  return {std::string(t.name()), std::string(t.source_hash()), core::backend_hash(t.arch())};
 }
 
 results::Environment gpu_environment(const core::GpuInfo& gpu, const core::DeviceReport& report,
@@ -49,10 +76,15 @@ results::Environment model_environment(const core::ArchSpec& arch) {
 
 results::TrialRecord trial_record(std::int64_t run, const results::TemplateId& tmpl, const kernels::MatmulProblem& p,
                                   const core::TuningConfig& c, const results::Environment& env, const Measurement& m) {
+  return trial_record(run, tmpl, problem_record(p), c, env, m);
+}
+
+results::TrialRecord trial_record(std::int64_t run, const results::TemplateId& tmpl, const results::ProblemRecord& p,
+                                  const core::TuningConfig& c, const results::Environment& env, const Measurement& m) {
   results::TrialRecord t;
   t.run_id = run;
   t.tmpl = tmpl;
-  t.problem = problem_record(p);
+  t.problem = p;
   t.config_json = c.to_json();
   t.env = env;
   t.status = std::string(to_string(m.status));

@@ -7,8 +7,9 @@ namespace mgpu::harness {
 void to_json(nlohmann::json& j, const TrialRequest& r) {
   const kernels::MatmulProblem& p = r.problem;
   j = {{"arch", r.arch},
-       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"dtype", to_string(p.in_dtype)},
-                    {"out_dtype", to_string(p.out_dtype)}, {"layout", to_string(p.b_layout)}}},
+       {"problem", r.op == "matmul" ? nlohmann::json{{"m", p.m}, {"n", p.n}, {"k", p.k}, {"dtype", to_string(p.in_dtype)},
+                                                     {"out_dtype", to_string(p.out_dtype)}, {"layout", to_string(p.b_layout)}}
+                                    : nlohmann::json{{"op", r.op}, {"key", r.problem_key}}},
        {"config", nlohmann::json::parse(r.config.to_json())},
        {"measurer", r.measurer},
        {"rule", {{"min_samples", r.rule.min_samples}, {"max_noise", r.rule.max_noise},
@@ -29,12 +30,17 @@ void to_json(nlohmann::json& j, const TrialRequest& r) {
 void from_json(const nlohmann::json& j, TrialRequest& r) {
   r.arch = j.at("arch").get<std::string>();
   const nlohmann::json& p = j.at("problem");
+  if (p.contains("op")) {
+    r.op = p.at("op").get<std::string>();
+    r.problem_key = p.at("key").get<std::string>();
+  } else {
   r.problem.m = p.at("m");
   r.problem.n = p.at("n");
   r.problem.k = p.at("k");
   r.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
   r.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
   r.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
+  }
   r.config = core::TuningConfig::from_json(j.at("config").dump());
   r.measurer = j.at("measurer").get<std::string>();
   const nlohmann::json& rule = j.at("rule");

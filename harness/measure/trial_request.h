@@ -17,6 +17,9 @@ namespace mgpu::harness {
 
 struct TrialRequest {
   std::string arch = "sm_90a";
+  // The op (kernels/op_registry.h) and its problem's key; a matmul's problem is `problem`.
+  std::string op = "matmul";
+  std::string problem_key;
   kernels::MatmulProblem problem;
   core::TuningConfig config;
   std::string measurer = "model";  // "model" | "cuda"

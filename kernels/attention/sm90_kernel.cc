@@ -64,7 +64,6 @@ Value with(Emitter& e, Value s, int i, Value v) {
 Value slt(Emitter& e, Value a, Value b) {
   return mlir::arith::CmpIOp::create(e.b, e.loc, mlir::arith::CmpIPredicate::slt, a, b);
 }
-Value and1(Emitter& e, Value a, Value b) { return mlir::arith::AndIOp::create(e.b, e.loc, a, b); }
 Value feq(Emitter& e, Value a, Value b) {
   return mlir::arith::CmpFOp::create(e.b, e.loc, mlir::arith::CmpFPredicate::OEQ, a, b);
 }
@@ -341,9 +340,14 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
     }
   });
 
-  BuiltAttention built;
+  BuiltAttention built = attention_launch(p, c);
   built.mlir = km.to_text();
-  built.dynamic_smem_bytes = static_cast<int>(g.total);
+  return built;
+}
+
+BuiltAttention attention_launch(const AttentionProblem& p, const AttentionConfig& c) {
+  BuiltAttention built;
+  built.dynamic_smem_bytes = static_cast<int>(layout(p, c).total);
   built.grid[0] = static_cast<unsigned>((p.seq_q + kCtaRows - 1) / kCtaRows);
   built.grid[1] = static_cast<unsigned>(p.heads);
   built.grid[2] = static_cast<unsigned>(p.batch);

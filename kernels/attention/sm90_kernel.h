@@ -50,6 +50,9 @@ struct AttentionFaults {
 };
 BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionConfig& c,
                                     const AttentionFaults& faults = {});
+// build_attention_sm90()'s launch shape alone (mlir empty): what a launcher of an already
+// compiled kernel needs.
+BuiltAttention attention_launch(const AttentionProblem& p, const AttentionConfig& c);
 
 // The 4-D tensor map of Q (is_q) or K/V for a config: dims (head_dim, heads, seq, batch),
 // innermost first, byte strides of dims 1..3, and the box (64 columns, 1 head, rows, 1).

@@ -31,7 +31,7 @@ fixture_failed() { fixture_good; sql "$W/t.db" "$KEYED $(emulated ok "NOT ($FAST
 fixture_schema4() {
   fixture_good
   sql "$W/t.db" "DROP TABLE kernel_evidence; DROP INDEX trials_by_kernel; ALTER TABLE trials DROP COLUMN problem_class;
-                 ALTER TABLE trials DROP COLUMN kernel_hash; PRAGMA user_version = 4;"
+                 ALTER TABLE trials DROP COLUMN kernel_hash; ALTER TABLE problems DROP COLUMN fields; ALTER TABLE problems DROP COLUMN flops; PRAGMA user_version = 4;"
 }
 
 bad export_require_verified_csv 2 "--require-verified goes with --format json or cpp" --fixture good \

@@ -1,0 +1,362 @@
+#include "harness/op/cmd_op.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/compiler.h"
+#include "core/error.h"
+#include "harness/cli.h"
+#include "harness/config_option.h"
+#include "harness/exit_codes.h"
+#include "harness/numeric_options.h"
+#include "harness/op/op_prover.h"
+#include "harness/op/op_tuning.h"
+#include "harness/op/problem_flags.h"
+#include "harness/problem_options.h"
+#include "harness/stop_signals.h"
+#include "harness/verify/virtual_device.h"
+#include "harness/version.h"
+#include "kernels/op_registry.h"
+#include "results/store.h"
+#include "search/strategy.h"
+
+namespace mgpu::harness {
+namespace {
+
+// The options a command was given, on one line, for the run's provenance.
+std::string arguments_of(const std::string& name, const CLI::App& cmd) {
+  std::string line = name;
+  for (const CLI::Option* opt : cmd.get_options())
+    if (opt->count() > 0 && opt->get_name() != "--help")
+      line += opt->get_type_size() == 0 ? " " + opt->get_name() : fmt::format(" {}={}", opt->get_name(), opt->as<std::string>());
+  return line;
+}
+
+nlohmann::json config_json(const core::TuningConfig& c) { return nlohmann::json::parse(c.to_json()); }
+
+// --- mgpu-tune <op> ---------------------------------------------------------------------------
+
+struct TuneFlags {
+  ArchOption arch;
+  ProblemFlags problem;
+  OpTuneOptions tune;
+  bool json = false, quiet = false;
+};
+
+void print_tune_report(const OpTuneOptions& o, const OpTuneReport& r, bool json) {
+  const std::string label = r.source == "cuda" ? "measured" : r.source == "model" ? "predicted" : r.source;
+  if (json) {
+    nlohmann::json top = nlohmann::json::array();
+    for (const auto& t : r.top) top.push_back({{"config", config_json(t.config)}, {"ms", t.ms}, {"tflops", t.tflops}});
+    nlohmann::json j = {{"template", r.template_name}, {"problem", o.problem.key}, {"device", r.device_name},
+                        {"source", r.source}, {"run", r.run_uuid}, {"space", r.space_size}, {"valid", r.valid},
+                        {"trials_this_run", r.trials_this_run}, {"trials_resumed", r.trials_resumed},
+                        {"failed", r.failed}, {"verified", r.verified}, {"verify_failed", r.verify_failed},
+                        {"verify_reused", r.verify_reused}, {"top", top}, {"interrupted", r.interrupted}};
+    if (!r.unverified_why.empty()) j["not_verified"] = r.unverified_why;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  fmt::print("{} on {} ({}), problem {}\n", r.template_name, r.device_name, label, o.problem.key);
+  fmt::print("  {} of {} configs valid; {} trials this run, {} from earlier runs; {} failed{}\n", r.valid, r.space_size,
+             r.trials_this_run, r.trials_resumed, r.failed,
+             r.env_failed ? fmt::format(" ({} by the machine: retried next run)", r.env_failed) : "");
+  if (r.source == "emulate")
+    fmt::print("  virtual device: {} verified at the problem itself, {} failed\n", r.verified, r.verify_failed);
+  else if (r.unverified_why.empty())
+    fmt::print("  verified on the virtual device first: {} passed, {} failed ({} class verdicts reused from the database)\n",
+               r.verified, r.verify_failed, r.verify_reused);
+  else
+    fmt::print("  not verified: {}\n", r.unverified_why);
+  if (r.top.empty()) {
+    fmt::print("  no {} result{}\n", label, r.source == "emulate" ? "s: the virtual device has no clock" : "");
+  } else {
+    for (std::size_t i = 0; i < r.top.size() && i < 5; ++i)
+      fmt::print("  {}. {}  {:.4f} ms = {:.1f} TFLOP/s ({})\n", i + 1, r.top[i].config.to_json(), r.top[i].ms,
+                 r.top[i].tflops, label);
+  }
+  fmt::print("  run {} in {}\n", r.run_uuid, o.db);
+}
+
+void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
+  const kernels::OpTemplate& t = e.for_arch(core::parse_arch(e.default_arch));
+  auto o = std::make_shared<TuneFlags>();
+  auto* cmd = app.add_subcommand(e.op, fmt::format("Tune {} ({}) for one target and problem, recording every trial",
+                                                   e.op, e.archs));
+  cmd->footer(fmt::format("{}\nExamples:\n  mgpu-tune {} --arch {} --device model\n  mgpu-tune {} --arch {} --device "
+                          "emulate   (run and verify each config at the problem on the virtual device)\n{}",
+                          t.description(), e.op, e.default_arch, e.op, e.default_arch, kExitCodesHelp));
+  o->arch.add(*cmd);
+  o->problem.add(*cmd, t);
+  cmd->add_option("--device", o->tune.device,
+                  "auto (the GPU, else the cost model), cuda, emulate (run and verify each config at the problem on "
+                  "the virtual device: checkers for races, hazards and deadlocks; no times) or model")
+      ->capture_default_str();
+  cmd->add_option("--trials", o->tune.trials,
+                  "Stop when this many configs have results for this problem and device (earlier and concurrent runs "
+                  "included; default: every valid config)")
+      ->check(whole_number(1, 1000000000));
+  std::string strategies;
+  for (const std::string& s : search::strategy_names()) strategies += (strategies.empty() ? "" : ", ") + s;
+  cmd->add_option("--strategy", o->tune.strategy, "How configs are picked: " + strategies +
+                                                      " (model: the cost model's ranking, best first)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->tune.seed, "Seed of the random and Optuna strategies (0 to 4294967295)")
+      ->check(whole_number(0, 4294967295))
+      ->capture_default_str();
+  cmd->add_option("--db", o->tune.db, "Results database (created if absent)")->capture_default_str();
+  cmd->add_flag("--no-verify", [o](std::int64_t) { o->tune.verify = false; },
+                "With the cost model or a GPU: do not first prove each config on the virtual device at the op's "
+                "problem classes (by default one that fails never ranks)");
+  cmd->add_option("--seeds", o->tune.verify_seeds, "Schedules per virtual-device run (seeds 1, 4, 2, 3, ...)")
+      ->check(whole_number(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--timer", o->tune.timer, "How a GPU times a kernel: cupti, events or auto")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the result as JSON (no progress)");
+  cmd->add_flag("--quiet,-q", o->quiet, "Print only the summary (no progress)");
+  const std::string op = e.op;
+  cmd->callback([o, cmd, op] {
+    const core::ArchSpec& arch = o->arch.resolve();
+    const kernels::OpTemplate& t = kernels::op_template(op, arch);
+    o->tune.op = op;
+    o->tune.arch = std::string(arch.name);
+    o->tune.problem = o->problem.problem(t);
+    o->tune.arguments = arguments_of(op, *cmd);
+    if (o->tune.timer != "auto" && o->tune.timer != "cupti" && o->tune.timer != "events")
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--timer must be auto, cupti or events, got '{}'", o->tune.timer));
+    install_stop_handlers();
+    const bool progress = !o->quiet && !o->json;
+    o->tune.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
+    OpTuneReport r = tune_op(o->tune, stop_requested(), [progress](const OpTrialLine& l) {
+      if (!progress) return;
+      std::string result = l.ms ? fmt::format("{:.4f} ms", *l.ms) : l.status == "ok" ? "verified" : l.status;
+      fmt::print(stderr, "[{}/{}] {}  {}{}{}\n", l.index, l.budget, l.config.to_json(), result,
+                 l.verification.empty() ? "" : "; " + l.verification,
+                 l.status == "ok" ? "" : ": " + l.message.substr(0, 300));
+    });
+    print_tune_report(o->tune, r, o->json);
+    if (r.interrupted) {
+      fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
+                 sigabbrev_np(stop_exit_code() - 128), r.trials_this_run, o->tune.db);
+      throw ExitWith{stop_exit_code()};
+    }
+    if (r.source == "emulate") {
+      if (r.verify_failed > 0 || r.verified == 0) throw ExitWith{kExitFailure};
+    } else if (r.top.empty() || r.verify_failed > 0) {
+      throw ExitWith{kExitFailure};
+    }
+  });
+}
+
+// --- mgpu-tune space <op> ---------------------------------------------------------------------
+
+struct SpaceFlags {
+  ArchOption arch;
+  ProblemFlags problem;
+  bool json = false;
+};
+
+void run_space(const std::string& op, const SpaceFlags& o) {
+  const core::ArchSpec& arch = o.arch.resolve();
+  const kernels::OpTemplate& t = kernels::op_template(op, arch);
+  const kernels::Problem p = o.problem.problem(t);
+  const core::ParamSpace space = t.space();
+  std::uint64_t total = 0;
+  std::map<std::string, std::pair<std::uint64_t, std::string>> rejected;  // rule -> count, first reason
+  std::vector<std::pair<double, core::TuningConfig>> valid;
+  const core::DeviceSpec& device = arch.default_device();
+  space.enumerate([&](const core::TuningConfig& c) {
+    ++total;
+    if (auto r = t.why_invalid(p, c)) {
+      auto& [n, reason] = rejected[r->rule];
+      if (n++ == 0) reason = r->reason;
+      return;
+    }
+    valid.emplace_back(t.predict_ms(p, c, device), c);
+  });
+  std::stable_sort(valid.begin(), valid.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  if (o.json) {
+    nlohmann::json params = nlohmann::json::array(), ranked = nlohmann::json::array(), rules = nlohmann::json::object();
+    for (const core::Param& prm : space.params()) {
+      nlohmann::json dom = nlohmann::json::array();
+      for (const core::ParamValue& v : prm.domain) {
+        if (std::holds_alternative<std::int64_t>(v)) dom.push_back(std::get<std::int64_t>(v));
+        else dom.push_back(std::get<std::string>(v));
+      }
+      params.push_back({{"name", prm.name}, {"domain", dom}, {"help", prm.help}});
+    }
+    for (const auto& [ms, c] : valid)
+      ranked.push_back({{"config", config_json(c)}, {"predicted_ms", ms}, {"predicted_tflops", p.flops / (ms * 1e-3) / 1e12}});
+    for (const auto& [rule, v] : rejected) rules[rule] = {{"count", v.first}, {"example", v.second}};
+    nlohmann::json j = {{"template", t.name()}, {"arch", arch.name}, {"problem", p.key}, {"parameters", params},
+                        {"total", total}, {"valid", valid.size()}, {"rejected", rules},
+                        {"default_config", config_json(t.default_config())}, {"model_device", device.name},
+                        {"ranking", ranked}};
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  fmt::print("{} for {} ({}), problem {}\n", t.name(), arch.name, arch.family, p.key);
+  for (const core::Param& prm : space.params()) {
+    std::string dom;
+    for (const core::ParamValue& v : prm.domain) dom += (dom.empty() ? "" : ", ") + core::to_string(v);
+    fmt::print("  {:<22} {{{}}}\n      {}\n", prm.name, dom, prm.help);
+  }
+  fmt::print("{} configs, {} valid, {} rejected:\n", total, valid.size(), total - valid.size());
+  for (const auto& [rule, v] : rejected) fmt::print("  {:<22} {:>6}  e.g. {}\n", rule, v.first, v.second);
+  fmt::print("default config: {}\n", t.default_config().to_json());
+  if (!valid.empty()) {
+    fmt::print("valid configs by the cost model's prediction on {} (not measured):\n", device.name);
+    for (const auto& [ms, c] : valid)
+      fmt::print("  {:>10.4f} ms {:>8.1f} TFLOP/s  {}\n", ms, p.flops / (ms * 1e-3) / 1e12, c.to_json());
+  }
+}
+
+void add_space_subcommand(CLI::App& space, const kernels::OpEntry& e) {
+  const kernels::OpTemplate& t = e.for_arch(core::parse_arch(e.default_arch));
+  auto o = std::make_shared<SpaceFlags>();
+  auto* cmd = space.add_subcommand(e.op, fmt::format("The {} template's space for a target and problem ({})", e.op, e.archs));
+  o->arch.add(*cmd);
+  o->problem.add(*cmd, t);
+  cmd->add_flag("--json", o->json, "Print JSON");
+  const std::string op = e.op;
+  cmd->callback([o, op] { run_space(op, *o); });
+}
+
+// --- mgpu-tune verify <op> --------------------------------------------------------------------
+
+struct VerifyFlags {
+  ArchOption arch;
+  ProblemFlags problem;
+  std::string config;
+  bool all = false, json = false, quiet = false;
+  int seeds = 2;
+  std::string db = "mgpu-tune.db";
+};
+
+void run_verify(const std::string& op, const VerifyFlags& o, const std::string& arguments) {
+  const core::ArchSpec& arch = o.arch.resolve();
+  const kernels::OpTemplate& t = kernels::op_template(op, arch);
+  if (!o.config.empty() && o.all)
+    throw core::Error(core::ErrorKind::InvalidInput, "--config names one config and --all every valid one: give one of them");
+  if (auto why = why_not_verifiable(arch)) throw core::Error(core::ErrorKind::InvalidInput, *why);
+  // Every kernel the template builds, unless a problem was given.
+  const std::vector<kernels::Problem> problems =
+      o.problem.given() || !o.all ? std::vector<kernels::Problem>{o.problem.problem(t)} : t.kernel_problems();
+  std::optional<core::TuningConfig> one;
+  if (!o.config.empty()) {
+    one = config_from_user(t, o.config);
+    t.require_valid(problems.front(), *one);
+  }
+  check_virtual_device_knobs("the virtual device");
+  std::vector<std::string> worker_env = virtual_device_environment(arch, "verify " + op);
+  (void)core::CompileOptions::from_environment();
+  install_stop_handlers();
+
+  results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
+  const std::int64_t run = store.begin_run("verify", arguments, version_string());
+  OpProver prover(store, run, t, o.seeds, worker_env);
+  int verified = 0, failed = 0, reused = 0, ran = 0, configs = 0;
+  nlohmann::json rows = nlohmann::json::array();
+  bool interrupted = false;
+  for (const kernels::Problem& p : problems) {
+    std::vector<core::TuningConfig> todo;
+    if (one) {
+      todo.push_back(*one);
+    } else if (o.all) {
+      t.space().enumerate([&](const core::TuningConfig& c) {
+        if (!t.why_invalid(p, c)) todo.push_back(c);
+      });
+    } else {
+      todo.push_back(t.default_config());
+      t.require_valid(p, todo.back());
+    }
+    for (const core::TuningConfig& c : todo) {
+      if (stop_requested()) {
+        interrupted = true;
+        break;
+      }
+      ++configs;
+      OpProof proof;
+      try {
+        proof = prover.prove(p, c, prover.kernel_hash(p, c));
+      } catch (const core::Error& e) {
+        if (e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable) throw;  // the machine's
+        proof.ok = false;
+        proof.status = "compile_error";
+        proof.message = e.what();
+      }
+      (proof.ok ? verified : failed) += 1;
+      reused += proof.reused;
+      ran += proof.ran;
+      const std::string classes = joined_classes(t, p);
+      if (o.json) {
+        rows.push_back({{"problem", p.key}, {"config", config_json(c)}, {"status", proof.status}, {"classes", classes},
+                        {"ran", proof.ran}, {"reused", proof.reused}, {"message", proof.message}, {"wall_s", proof.wall_s}});
+      } else if (!proof.ok || !o.quiet) {
+        fmt::print("{:<13} {}  {}  ({} classes: {} run, {} reused, {:.1f} s){}\n", proof.ok ? "verified" : proof.status,
+                   p.key, c.to_json(), proof.ran + proof.reused, proof.ran, proof.reused, proof.wall_s,
+                   proof.ok ? "" : "\n    " + proof.message);
+      }
+    }
+    if (interrupted) break;
+  }
+  store.end_run(run);
+  if (o.json) {
+    std::cout << nlohmann::json{{"template", t.name()}, {"verified", verified}, {"failed", failed},
+                                {"class_runs", ran}, {"class_reused", reused}, {"verifications", rows}}.dump(2)
+              << "\n";
+  } else {
+    fmt::print("{}: {} configs at {} problems: {} verified, {} failed; {} class runs on the virtual device, {} verdicts "
+               "reused from {}\n", t.name(), configs, problems.size(), verified, failed, ran, reused, o.db);
+  }
+  if (interrupted) {
+    fmt::print(stderr, "mgpu-tune: stopped by SIG{}: the verifications that finished are committed in {}\n",
+               sigabbrev_np(stop_exit_code() - 128), o.db);
+    throw ExitWith{stop_exit_code()};
+  }
+  if (failed > 0) throw ExitWith{kExitFailure};
+}
+
+void add_verify_subcommand(CLI::App& verify, const kernels::OpEntry& e) {
+  const kernels::OpTemplate& t = e.for_arch(core::parse_arch(e.default_arch));
+  auto o = std::make_shared<VerifyFlags>();
+  auto* cmd = verify.add_subcommand(
+      e.op, fmt::format("Run {} configs on the virtual device at the op's problem classes, against a float64 CPU "
+                        "reference, with the race, hazard and deadlock checkers on, and record each outcome. A "
+                        "verification counts for the compiled kernel and a class; a run finds earlier ones in --db "
+                        "instead of redoing them.\nExamples:\n"
+                        "  mgpu-tune verify {} --arch {} --all            # every valid config of every kernel\n"
+                        "  mgpu-tune verify {} --arch {} --all --head-dim 128 --causal   # one kernel family",
+                        e.op, e.op, e.default_arch, e.op, e.default_arch));
+  o->arch.add(*cmd);
+  o->problem.add(*cmd, t);
+  cmd->add_option("--config", o->config, "One config as JSON; fields left out take the template's defaults");
+  cmd->add_flag("--all", o->all, "Every valid config: at the problem given, or without problem flags at every kernel "
+                                 "the template builds");
+  cmd->add_option("--seeds", o->seeds, "Schedules per verification (seeds 1, 4, 2, 3, ...)")
+      ->check(whole_number(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--db", o->db, "Results database (created if absent)")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print every verification as JSON");
+  cmd->add_flag("--quiet,-q", o->quiet, "Print only failures and the summary");
+  const std::string op = e.op;
+  cmd->callback([o, cmd, op] { run_verify(op, *o, arguments_of("verify " + op, *cmd)); });
+}
+
+}  // namespace
+
+void add_op_commands(CLI::App& app) {
+  for (const kernels::OpEntry& e : kernels::ops()) {
+    add_tune_command(app, e);
+    add_space_subcommand(*app.get_subcommand("space"), e);
+    add_verify_subcommand(*app.get_subcommand("verify"), e);
+  }
+}
+
+}  // namespace mgpu::harness

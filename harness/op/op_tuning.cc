@@ -1,0 +1,247 @@
+#include "harness/op/op_tuning.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "core/compiler.h"
+#include "core/error.h"
+#include "harness/measure/trial_record.h"
+#include "harness/measure/trial_request.h"
+#include "harness/op/op_prover.h"
+#include "harness/tune/device_choice.h"
+#include "harness/verify/virtual_device.h"
+#include "harness/version.h"
+#include "kernels/op_registry.h"
+#include "results/claims.h"
+#include "results/stored_config.h"
+#include "results/store.h"
+#include "search/strategy.h"
+
+namespace mgpu::harness {
+namespace {
+
+// The run row and the claim under way, given back if the run leaves by an exception.
+class RunHold {
+ public:
+  RunHold(results::Store& store, results::Claims& claims, std::int64_t run) : store_(store), claims_(claims), run_(run) {}
+  RunHold(const RunHold&) = delete;
+  RunHold& operator=(const RunHold&) = delete;
+  ~RunHold() {
+    if (finished_) return;
+    try {
+      release();
+      store_.end_run(run_);
+    } catch (const std::exception&) {
+    }
+  }
+  void hold(const std::string& config) { held_ = config; }
+  void release() {
+    if (held_.empty()) return;
+    claims_.release(held_);
+    held_.clear();
+  }
+  void finish() {
+    store_.end_run(run_);
+    finished_ = true;
+  }
+
+ private:
+  results::Store& store_;
+  results::Claims& claims_;
+  std::int64_t run_;
+  std::string held_;
+  bool finished_ = false;
+};
+
+void check_fits(const kernels::Problem& p, const core::DeviceReport& report) {
+  const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const double device = static_cast<double>(report.gpus.front().memory_bytes);
+  // Inputs and outputs on the virtual device, in this machine's memory, plus the CPU reference's
+  // float64 copies of them (4x the 16-bit bytes).
+  const double need = 5 * p.bytes;
+  if (p.bytes > device || need > machine / 2)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--device emulate runs the problem itself, and {} needs about {:.1f} GiB here (the "
+                                  "virtual device's buffers and the reference's float64 copies): too much for this "
+                                  "machine. Tune with --device model (each config is verified on the virtual device "
+                                  "at small problems of the same classes) or 'verify {}'",
+                                  p.key, need / double(1 << 30), p.op));
+}
+
+}  // namespace
+
+OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupted,
+                     const std::function<void(const OpTrialLine&)>& on_trial) {
+  const core::ArchSpec& arch = core::parse_arch(o.arch);
+  const kernels::OpTemplate& t = kernels::op_template(o.op, arch);
+  if (o.device.rfind("replay:", 0) == 0)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--device replay is for matmuls; {} tunes on model, emulate, cuda or auto", o.op));
+  Device device = pick_device({o.device, o.db, std::string(t.name()), o.problem.key,
+                               [&](const core::DeviceReport& r) { check_fits(o.problem, r); }},
+                              arch);
+  if (!device.note.empty() && o.notify) o.notify(device.note);
+
+  OpTuneReport rep;
+  rep.source = device.source;
+  rep.note = device.note;
+  rep.device_name = device.env.device_name;
+  rep.template_name = std::string(t.name());
+  std::vector<core::TuningConfig> candidates;
+  const core::ParamSpace space = t.space();
+  space.enumerate([&](const core::TuningConfig& c) {
+    ++rep.space_size;
+    if (!t.why_invalid(o.problem, c)) candidates.push_back(c);
+  });
+  rep.valid = candidates.size();
+  if (candidates.empty())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("no config of {} is valid for {}: see 'mgpu-tune space {} ...' for the rules",
+                                  t.name(), o.problem.key, o.op));
+  const int budget = o.trials > 0 ? o.trials : static_cast<int>(candidates.size());
+  search::StrategyContext ctx{space, candidates, o.seed,
+                              [&](const core::TuningConfig& c) { return t.predict_ms(o.problem, c, *device.rates); },
+                              {}};
+  std::unique_ptr<search::Strategy> strategy = search::make_strategy(o.strategy, ctx);
+  const bool verifies = o.verify && (device.source == "model" || device.source == "cuda");
+  if (verifies) check_virtual_device_knobs("the virtual device");
+  (void)core::CompileOptions::from_environment();  // a compile setting that cannot work is said once, now
+
+  std::optional<std::vector<std::string>> worker_env;
+  if (verifies) {
+    if (auto why = why_not_verifiable(arch))
+      rep.unverified_why = *why + "; results are unverified (labelled 'none')";
+    else
+      worker_env = virtual_device_environment(arch, device.source == "model" ? "verifying before predicting (or --no-verify)"
+                                                                             : "verifying before timing (or --no-verify)");
+  } else if (!o.verify) {
+    rep.unverified_why = "--no-verify";
+  }
+
+  results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
+  const results::TemplateId tmpl = template_id(t);
+  const results::ProblemRecord problem = problem_record(o.problem);
+  results::Claims claims(store.db(), {tmpl, o.problem.key, device.env.device_name, device.source}, o.db);
+  std::set<std::string> known;
+  std::map<std::string, double> results;
+  auto learn = [&](const results::StudyTrial& r) {
+    if (!known.insert(r.config_json).second) return false;
+    const bool ok = r.status == "ok" && r.median_ms;
+    strategy->tell(results::stored_config(o.db, r.id, tmpl, nullptr, r.config_json), ok ? r.median_ms : std::nullopt);
+    if (ok) results[r.config_json] = *r.median_ms;
+    return true;
+  };
+  for (const results::StudyTrial& r : claims.trials_after(0))
+    if (learn(r)) ++rep.trials_resumed;
+
+  const std::int64_t run = store.begin_run("tune", o.arguments, version_string());
+  RunHold hold(store, claims, run);
+  rep.run_uuid = store.run(std::to_string(run)).uuid;
+  std::unique_ptr<OpProver> prover;
+  if (worker_env) prover = std::make_unique<OpProver>(store, run, t, o.verify_seeds, *worker_env);
+  const std::string classes = prover ? joined_classes(t, o.problem) : "";
+
+  int index = claims.counted();
+  while (!interrupted) {
+    std::vector<core::TuningConfig> next = strategy->ask(1);
+    if (next.empty()) {
+      rep.exhausted = true;
+      break;
+    }
+    const core::TuningConfig& c = next.front();
+    const std::string json = c.to_json();
+    const results::ClaimResult claim = claims.claim(json, budget);
+    if (claim == results::ClaimResult::BudgetReached) break;
+    if (claim == results::ClaimResult::Taken) {
+      for (const results::StudyTrial& r : claims.trials_after(0)) learn(r);
+      if (!known.count(json)) strategy->tell(c, std::nullopt);  // claimed by a live run: not ours to measure
+      known.insert(json);
+      continue;
+    }
+    hold.hold(json);
+    known.insert(json);
+    OpTrialLine line;
+    line.index = ++index;
+    line.budget = budget;
+    line.config = c;
+    Measurement m;
+    std::string cls;
+    bool measured = true;
+    if (prover) {
+      std::string hash;
+      try {
+        hash = prover->kernel_hash(o.problem, c);
+      } catch (const core::Error& e) {
+        m.source = device.source;
+        m.status = e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable ? TrialStatus::EnvError
+                                                                                                : TrialStatus::CompileError;
+        m.message = e.what();
+        measured = false;
+      }
+      if (measured) {
+        const OpProof proof = prover->prove(o.problem, c, hash);
+        rep.verify_reused += proof.reused;
+        if (!proof.ok) {
+          line.verification = "failed at " + proof.failed_class;
+          m.source = device.source;
+          m.status = parse_trial_status(proof.status);
+          m.message = proof.message;
+          m.kernel_hash = hash;
+          measured = false;
+          if (m.status != TrialStatus::EnvError) ++rep.verify_failed;
+        } else {
+          ++rep.verified;
+          line.verification = fmt::format("verified at {} classes{}", proof.ran + proof.reused,
+                                          proof.reused ? fmt::format(" ({} reused)", proof.reused) : "");
+        }
+      }
+      cls = classes;
+    }
+    if (measured) {
+      TrialRequest req;
+      req.arch = std::string(arch.name);
+      req.op = o.op;
+      req.problem_key = o.problem.key;
+      req.config = c;
+      req.measurer = device.source;
+      req.timer = o.timer;
+      req.seeds = o.verify_seeds;
+      req.verify = o.verify;
+      m = device.measure(req);
+      if (device.source == "emulate") {
+        if (m.status == TrialStatus::Ok) ++rep.verified;
+        else if (m.status != TrialStatus::EnvError) ++rep.verify_failed;
+      }
+    }
+    results::TrialRecord rec = trial_record(run, tmpl, problem, c, device.env, m);
+    rec.problem_class = cls;
+    store.record_trial(rec);
+    hold.release();
+    ++rep.trials_this_run;
+    if (m.status != TrialStatus::Ok) {
+      ++rep.failed;
+      if (m.status == TrialStatus::EnvError) ++rep.env_failed;
+    }
+    const bool timed = m.status == TrialStatus::Ok && device.source != "emulate";
+    strategy->tell(c, timed ? std::optional<double>(m.median_ms) : std::nullopt);
+    if (timed) results[json] = m.median_ms;
+    line.status = std::string(to_string(m.status));
+    line.message = m.message;
+    if (timed) line.ms = m.median_ms;
+    if (on_trial) on_trial(line);
+  }
+  rep.interrupted = interrupted;
+  std::vector<std::pair<std::string, double>> ranked(results.begin(), results.end());
+  std::sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  for (const auto& [json, ms] : ranked)
+    rep.top.push_back({core::TuningConfig::from_json(json), ms, o.problem.flops / (ms * 1e-3) / 1e12});
+  hold.finish();
+  return rep;
+}
+
+}  // namespace mgpu::harness
