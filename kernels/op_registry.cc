@@ -16,7 +16,15 @@ const std::vector<OpEntry>& ops() {
 
 const OpTemplate& op_template(std::string_view op, const core::ArchSpec& arch) {
   for (const OpEntry& e : ops())
-    if (e.op == op) return e.for_arch(arch);
+    if (e.op == op) {
+      try {
+        return e.for_arch(arch);
+      } catch (const core::Error& err) {
+        // The target is the user's choice: one the op has no template for is bad input.
+        if (err.kind() != core::ErrorKind::Unavailable) throw;
+        throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{} (--arch {})", err.what(), e.archs));
+      }
+    }
   throw core::Error(core::ErrorKind::InvalidInput, fmt::format("there is no op '{}'", op));
 }
 

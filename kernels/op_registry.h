@@ -1,7 +1,8 @@
 // The ops whose templates speak kernels/op_template.h, by name: what the op-generic commands
 // (`mgpu-tune <op>`, `space <op>`, `verify <op>`) are made from. Adding an op is one entry in
 // op_registry.cc. Contract: op_template() returns the op's template for `arch`, or throws
-// Error{Unavailable} naming the targets the op has; ops() lists the entries in order.
+// Error{InvalidInput} naming the targets the op has (the target is the user's choice); ops()
+// lists the entries in order.
 #pragma once
 
 #include <functional>

@@ -44,6 +44,7 @@ struct ProblemFlag {
   std::string default_value;  // as text; a switch's default is off
   bool is_switch = false;     // present or not (--causal)
   std::vector<std::string> choices;  // empty: any value problem() accepts
+  std::int64_t min = 0, max = 0;     // max > 0: a whole number in [min, max]
 };
 
 // A class of problems a config is proven at on the virtual device: the problem run, and the

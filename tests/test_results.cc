@@ -215,6 +215,76 @@ TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
   EXPECT_EQ(verification_label(predicted, {}), "none");
 }
 
+// Schema 8: a problem of another op keeps its fields and flops (TFLOP/s is counted from them),
+// and a trial verified at several classes (joined by ';') is verified only when every class
+// is, failed when any failed -- a matmul class's own '+' is one class.
+TEST_F(Results, AnOpsProblemKeepsItsFieldsAndIsVerifiedAtEveryClass) {
+  Store s = Store::open(path("op.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "attention", "0.1.0");
+  ProblemRecord attention{"attention", "b1_h8_kvh8_sq1024_skv1024_d128_bf16_noncausal", 0, 0, 0, "bf16", "bf16", ""};
+  attention.fields = R"({"batch":1,"heads":8,"head_dim":128,"causal":false})";
+  attention.flops = 4.0 * 128 * 8 * 1024 * 1024;
+  TrialRecord t = trial(run, attention, cfg(128), 0.02, 0, "model");
+  t.kernel_hash = "hhhh";
+  t.problem_class = "ragged;gqa";
+  s.record_trial(t);
+  auto rows = s.trials();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].problem.kernel, "attention");
+  EXPECT_EQ(rows[0].problem.fields, attention.fields);
+  ASSERT_TRUE(rows[0].problem.flops);
+  EXPECT_DOUBLE_EQ(*rows[0].problem.flops, *attention.flops);
+  EXPECT_NEAR(tflops(rows[0]), *attention.flops / 0.02e-3 / 1e12, 1e-9);
+  // A matmul row written without fields keeps "{}" and 2 m n k.
+  s.record_trial(trial(run, problem(256, 256, 256), cfg(64), 0.01));
+  const TrialRow mm = s.trials().back();
+  EXPECT_EQ(mm.problem.fields, "{}");
+  EXPECT_FALSE(mm.problem.flops);
+  EXPECT_DOUBLE_EQ(mm.problem.flop_count(), 2.0 * 256 * 256 * 256);
+
+  auto verdict = [&](const std::string& cls, const std::string& status) {
+    TrialRecord v = trial(run, attention, cfg(128), 0, 0, "emulate");
+    v.median_ms = v.min_ms = v.mean_ms = v.noise = std::nullopt;
+    v.status = status;
+    v.kernel_hash = "hhhh";
+    v.problem_class = cls;
+    s.record_trial(v);
+  };
+  using State = Verification::State;
+  EXPECT_EQ(verification_classes("ragged;gqa"), (std::vector<std::string>{"ragged", "gqa"}));
+  EXPECT_EQ(verification_classes("ragged_m+ragged_n"), (std::vector<std::string>{"ragged_m+ragged_n"}));
+  verdict("ragged", "ok");
+  EXPECT_EQ(s.verification({cfg(128), "hhhh", "ragged;gqa"}).state, State::None);  // gqa not verified yet
+  EXPECT_EQ(s.best(true).size(), 2u);
+  verdict("gqa", "ok");
+  EXPECT_EQ(s.verification({cfg(128), "hhhh", "ragged;gqa"}).state, State::Verified);
+  verdict("gqa", "hazard");
+  Verification failed = s.verification({cfg(128), "hhhh", "ragged;gqa"});
+  EXPECT_EQ(failed.state, State::Failed);
+  ASSERT_TRUE(failed.failure);
+  EXPECT_EQ(failed.failure->status, "hazard");
+  // A row failed at one of its classes never ranks.
+  std::vector<TrialRow> skipped;
+  std::vector<TrialRow> best = s.best(true, {}, &skipped);
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].problem.kernel, "matmul");
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].problem.kernel, "attention");
+  // Rows written behind the tool's back are refused, not misread.
+  for (const char* damage : {"UPDATE problems SET fields = '[1]' WHERE kernel = 'attention'",
+                             "UPDATE problems SET fields = '{}', flops = -1 WHERE kernel = 'attention'",
+                             "UPDATE problems SET flops = 'many' WHERE kernel = 'attention'"}) {
+    s.db().exec(damage);
+    try {
+      s.trials();
+      ADD_FAILURE() << "read after " << damage;
+    } catch (const core::Error& e) {
+      EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+      EXPECT_NE(std::string(e.what()).find("is damaged"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(Results, AVersionOneDatabaseIsMigratedKeepingItsTrials) {
   {
     Store s = Store::open(path("v1.db"), OpenMode::ReadWrite);

@@ -139,10 +139,13 @@ Measurement on_gpu(const TrialRequest& req, const kernels::OpTemplate& t, const 
 }  // namespace
 
 Measurement measure_op_trial(const TrialRequest& req) {
-  const core::ArchSpec& arch = core::parse_arch(req.arch);
+  return measure_op_trial(req, kernels::op_template(req.op, core::parse_arch(req.arch)));
+}
+
+Measurement measure_op_trial(const TrialRequest& req, const kernels::OpTemplate& t) {
+  const core::ArchSpec& arch = t.arch();
   Measurement m;
   m.source = req.measurer;
-  const kernels::OpTemplate& t = kernels::op_template(req.op, arch);
   kernels::Problem p;
   try {
     p = t.problem_from_key(req.problem_key);

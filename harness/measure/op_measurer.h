@@ -12,9 +12,13 @@
 
 #include "harness/measure/measurement.h"
 #include "harness/measure/trial_request.h"
+#include "kernels/op_template.h"
 
 namespace mgpu::harness {
 
 Measurement measure_op_trial(const TrialRequest& request);
+// The same with the template given (request.op is not looked up): what the checker tests use
+// to run a faulty twin of a registered template.
+Measurement measure_op_trial(const TrialRequest& request, const kernels::OpTemplate& t);
 
 }  // namespace mgpu::harness

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "harness/numeric_options.h"
+
 namespace mgpu::harness {
 
 void ProblemFlags::add(CLI::App& cmd, const kernels::OpTemplate& t) {
@@ -17,8 +19,8 @@ void ProblemFlags::add(CLI::App& cmd, const kernels::OpTemplate& t) {
     // Text, checked by the template: its message names the flag and the range.
     CLI::Option* opt = cmd.add_option("--" + f.name, value, help);
     if (!f.default_value.empty()) opt->capture_default_str();
-    const bool number = !f.default_value.empty() && f.default_value.find_first_not_of("0123456789") == std::string::npos;
-    opt->type_name(!f.choices.empty() ? "CHOICE" : number || f.default_value.empty() ? "INT" : "TEXT");
+    if (f.max > 0) opt->check(whole_number(f.min, f.max));  // says the range, and refuses '' too
+    opt->type_name(!f.choices.empty() ? "CHOICE" : f.max > 0 ? "INT" : "TEXT");
     options_.push_back(opt);
   }
 }

@@ -1,6 +1,9 @@
 #include "kernels/attention/cost_model.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 namespace mgpu::kernels::attention {
@@ -18,6 +21,9 @@ constexpr double kMmaEfficiency = 0.79;
 // it -- near-serial softmax, as two consumer warpgroups that start together stay in step.
 constexpr double kUnhiddenShare = 0.9;
 constexpr double kL2BytesPerClockPerSm = 64; // sustained L2 -> SMEM per SM (about 16 TB/s at 132 SMs)
+// Beyond this many CTAs the schedule is not simulated one CTA at a time (its balance has
+// converged; a prediction stays milliseconds even for the largest problem the kernel takes).
+constexpr std::int64_t kSimulatedCtas = std::int64_t{1} << 20;
 constexpr double kCtaFixedUs = 2.0;          // Q load latency, O/LSE stores, setmaxnreg, barriers
 constexpr double kLaunchUs = 4.0;
 constexpr int kCtaRows = 128;
@@ -50,21 +56,40 @@ AttentionPrediction predict_attention(const AttentionProblem& p, const Attention
   // CTAs in launch order (x: query block fastest), dealt to SMs a wave at a time; the busiest
   // SM's sum is the kernel's time (greedy: each CTA to the SM free first).
   const std::int64_t ctas = q_blocks * p.heads * p.batch;
-  std::vector<double> sm_clocks(static_cast<std::size_t>(dev.sm_count), 0.0);
-  std::vector<double> sm_mma(sm_clocks.size(), 0.0), sm_soft(sm_clocks.size(), 0.0), sm_load(sm_clocks.size(), 0.0),
-      sm_fixed(sm_clocks.size(), 0.0);
+  const std::size_t sms = static_cast<std::size_t>(dev.sm_count);
+  std::vector<double> sm_clocks(sms, 0.0), sm_mma(sms, 0.0), sm_soft(sms, 0.0), sm_load(sms, 0.0), sm_fixed(sms, 0.0);
   const double fixed = kCtaFixedUs * 1e-6 * clock_hz;
-  for (std::int64_t i = 0; i < ctas; ++i) {
-    const auto n = static_cast<double>(blocks[static_cast<std::size_t>(i % q_blocks)]);
-    auto it = std::min_element(sm_clocks.begin(), sm_clocks.end());
-    const std::size_t s = static_cast<std::size_t>(it - sm_clocks.begin());
-    *it += n * step + fixed;
-    sm_mma[s] += n * mma;
-    sm_soft[s] += n * softmax;
-    sm_load[s] += n * (step - compute);  // the part of each step the loads add
-    sm_fixed[s] += fixed;
+  std::size_t busiest = 0;
+  if (ctas <= kSimulatedCtas) {
+    // Greedy list scheduling, each CTA to the SM free first: a min-heap of (clock, SM).
+    using Slot = std::pair<double, std::size_t>;
+    std::priority_queue<Slot, std::vector<Slot>, std::greater<Slot>> free_first;
+    for (std::size_t s = 0; s < sms; ++s) free_first.push({0.0, s});
+    for (std::int64_t i = 0; i < ctas; ++i) {
+      const auto n = static_cast<double>(blocks[static_cast<std::size_t>(i % q_blocks)]);
+      const std::size_t s = free_first.top().second;
+      free_first.pop();
+      sm_clocks[s] += n * step + fixed;
+      sm_mma[s] += n * mma;
+      sm_soft[s] += n * softmax;
+      sm_load[s] += n * (step - compute);  // the part of each step the loads add
+      sm_fixed[s] += fixed;
+      free_first.push({sm_clocks[s], s});
+    }
+    busiest = static_cast<std::size_t>(std::max_element(sm_clocks.begin(), sm_clocks.end()) - sm_clocks.begin());
+  } else {
+    // So many CTAs that the greedy schedule has converged: the busiest SM carries the average
+    // load plus at most one CTA more (list scheduling's bound), its terms in the same shares.
+    double total_blocks = 0, most = 0;
+    for (std::int64_t b : blocks) total_blocks += static_cast<double>(b), most = std::max(most, static_cast<double>(b));
+    const double per_sm = total_blocks * static_cast<double>(p.heads * p.batch) / static_cast<double>(sms) + most;
+    const double ctas_per_sm = static_cast<double>(ctas) / static_cast<double>(sms) + 1;
+    sm_clocks[0] = per_sm * step + ctas_per_sm * fixed;
+    sm_mma[0] = per_sm * mma;
+    sm_soft[0] = per_sm * softmax;
+    sm_load[0] = per_sm * (step - compute);
+    sm_fixed[0] = ctas_per_sm * fixed;
   }
-  const std::size_t busiest = static_cast<std::size_t>(std::max_element(sm_clocks.begin(), sm_clocks.end()) - sm_clocks.begin());
   const double to_ms = 1e3 / clock_hz;
   out.mma_ms = sm_mma[busiest] * to_ms;
   out.softmax_ms = sm_soft[busiest] * to_ms;

@@ -16,7 +16,8 @@
 //    the previous block's compute (the larger of the two is charged);
 //  - a fixed prologue/epilogue per CTA (Q load, O and LSE stores) and the launch.
 // CTAs are spread over the SMs (one resident per SM: 384 threads at 232 registers) in waves, a
-// causal problem's CTAs each with its own block count. The estimate is never below the roofline
+// causal problem's CTAs each with its own block count (greedily, CTA by CTA, up to 2^20 CTAs;
+// beyond, the average load plus one CTA, the bound that schedule converges to). The estimate is never below the roofline
 // max(flops / peak, min_bytes / bandwidth). Constants are estimates until a GPU measures them.
 #pragma once
 

@@ -107,6 +107,10 @@ std::optional<AttentionRejection> why_invalid(const AttentionProblem& p, const A
     return AttentionRejection{"smem", fmt::format("{} bytes of shared memory, over the 227 KiB a CTA may have", l.total)};
   if (p.seq_q > (std::int64_t{1} << 30) || p.seq_kv > (std::int64_t{1} << 30))
     return AttentionRejection{"sequence", "sequence lengths are i32 kernel arguments"};
+  // The grid is (query blocks, heads, batch); CUDA takes at most 65535 in y and z.
+  if (p.heads > 65535 || p.batch > 65535)
+    return AttentionRejection{"grid", fmt::format("heads ({}) and batch ({}) are the grid's y and z, at most 65535 each",
+                                                  p.heads, p.batch)};
   return std::nullopt;
 }
 

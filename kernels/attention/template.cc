@@ -32,15 +32,15 @@ class AttentionSm90 final : public OpTemplate {
 
   std::vector<ProblemFlag> problem_flags() const override {
     const AttentionProblem d;
-    return {{"batch", "Sequences in the batch", std::to_string(d.batch), false, {}},
-            {"heads", "Query heads", std::to_string(d.heads), false, {}},
+    return {{"batch", "Sequences in the batch", std::to_string(d.batch), false, {}, 1, kMaxFlag},
+            {"heads", "Query heads", std::to_string(d.heads), false, {}, 1, kMaxFlag},
             {"kv-heads", "K/V heads (grouped-query attention: heads is a multiple of it; 1 is multi-query; default: "
-             "--heads)", "", false, {}},
-            {"seq-q", "Query rows per sequence", std::to_string(d.seq_q), false, {}},
-            {"seq-kv", "Keys per sequence (default: --seq-q)", "", false, {}},
-            {"head-dim", "Head dimension", std::to_string(d.head_dim), false, {"64", "128", "256"}},
-            {"dtype", "Element type of Q, K, V and O (the log-sum-exp is f32)", "bf16", false, {"bf16", "f16"}},
-            {"causal", "Causal mask, aligned to the bottom right (query i sees keys j <= i + seq_kv - seq_q)", "", true, {}}};
+             "--heads)", "", false, {}, 1, kMaxFlag},
+            {"seq-q", "Query rows per sequence", std::to_string(d.seq_q), false, {}, 1, kMaxFlag},
+            {"seq-kv", "Keys per sequence (default: --seq-q)", "", false, {}, 1, kMaxFlag},
+            {"head-dim", "Head dimension", std::to_string(d.head_dim), false, {"64", "128", "256"}, 0, 0},
+            {"dtype", "Element type of Q, K, V and O (the log-sum-exp is f32)", "bf16", false, {"bf16", "f16"}, 0, 0},
+            {"causal", "Causal mask, aligned to the bottom right (query i sees keys j <= i + seq_kv - seq_q)", "", true, {}, 0, 0}};
   }
 
   Problem problem(const std::map<std::string, std::string>& v) const override {

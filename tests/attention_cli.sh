@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The op-generic commands end to end for attention (harness/op/): 'space attention' ranks the
+# valid configs; 'mgpu-tune attention --device model' proves each config on the virtual device
+# at its three classes before predicting it, records everything, and a second run resumes
+# (nothing measured twice, verdicts reused); best and export carry the problem's own fields and
+# the 'virtual' label; 'verify attention' answers from the store; '--device emulate' verifies at
+# the problem itself; bad problem values are exit 2 and leave the database as it was.
+set -uo pipefail
+MGPU="${MGPU:?}"
+T="$(mktemp -d /tmp/mgpu-attention.XXXXXX)"; trap 'rm -rf "$T"' EXIT
+export MGPU_CACHE_DIR="$T/cache"
+fails=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); sed 's/^/  | /' "$T/out" | tail -8; fi; }
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+q() { "$PY" -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$@"; }
+P="--arch sm_90a --heads 4 --kv-heads 2 --seq-q 300 --seq-kv 500 --head-dim 64 --causal"
+
+"$MGPU" space attention $P --json > "$T/out" 2>&1; rc=$?
+check "space: every config, the valid ones ranked by the model" \
+  '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); print(j[\"total\"], j[\"valid\"], len(j[\"ranking\"]), j[\"problem\"])" "$T/out")" = "8 8 8 b1_h4_kvh2_sq300_skv500_d64_bf16_causal" ]'
+
+"$MGPU" attention $P --device model --trials 3 --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+check "model: three configs proven at three classes, then predicted" \
+  '[ $rc = 0 ] && grep -q "3 trials this run, 0 from earlier runs; 0 failed" "$T/out" && grep -q "3 passed, 0 failed (0 class verdicts reused" "$T/out"'
+check "each class verdict is one keyed emulate trial" \
+  '[ "$(q "$T/a.db" "SELECT count(*) FROM trials WHERE source = '"'emulate'"' AND status = '"'ok'"' AND kernel_hash != '"''"' AND problem_class LIKE '"'attention_d64_bf16_causal_%'"'")" = 9 ]'
+check "a prediction names its three classes" \
+  '[ "$(q "$T/a.db" "SELECT count(*) FROM trials WHERE source = '"'model'"' AND problem_class LIKE '"'%;%;%'"'")" = 3 ]'
+check "the problem row keeps the op's fields and flops" \
+  '[ "$(q "$T/a.db" "SELECT kernel || '"' '"' || json_extract(fields, '"'$.kv_heads'"') || '"' '"' || (flops > 0) FROM problems WHERE key = '"'b1_h4_kvh2_sq300_skv500_d64_bf16_causal'"'")" = "attention 2 1" ]'
+
+"$MGPU" attention $P --device model --trials 5 --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+check "a second run resumes: two more configs, nothing measured twice" \
+  '[ $rc = 0 ] && grep -q "2 trials this run, 3 from earlier runs" "$T/out"'
+
+"$MGPU" best --db "$T/a.db" --include-model > "$T/out" 2>&1; rc=$?
+check "best: the fastest prediction, labelled virtual" \
+  '[ $rc = 0 ] && grep -q "attention_sm90 | b1_h4_kvh2_sq300_skv500_d64_bf16_causal | model:H100 SXM | model | virtual" "$T/out"'
+"$MGPU" export --db "$T/a.db" --include-model --format json -o "$T/json" > "$T/out" 2>&1; rc=$?
+check "export: the problem by its fields" \
+  '[ $rc = 0 ] && "$PY" -c "import json,glob,sys; d=json.load(open(glob.glob(sys.argv[1]+\"/*.json\")[0])); p=next(iter(d[\"entries\"].values()))[\"problem\"]; sys.exit(0 if p[\"op\"]==\"attention\" and p[\"kv_heads\"]==2 and p[\"causal\"] is True else 1)" "$T/json"'
+
+"$MGPU" verify attention $P --config '{"block_kv":64,"max_concurrent_steps":2}' --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+check "verify: a config the tuner proved is answered by the store" \
+  '[ $rc = 0 ] && grep -q "0 class runs on the virtual device, 3 verdicts reused" "$T/out"'
+
+"$MGPU" attention --arch sm_90a --heads 2 --seq-q 130 --seq-kv 200 --head-dim 64 --device emulate --trials 2 --db "$T/e.db" > "$T/out" 2>&1; rc=$?
+check "emulate: verified at the problem itself, no times" \
+  '[ $rc = 0 ] && grep -q "virtual device: 2 verified at the problem itself, 0 failed" "$T/out"'
+
+cp "$T/a.db" "$T/before.db"
+for bad in "--seq-q 0" "--head-dim 96" "--dtype f32" "--heads 6 --kv-heads 4" "--seq-q 1x"; do
+  "$MGPU" attention --arch sm_90a $bad --device model --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+  check "bad problem ($bad): exit 2, named" '[ $rc = 2 ] && grep -q "error:" "$T/out"'
+done
+"$MGPU" attention --arch sm_100a --device model --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+check "a target the op has no template for: exit 2" '[ $rc = 2 ] && grep -q "only sm_90a" "$T/out"'
+check "bad input left the database as it was" 'cmp -s "$T/a.db" "$T/before.db"'
+exit $((fails > 0))
