@@ -1,5 +1,7 @@
 #include "harness/campaign/campaign.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +33,54 @@ using core::ErrorKind;
 // Through results::write_file_atomically: a full disk is exit 1 with its reason (ENOSPC), the
 // temporary file is removed on any failure, a device (/dev/stdout) is written in place.
 void write_atomically(const std::string& path, const std::string& text) { results::write_file_atomically(path, text); }
+
+// The largest status file read: a task writes its exit code and a newline ("143\n"); more is
+// no exit code, and a huge file put in its place is not read whole.
+constexpr std::size_t kMaxStatusBytes = 4096;
+
+// A task's status file as text, or nullopt with *why saying why not ("" when there is no
+// file). Only a regular file is read: a FIFO in its place (made by hand, or by a half-broken
+// shared file system), or a symlink to one, blocked status and resume in open() for good, and
+// /dev/zero would never end. The type is judged before the open (to name a socket or a folder)
+// and again on what was opened, without waiting, so a FIFO swapped in between cannot block.
+std::optional<std::string> read_status_file(const std::string& path, std::string* why) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // through symlinks, as open() sees it
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+  const auto not_regular = [&](fs::file_type type) -> std::optional<std::string> {
+    *why = fmt::format("{} is {}, not the exit code the task writes", path,
+                       type == fs::file_type::not_found ? std::string_view("a symlink to nothing")
+                                                        : core::file_type_name(type));
+    return std::nullopt;
+  };
+  if (!fs::is_regular_file(st)) return not_regular(st.type());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *why = fmt::format("{} cannot be read ({})", path, std::strerror(errno));
+    return std::nullopt;
+  }
+  struct stat opened {};
+  if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+    ::close(fd);
+    return not_regular(S_ISFIFO(opened.st_mode) ? fs::file_type::fifo : fs::file_type::unknown);
+  }
+  std::string text;
+  char buf[512];
+  ssize_t n = 0;
+  while (text.size() <= kMaxStatusBytes && ((n = ::read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)))
+    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+  const int read_errno = n < 0 ? errno : 0;
+  ::close(fd);
+  if (read_errno != 0) {
+    *why = fmt::format("{} cannot be read ({})", path, std::strerror(read_errno));
+    return std::nullopt;
+  }
+  if (text.size() > kMaxStatusBytes) {
+    *why = fmt::format("{} holds more than {} bytes, not the exit code the task writes", path, kMaxStatusBytes);
+    return std::nullopt;
+  }
+  return text;
+}
 
 // An integer within [lo, hi]: JSON's 1e30 or 2^70 are no task sizes.
 std::int64_t integer_value(const nlohmann::json& v, const char* key, std::int64_t lo, std::int64_t hi) {
@@ -121,7 +171,10 @@ std::string Campaign::logs_dir() const { return fmt::format("{}/{}-logs", dir(),
 std::string Campaign::scripts_dir() const { return fmt::format("{}/{}-slurm", dir(), name); }
 
 std::optional<int> Campaign::exit_code(int i) const {
-  std::ifstream in(status_file(i));
+  std::string why;
+  const std::optional<std::string> text = read_status_file(status_file(i), &why);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
   int code = 0;
   std::string rest;
   if (in >> code && !(in >> rest)) return code;
@@ -130,15 +183,13 @@ std::optional<int> Campaign::exit_code(int i) const {
 
 std::optional<std::string> Campaign::status_file_problem(int i) const {
   const std::string path = status_file(i);
-  std::error_code ec;
-  const fs::file_status st = fs::symlink_status(path, ec);
-  if (!fs::exists(st)) return std::nullopt;  // the task has not ended (or never ran)
-  if (!fs::is_regular_file(fs::status(path, ec)))
-    return fmt::format("{} is {}, not the exit code the task writes", path, core::file_type_name(fs::status(path, ec).type()));
-  std::ifstream in(path);
-  if (!in) return fmt::format("{} cannot be read ({})", path, std::strerror(errno));
-  if (exit_code(i)) return std::nullopt;
-  return fmt::format("{} holds no exit code (damaged? the task wrote it when it ended)", path);
+  std::string why;
+  if (read_status_file(path, &why)) {
+    if (exit_code(i)) return std::nullopt;
+    return fmt::format("{} holds no exit code (damaged? the task wrote it when it ended)", path);
+  }
+  if (why.empty()) return std::nullopt;  // the task has not ended (or never ran)
+  return why;
 }
 
 bool is_job_id(const std::string& text) {

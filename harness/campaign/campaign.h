@@ -51,9 +51,11 @@ struct Campaign {
   std::string merged_db() const;
   std::string logs_dir() const;
   std::string scripts_dir() const;
-  // The task's recorded exit code, if it ended.
+  // The task's recorded exit code, if it ended. Read only from a regular file, never waiting: a
+  // FIFO (or a symlink to one) in its place is no exit code, not a reader blocked for good.
   std::optional<int> exit_code(int index) const;
-  // Why the task's status file, where there is one, holds no exit code (garbage, a folder, unreadable).
+  // Why the task's status file, where there is one, holds no exit code (garbage, a folder, a
+  // FIFO or device, unreadable).
   std::optional<std::string> status_file_problem(int index) const;
 };
 

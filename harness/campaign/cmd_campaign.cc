@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/arch.h"
+#include "core/emu/device.h"
 #include "core/error.h"
 #include "harness/campaign/campaign.h"
 #include "harness/campaign/slurm.h"
@@ -68,6 +69,26 @@ void check_task_replay(const TuneOptions& t) {
   ReplayMeasurer(path, std::string(tmpl.name()), t.problem.key());
 }
 
+// An emulate task `matmul` would refuse for the virtual device's memory is refused here too, not
+// on the cluster after GPUs were allocated for it (every such task exited 2 there). Only the
+// device's memory is judged: it is the virtual device's own (core/emu, the same on every node),
+// while the host memory the float64 reference needs is the node's that runs the task, which
+// the task checks itself before it writes.
+void check_task_fits_virtual_device(const TuneOptions& t) {
+  if (t.device != "emulate") return;
+  if (auto why = why_too_big_to_emulate(t.problem, static_cast<double>(emu::kDeviceMemory),
+                                        std::numeric_limits<double>::infinity()))
+    throw Error(ErrorKind::InvalidInput, *why);
+}
+
+// What run-task will be told passes the checks it would fail on: the tuning command's own,
+// a replay's file, the virtual device's memory.
+void check_task(const TuneOptions& t) {
+  check_tune_options(t);
+  check_task_replay(t);
+  check_task_fits_virtual_device(t);
+}
+
 // Each --arch of a plan once (sm_90 and sm_90a are one): twice, every shape would be tuned twice,
 // into two shards, for one merged study.
 void check_archs_once(const std::vector<std::string>& archs) {
@@ -104,8 +125,7 @@ void check_tasks(const Campaign& c, const std::vector<int>& tasks) {
   check_tasks_differ(c, tasks);
   for (int i : tasks) {
     try {
-      check_tune_options(task_options(c, i));
-      check_task_replay(task_options(c, i));
+      check_task(task_options(c, i));
     } catch (const Error& e) {
       throw Error(ErrorKind::InvalidInput, fmt::format("{} task {} ({} {}): {}", c.path, i, c.tasks[i].arch,
                                                        c.tasks[i].problem.key(), e.what()));
@@ -273,8 +293,7 @@ void add_plan(CLI::App& parent) {
       for (const kernels::MatmulProblem& p : shapes) {
         c.tasks.push_back({static_cast<int>(c.tasks.size()), std::string(arch.name), p, o->strategy, o->trials,
                            o->time_budget_s, o->device, o->seed});
-        check_tune_options(task_options(c, c.tasks.back().index));  // what run-task will be told
-        check_task_replay(task_options(c, c.tasks.back().index));
+        check_task(task_options(c, c.tasks.back().index));  // what run-task will be told
       }
     }
     if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));

@@ -76,9 +76,28 @@ std::optional<double> finite_number(const std::string& s) {
   throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{} must be {}, got '{}'", f.source, want, f.value));
 }
 
+// Google Benchmark's flags that take a value. Given empty on the command line, each was taken
+// as no value at all (--benchmark_out= wrote no file, with exit 0), where an empty value of any
+// other option is bad input.
+constexpr const char* kValueFlags[] = {"benchmark_filter",     "benchmark_min_time",   "benchmark_min_warmup_time",
+                                       "benchmark_repetitions", "benchmark_format",    "benchmark_out",
+                                       "benchmark_out_format",  "benchmark_color",     "benchmark_perf_counters",
+                                       "benchmark_context",     "benchmark_time_unit"};
+
+void refuse_empty_values(int argc, char** argv) {
+  for (const char* name : kValueFlags) {
+    const std::string given = fmt::format("--{}=", name);
+    for (int i = 1; i < argc; ++i)
+      if (argv[i] == given)
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("--{}: an empty value ('') is not taken: give one, or leave the option out", name));
+  }
+}
+
 // Checks the Google Benchmark flags that would crash it, be taken silently or end it with
 // exit 0; returns --benchmark_out (empty: none).
 std::string check_benchmark_flags(int argc, char** argv) {
+  refuse_empty_values(argc, argv);
   if (auto f = benchmark_flag(argc, argv, "benchmark_repetitions")) {
     // Each repetition is a measurement on the GPU, and Google Benchmark reserves room for all of
     // them up front: a count in the millions is a typo that would exhaust memory.
@@ -100,14 +119,51 @@ std::string check_benchmark_flags(int argc, char** argv) {
       bad_benchmark_flag(*f, "a positive number of seconds (or, where Google Benchmark takes them, Ns or a whole Nx)");
   }
   if (auto f = benchmark_flag(argc, argv, "benchmark_min_warmup_time")) {
+    // Google Benchmark warms up by calling the benchmark, with ever more iterations, until the
+    // time is spent -- regardless of Iterations(1). Here each iteration is a whole measurement
+    // (in the worker, verified, recorded as a trial) that warms its kernel up itself, so a warm-up
+    // only repeated measurements and recorded them: 0.5 s on the model was 100,000 trials and
+    // ten minutes, 1e300 never ended. Only "no warm-up" is taken.
     std::optional<double> v = finite_number(f->value);
-    if (!v || *v < 0) bad_benchmark_flag(*f, "a number of seconds, 0 or more");
+    if (!v || *v != 0)
+      bad_benchmark_flag(*f, "0 (or left out): each benchmark iteration is a whole measurement that warms its kernel up "
+                             "itself (two launches before its samples), so Google Benchmark's warm-up would only repeat "
+                             "measurements, recording each as a trial, until its time was spent");
   }
   for (const char* name : {"benchmark_format", "benchmark_out_format"})
     if (auto f = benchmark_flag(argc, argv, name); f && f->value != "console" && f->value != "json" && f->value != "csv")
       bad_benchmark_flag(*f, "console, json or csv");
+  // Google Benchmark ends with its usage and exit 0 on a unit it does not know (or an empty
+  // color): a nightly job with a typo measured nothing and passed.
+  if (auto f = benchmark_flag(argc, argv, "benchmark_time_unit");
+      f && f->value != "ns" && f->value != "us" && f->value != "ms" && f->value != "s")
+    bad_benchmark_flag(*f, "ns, us, ms or s");
+  if (auto f = benchmark_flag(argc, argv, "benchmark_color"); f && f->value.empty())
+    bad_benchmark_flag(*f, "auto, true or false");
   auto out = benchmark_flag(argc, argv, "benchmark_out");
   return out ? out->value : "";
+}
+
+// --benchmark_out over what the suite is read from (the --configs file, or any export file of a
+// --configs folder: by name, symlink or hard link) is refused, as is a new .json file in that
+// folder: the next `--configs FOLDER` would read Google Benchmark's JSON as an export and refuse
+// the whole suite. Only the exact-file check was made before, so a folder's export was overwritten.
+void refuse_export_path(const std::string& out, const std::string& configs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::string> files;
+  try {
+    files = export_files(configs);
+  } catch (const core::Error&) {
+    return;  // no suite to overwrite: said, as it is, when the suite is read
+  }
+  for (const std::string& f : files) results::refuse_database_path(out, {f}, "the --configs export");
+  if (fs::is_directory(configs, ec) && fs::path(out).extension() == ".json" &&
+      fs::equivalent(fs::absolute(out, ec).parent_path(), configs, ec))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("refusing to write {}: it is in the --configs folder {}, whose .json files are the "
+                                  "suite's exports (the next --configs {} would read it as one): write it elsewhere",
+                                  out, configs, configs));
 }
 
 // Google Benchmark's reporter for --benchmark_out, which notes whether the file took all it was
@@ -189,7 +245,11 @@ int run(int argc, char** argv) {
     auto f = benchmark_flag(argc, argv, "benchmark_out_format");
     return f ? f->value : std::string("json");
   }();
+  const bool time_unit_given = benchmark_flag(argc, argv, "benchmark_time_unit").has_value();
   benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
+  // Microseconds (a kernel takes tens of them to milliseconds) unless --benchmark_time_unit says
+  // otherwise: as the default, not each benchmark's Unit(), which overrode the flag.
+  if (!time_unit_given) benchmark::SetDefaultTimeUnit(benchmark::kMicrosecond);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -205,9 +265,7 @@ int run(int argc, char** argv) {
   if (!benchmark_out.empty()) {
     try {
       if (!o.db.empty()) results::refuse_database_path(benchmark_out, {o.db});
-      std::error_code ec;
-      if (!o.configs.empty() && !std::filesystem::is_directory(o.configs, ec))
-        results::refuse_database_path(benchmark_out, {o.configs}, "the --configs export");
+      if (!o.configs.empty()) refuse_export_path(benchmark_out, o.configs);
     } catch (const core::Error& e) {
       throw core::Error(e.kind(), fmt::format("--benchmark_out: {}", e.what()));
     }
@@ -330,7 +388,7 @@ int run(int argc, char** argv) {
         state.counters["samples"] = static_cast<double>(m.samples_ms.size());
         if (m.verification_error) state.counters["verify_err"] = *m.verification_error;
       }
-    })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+    })->UseManualTime()->Iterations(1);
   }
   // Google Benchmark asks for a file reporter only when --benchmark_out names a file.
   std::unique_ptr<benchmark::BenchmarkReporter> out_reporter;

@@ -132,20 +132,23 @@ NoSuite why_no_suite(const std::string& db_path, bool include_model) {
                       include_model ? ", measured or predicted" : "")};
 }
 
-std::vector<SuiteEntry> suite_from_export(const std::string& path) {
+std::vector<std::string> export_files(const std::string& path) {
   namespace fs = std::filesystem;
-  std::map<std::string, SuiteEntry> by_name;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    std::vector<fs::path> files;
-    for (const auto& f : fs::directory_iterator(path))
-      if (f.path().extension() == ".json") files.push_back(f.path());
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("{} holds no .json export files", path));
-    for (const fs::path& f : files) read_export_file(f, by_name);
-  } else {
-    read_export_file(path, by_name);
-  }
+  if (!fs::is_directory(path, ec)) return {path};
+  std::vector<std::string> files;
+  fs::directory_iterator it(path, ec), end;
+  for (; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") files.push_back(it->path().string());
+  if (ec) throw Error(ErrorKind::InvalidInput, fmt::format("cannot list the --configs folder {}: {}", path, ec.message()));
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("{} holds no .json export files", path));
+  return files;
+}
+
+std::vector<SuiteEntry> suite_from_export(const std::string& path) {
+  std::map<std::string, SuiteEntry> by_name;
+  for (const std::string& f : export_files(path)) read_export_file(f, by_name);
   return ordered(std::move(by_name));
 }
 

@@ -38,6 +38,9 @@ struct NoSuite {
 NoSuite why_no_suite(const std::string& db_path, bool include_model);
 std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool include_model,
                                             std::string* skipped_note = nullptr);
+// The export files suite_from_export(path) reads: `path` itself, or a folder's *.json files in
+// order (Error{InvalidInput} for a folder holding none) -- what an output must not overwrite.
+std::vector<std::string> export_files(const std::string& path);
 std::vector<SuiteEntry> suite_from_export(const std::string& path);
 
 }  // namespace mgpu::harness

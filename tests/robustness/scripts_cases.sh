@@ -56,6 +56,10 @@ fixture_campaign_two_strategies() {  # the same problem with two strategies: two
 # A key given twice, as a hand edit leaves it: in a task, at the top.
 fixture_campaign_seed_twice() { fixture_campaign; sed -i 's/"seed": 0,/"seed": 0, "seed": 7,/' "$W/c.json"; }
 fixture_campaign_name_twice() { fixture_campaign; sed -i 's/"name": "c",/"name": "c", "name": "d",/' "$W/c.json"; }
+# An emulate task too large for the virtual device's 16 GiB, as a hand edit or an older plan leaves it.
+fixture_campaign_emulate_huge() {
+  campaign_with 'c["tasks"][0]["device"] = "emulate"; c["tasks"][0]["problem"].update(m=65536, n=65536, k=65536)'
+}
 fixture_campaign_submitted_task_huge() {
   campaign_with 'c["submissions"] = [{"job": "1", "merge_job": "2", "tasks": [2**32], "partition": "gpu", "submitted_at": "x"}]'
 }
@@ -427,7 +431,7 @@ bad bench_negative_min_time 2 "--benchmark_min_time must be a positive number of
   sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_min_time=-1
 bad bench_nan_min_time 2 "--benchmark_min_time must be .*got 'nan'" --fixture predicted -- \
   sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_min_time=nan
-bad bench_negative_min_warmup_time 2 "--benchmark_min_warmup_time must be a number of seconds, 0 or more, got '-1'" \
+bad bench_negative_min_warmup_time 2 "--benchmark_min_warmup_time must be 0 \\(or left out\\).*got '-1'" \
   --fixture predicted -- sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_min_warmup_time=-1
 bad bench_bad_format 2 "--benchmark_format must be console, json or csv, got 'bogus'" --fixture predicted -- \
   sh: '$BENCH' --db t.db --device model --include-model --no-record --benchmark_format=bogus
@@ -452,7 +456,7 @@ bad bench_configs_bad_stored_value 2 "e.json: entry '[^']*': m must be between 1
   sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && f=$(ls ex/*.json) &&
        sed -i "s/\"m\": *256/\"m\": -3/" "$f" && mv "$f" ex/e.json &&
        $BENCH --configs ex --device model --no-record; rc=$?; rm -rf ex; exit $rc'
-bad bench_db_bad_stored_dtype 2 "u.db: stored trial [0-9]+ \(run [0-9]+, .*holds a bad value: unknown dtype 'q8'" \
+bad bench_db_bad_stored_dtype 2 "u.db is damaged: trial [0-9]+ has a problem of dtype 'q8'" \
   --fixture predicted -- sh: 'cp t.db u.db && sqlite3_set() { python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()" "$@"; } &&
        sqlite3_set u.db "update problems set dtype = '"'"'q8'"'"'" &&
        $BENCH --db u.db --device model --include-model --no-record; rc=$?; rm -f u.db*; exit $rc'
@@ -486,5 +490,76 @@ fixture_replay_db() { fixture_good; printf 'm,n,k\n256,256,256\n1,256,1024\n' > 
 bad plan_replay_db_without_the_shape 2 "--device replay:t.db: nothing to replay: it holds no trial of matmul_sm90 at m1_n256_k1024" --fixture replay_db -- campaign plan --arch sm_90a --shapes dec.csv --trials 2 --device replay:t.db -o c.json
 bad plan_replay_text_file 2 "r.db is not a T4 file" --fixture replay_db -- campaign plan --arch sm_90a --m 16 --n 256 --k 1024 --device replay:r.db -o c.json
 bad plan_replay_db_other_arch 2 "nothing to replay: it holds no trial of matmul_sm100" --fixture replay_db -- campaign plan --arch sm_100a --m 256 --n 256 --k 256 --device replay:t.db -o c.json
+
+## round 8: mgpu-bench's warm-up, time unit and empty values; --benchmark_out over a --configs
+## folder's export; a task status file that is a FIFO; an emulate plan too large for the device
+# Google Benchmark's warm-up called the benchmark, with ever more iterations, until its time was
+# spent: each iteration a whole measurement recorded as a trial (0.5 s on the model: 100,000
+# trials, ten minutes; 1e300 never ended). Refused before anything runs; the database unchanged.
+bad bench_min_warmup_time_refused 2 "--benchmark_min_warmup_time must be 0 \\(or left out\\): each benchmark iteration is a whole measurement.*got '0.5'" \
+  --fixture predicted -- sh: timeout 120 '$BENCH' "${B[@]}" --benchmark_min_warmup_time=0.5
+bad bench_min_warmup_time_endless 2 "--benchmark_min_warmup_time must be 0 .*got '1e300'" --fixture predicted -- \
+  sh: timeout 120 '$BENCH' "${B[@]}" --benchmark_min_warmup_time=1e300
+bad bench_min_warmup_time_from_environment 2 "BENCHMARK_MIN_WARMUP_TIME must be 0 .*got '0.5'" --fixture predicted -- \
+  sh: 'BENCHMARK_MIN_WARMUP_TIME=0.5 timeout 120 $BENCH --db t.db --device model --include-model'
+bad bench_min_warmup_time_zero 0 "manual_time" --fixture predicted -- \
+  sh: timeout 120 '$BENCH' "${B[@]}" --no-record --benchmark_min_warmup_time=0
+# A time unit Google Benchmark does not know ended it with its usage and exit 0, nothing measured;
+# a known one was overridden by each benchmark's own microseconds.
+bad bench_time_unit_unknown 2 "--benchmark_time_unit must be ns, us, ms or s, got 'xs'" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --benchmark_time_unit=xs
+bad bench_time_unit_upper_case 2 "--benchmark_time_unit must be ns, us, ms or s, got 'MS'" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --benchmark_time_unit=MS
+bad bench_time_unit_from_environment 2 "BENCHMARK_TIME_UNIT must be ns, us, ms or s, got 'xs'" --fixture predicted -- \
+  sh: 'BENCHMARK_TIME_UNIT=xs $BENCH --db t.db --device model --include-model'
+bad bench_time_unit_ms_is_used 0 "manual_time +[0-9.]+ ms" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --no-record --benchmark_time_unit=ms
+bad bench_time_unit_default_us 0 "manual_time +[0-9.]+ us" --fixture predicted -- sh: '$BENCH' "${B[@]}" --no-record
+# An empty value was taken as none (--benchmark_out= wrote no file, exit 0); an empty color
+# ended Google Benchmark with its usage and exit 0.
+bad bench_out_empty 2 "--benchmark_out: an empty value \\(''\\) is not taken" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --no-record --benchmark_out=
+bad bench_time_unit_empty 2 "--benchmark_time_unit: an empty value \\(''\\) is not taken" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --no-record --benchmark_time_unit=
+bad bench_color_empty_in_environment 2 "BENCHMARK_COLOR must be auto, true or false, got ''" --fixture predicted -- \
+  sh: 'BENCHMARK_COLOR= $BENCH --db t.db --device model --include-model --no-record'
+# --benchmark_out over an export of a --configs folder (by name or hard link) overwrote the suite
+# it measured; a new .json file there would be read as an export by the next run. The export is
+# intact afterwards.
+bad bench_out_is_an_export_of_the_configs_folder 2 "--benchmark_out: refusing to write ex/[^ ]*\\.json: it is the --configs export ex/.* intact" \
+  --fixture predicted -- sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && f=$(ls ex/*.json) &&
+       $BENCH --configs ex --device model --benchmark_out=$f 2>&1 | tr -d "\n"; rc=${PIPESTATUS[0]};
+       $BENCH --configs $f --device model --no-record > /dev/null 2>&1 && echo " intact"; rm -rf ex; exit $rc'
+bad bench_out_is_a_hard_link_to_an_export 2 "refusing to write h.json: it is the --configs export ex/" --fixture predicted -- \
+  sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null && ln $(ls ex/*.json) h.json &&
+       $BENCH --configs ex --device model --benchmark_out=h.json; rc=$?; rm -rf ex h.json; exit $rc'
+bad bench_out_new_json_in_the_configs_folder 2 "refusing to write ex/nightly.json: it is in the --configs folder ex, whose .json files are the suite's exports" \
+  --fixture predicted -- sh: '$MGPU export --db t.db --format json -o ex --include-model > /dev/null &&
+       $BENCH --configs ex --device model --benchmark_out=ex/nightly.json; rc=$?; ls ex/nightly.json 2>/dev/null; rm -rf ex; exit $rc'
+# A task's status file that is a FIFO (or a symlink to one) blocked status and resume in open()
+# for good; now the task is "unreadable", named, as for a folder (timeouts only guard a hang).
+bad status_task_status_fifo 0 "task +0 +unreadable .*task-0.status is a FIFO \\(named pipe\\), not the exit code the task writes" \
+  --fixture campaign -- sh: 'mkdir -p c-shards && mkfifo c-shards/task-0.status && timeout 120 $MGPU campaign status c.json;
+       rc=$?; rm -rf c-shards; exit $rc'
+bad status_json_task_status_fifo 0 "\"state\": \"unreadable\"" --fixture campaign -- \
+  sh: 'mkdir -p c-shards && mkfifo c-shards/task-0.status && timeout 120 $MGPU campaign status c.json --json;
+       rc=$?; rm -rf c-shards; exit $rc'
+bad status_task_status_symlink_to_fifo 0 "task +0 +unreadable .*task-0.status is a FIFO" --fixture campaign -- \
+  sh: 'mkdir -p c-shards && mkfifo p && ln -s "$PWD/p" c-shards/task-0.status && timeout 120 $MGPU campaign status c.json;
+       rc=$?; rm -rf c-shards p; exit $rc'
+bad resume_task_status_fifo 0 "#SBATCH --array=0" --fixture campaign --writes -- \
+  sh: 'mkdir -p c-shards && mkfifo c-shards/task-0.status && timeout 120 $MGPU campaign resume c.json --partition gpu --dry-run'
+# An emulate task too large for the virtual device is refused at plan and submit time (as
+# `matmul` refuses it), not by every task on the cluster after GPUs were allocated.
+bad plan_emulate_too_big 2 "--device emulate runs the problem itself, and m65536_n65536_k65536_.* needs 24.0 GiB of device memory; the virtual device has 16 GiB" -- \
+  campaign plan --arch sm_90a --m 65536 --n 65536 --k 65536 --device emulate --trials 1 -o c.json
+bad plan_emulate_suite_one_too_big 2 "m65536_n65536_k65536_.* needs 24.0 GiB of device memory" -- \
+  sh: 'printf "m,n,k\n256,256,256\n65536,65536,65536\n" > s.csv && $MGPU campaign plan --arch sm_90a --shapes s.csv --device emulate --trials 1 -o c.json; rc=$?; rm -f s.csv; exit $rc'
+bad submit_emulate_too_big 2 "c.json task 0 \\(sm_90a m65536_n65536_k65536_.*\\): --device emulate runs the problem itself.*the virtual device has 16 GiB" \
+  --fixture campaign_emulate_huge -- campaign submit c.json --partition gpu --dry-run
+bad resume_emulate_too_big 2 "c.json task 0 .*needs 24.0 GiB of device memory" --fixture campaign_emulate_huge -- \
+  campaign resume c.json --partition gpu --dry-run
+bad plan_emulate_fits 0 "wrote c.json: 1 tasks" --writes -- \
+  campaign plan --arch sm_90a --m 256 --n 256 --k 256 --device emulate --trials 1 -o c.json
 
 finish
