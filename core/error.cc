@@ -15,6 +15,22 @@ std::string_view to_string(ErrorKind kind) {
   return "error";
 }
 
+std::string Error::printable(const std::string& message) {
+  std::string out;
+  out.reserve(message.size());
+  for (unsigned char c : message) {
+    if (c >= 0x20 || c == '\n' || c == '\t') {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 int exit_code_for(ErrorKind kind) {
   return kind == ErrorKind::InvalidInput ? kExitBadInput : kExitFailure;
 }

@@ -23,8 +23,11 @@ std::string_view to_string(ErrorKind kind);
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  // A byte that prints nothing in the message (a NUL a value carried would end what() there) is
+  // kept as \xNN; line breaks and tabs stay.
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(printable(message)), kind_(kind) {}
   ErrorKind kind() const { return kind_; }
+  static std::string printable(const std::string& message);
 
  private:
   ErrorKind kind_;

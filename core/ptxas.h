@@ -2,7 +2,9 @@
 // in-process assembler, nvjitlink.h) is absent, and the reference for resource numbers.
 // Contract: assemble_with_ptxas() runs `ptxas -arch=<arch> -O<n> -v`; a non-zero exit throws
 // Error{Compile} naming the "ptxas" stage and carrying its log; a missing ptxas throws
-// Error{Unavailable}.
+// Error{Unavailable}. A temporary folder (TMPDIR) that is full, or a file-size limit (ulimit -f)
+// that cuts a temporary file short, throws Error{IO} saying so: the machine's failure, whatever
+// ptxas then did (an exit 255 with an empty log, no cubin), never the kernel's compile error.
 // ptxas_version() is the first line of `ptxas --version` that names the release.
 #pragma once
 

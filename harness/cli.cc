@@ -181,6 +181,22 @@ int run_cli(int argc, char** argv) {
   check_every_option(app);  // after every command is added: an empty or out-of-range value is refused alike
   app.footer(examples);
 
+  // A first word that names no command: CLI11 would say "A subcommand is required" (or show the
+  // top-level help for `bogus --help`), as if nothing had been typed.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string commands;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      if (sub->get_name() == "worker") continue;  // internal
+      known = known || sub->check_name(argv[1]);
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known && std::string_view(argv[1]) != "worker") {
+      std::cerr << "mgpu-tune: error: unknown command '" << core::Error::printable(argv[1]) << "' (the commands: " << commands
+                << ")\nRun with --help for usage.\n";
+      return core::kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);  // subcommand callbacks run the work
     return with_output_written(core::kExitOk);

@@ -11,6 +11,7 @@
 
 #include "core/arch.h"
 #include "core/error.h"
+#include "harness/cli.h"
 #include "harness/measure/trial_record.h"
 #include "harness/stop_signals.h"
 #include "harness/version.h"
@@ -38,8 +39,10 @@ const kernels::MatmulTemplate* our_template(const std::string& name) {
 }
 
 // Results filed under one of our templates are read as its configs (best, export, warm
-// starts): each must be one, with exactly its parameters.
-void check_configs(const kernels::MatmulTemplate& t, const results::T4File& file, const std::string& path) {
+// starts): each must be one, with exactly its parameters, that its rules accept at the problem
+// (names and types alone let tile_m -5 or 7 through).
+void check_configs(const kernels::MatmulTemplate& t, const kernels::MatmulProblem& problem, const results::T4File& file,
+                   const std::string& path) {
   const core::ParamSpace space = t.space();
   for (size_t i = 0; i < file.results.size(); ++i) {
     const core::TuningConfig& c = file.results[i].config;
@@ -54,9 +57,10 @@ void check_configs(const kernels::MatmulTemplate& t, const results::T4File& file
                                       where, name, t.name()));
     }
     try {
-      t.check_config(c);
+      t.require_valid(problem, c);
     } catch (const core::Error& e) {
-      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{}: not a config of {}: {}", where, t.name(), e.what()));
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{}: not a config of {} at {}: {}", where, t.name(), problem.key(), e.what()));
     }
   }
 }
@@ -104,9 +108,13 @@ void add_import_command(CLI::App& app) {
   cmd->add_option("--problem", o->problem, "Problem key the results belong to (default: t4)");
   cmd->add_option("--device", o->device, "Device the results were measured on (default: from the file name)");
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was stored");
-  // One transaction: a stop waits for the commit (a second signal still ends it at once, and
-  // then nothing of the import is kept).
-  cmd->callback(deferring_stops("the import had finished and was committed first", [o] {
+  // One transaction: a stop rolls it back at the next result (nothing of the import is kept).
+  cmd->callback([o] {
+    install_stop_handlers();
+    auto stopped = [&](const char* when) {
+      fmt::print(stderr, "mgpu-tune: stopped by SIG{} {}: nothing was imported\n", sigabbrev_np(stop_exit_code() - 128), when);
+      throw ExitWith{stop_exit_code()};
+    };
     std::string stem = std::filesystem::path(o->t4).filename().string();
     for (const char* ext : {".gz", ".json"})
       if (stem.size() > std::strlen(ext) && stem.compare(stem.size() - std::strlen(ext), std::strlen(ext), ext) == 0)
@@ -123,15 +131,22 @@ void add_import_command(CLI::App& app) {
     results::T4File file = results::read_t4(o->t4);
     results::check_t4_import(as);
     results::check_t4_results(file, o->t4);
+    if (stop_requested()) stopped("while the file was read");
     if (const kernels::MatmulTemplate* t = our_template(as.kernel)) {
       as.shape = problem_for(*t, as.problem);
       as.arch = std::string(t->arch().name);
-      check_configs(*t, file, o->t4);
+      check_configs(*t, matmul_problem(*as.shape), file, o->t4);
     }
     // A new database the import could not fill (a full disk, a stop) is not left behind.
     results::NewDatabaseGuard created(o->db);
     results::Store store = results::Store::open(o->db, results::OpenMode::ReadWrite);
-    results::T4Imported n = results::import_t4(store, file, as);
+    as.stop = &stop_requested();
+    results::T4Imported n;
+    try {
+      n = results::import_t4(store, file, as);
+    } catch (const results::T4ImportStopped&) {
+      stopped("during the import, which was rolled back");
+    }
     created.keep();
     if (o->json)
       std::cout << nlohmann::json{{"db", o->db}, {"t4", o->t4}, {"trials", n.written},
@@ -142,7 +157,8 @@ void add_import_command(CLI::App& app) {
     else
       fmt::print("imported {} trials of {} on {} into {}{}\n", n.written, as.kernel, as.device, o->db,
                  n.already_there ? fmt::format(" ({} already there, skipped)", n.already_there) : "");
-  }));
+    exit_if_stopped("the import had been committed first");  // a stop after the commit
+  });
 }
 
 }  // namespace mgpu::harness

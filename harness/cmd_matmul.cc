@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -30,6 +31,20 @@
 namespace mgpu::harness {
 namespace {
 
+// Stopped while the space was walked, before the device was chosen and the database opened:
+// no run was recorded, and the database may not exist at all (a first run).
+bool stopped_before_start(const TuneReport& r) { return r.interrupted && r.run_uuid.empty(); }
+
+// What was written before a stop, for the line on stderr: trials committed in the database, or
+// -- when no run had begun -- that nothing was, never a database that is not there.
+std::string written_before_stop(int committed, bool any_run_began, const std::string& db) {
+  std::error_code ec;
+  if (!any_run_began)
+    return fmt::format("it came before the first trial: nothing was written{}", std::filesystem::exists(db, ec)
+                                                                                    ? fmt::format(" to {}", db)
+                                                                                    : fmt::format(" ({} was not created)", db));
+  return fmt::format("{} trials of this run are committed in {}", committed, db);
+}
 
 // What a run's results are, by where they came from (one shape or a suite).
 std::string results_label(const std::string& source) {
@@ -62,6 +77,13 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                 {"db", o.db}}
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
+    return;
+  }
+  if (stopped_before_start(r)) {
+    // No device was chosen and nothing stored: not a summary "on <no device>" of results "in" a
+    // database that may not exist.
+    fmt::print("{}: stopped before the first trial (while walking the config space); run the same command again to "
+               "tune it\n", o.problem.key());
     return;
   }
   const std::string label = results_label(r.source);
@@ -307,9 +329,13 @@ void add_matmul_command(CLI::App& app) {
       print_suite_report(o->tune, suite, r, o->json);
       if (r.interrupted) {
         int committed = 0;
-        for (const SuiteShapeResult& sr : r.shapes) committed += sr.report ? sr.report->trials_this_run : 0;
-        fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
-                   sigabbrev_np(stop_exit_code() - 128), committed, o->tune.db);
+        bool began = false;
+        for (const SuiteShapeResult& sr : r.shapes) {
+          committed += sr.report ? sr.report->trials_this_run : 0;
+          began = began || (sr.report && !stopped_before_start(*sr.report));
+        }
+        fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {}\n", sigabbrev_np(stop_exit_code() - 128),
+                   written_before_stop(committed, began, o->tune.db));
         throw ExitWith{stop_exit_code()};
       }
       for (const SuiteShapeResult& sr : r.shapes) {
@@ -327,8 +353,8 @@ void add_matmul_command(CLI::App& app) {
     printer->finish();
     print_report(o->tune, r, o->json);
     if (r.interrupted) {
-      fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
-                 sigabbrev_np(stop_exit_code() - 128), r.trials_this_run, o->tune.db);
+      fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {}\n", sigabbrev_np(stop_exit_code() - 128),
+                 written_before_stop(r.trials_this_run, !stopped_before_start(r), o->tune.db));
       throw ExitWith{stop_exit_code()};
     }
     if (r.source == "emulate") {

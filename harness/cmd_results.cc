@@ -118,16 +118,24 @@ void add_best(CLI::App& app) {
       return;
     }
     if (best.rows.empty()) {
-      // Results of earlier template versions only (the templates changed since they were
-      // measured) are there, not "no results": said so, with the flag that shows them.
-      const bool earlier =
-          !o->all_versions && !results::verified_best(s, o->include_model, std::vector<results::TemplateId>{}).rows.empty();
-      if (earlier)
-        fmt::print("no {}results of the current template versions in {}, only of earlier ones (--all-versions shows them)\n",
-                   o->include_model ? "" : "measured, verified ", o->db);
+      // Say which flags would show what the database holds (predictions, imported results,
+      // earlier template versions), not a flag that alone shows nothing (round 8, F10).
+      auto shows = [&](bool include_model, bool all_versions) {
+        return !results::verified_best(s, include_model,
+                                       all_versions ? std::vector<results::TemplateId>{} : current_templates())
+                    .rows.empty();
+      };
+      std::string need;
+      if (!o->all_versions && shows(o->include_model, true)) need = "--all-versions";
+      else if (!o->include_model && shows(true, o->all_versions)) need = "--include-model";
+      else if (!o->include_model && !o->all_versions && shows(true, true)) need = "--include-model --all-versions";
+      const std::string what = fmt::format("{}results{}", o->include_model ? "" : "measured, verified ",
+                                           o->all_versions ? "" : " of the current template versions");
+      if (need.empty())
+        fmt::print("no {} in {}\n", what, o->db);
       else
-        fmt::print("no {}results in {}{}\n", o->include_model ? "" : "measured, verified ", o->db,
-                   o->include_model ? "" : " (--include-model shows predictions)");
+        fmt::print("no {} in {}: {} shows what it holds (predictions, imported results or earlier template "
+                   "versions)\n", what, o->db, need);
     } else {
       fmt::print("| template | problem | device | source | verification | median ms | TFLOP/s | noise | lints | config |\n"
                  "|---|---|---|---|---|---:|---:|---:|---|---|\n");
@@ -177,6 +185,7 @@ void add_export(CLI::App& app) {
         throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
       ShapeSuite loaded = load_shape_suite(o->shapes, kernels::MatmulProblem{});
       suite.name = loaded.name;
+      suite.file = o->shapes;  // an input: the export refuses to write over it
       for (const kernels::MatmulProblem& p : loaded.shapes) suite.shapes.push_back(problem_record(p));
     }
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);

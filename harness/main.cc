@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   mgpu::harness::install_out_of_memory_handlers(bench ? "mgpu-bench" : "mgpu-tune");
   mgpu::harness::install_tool_killing_handlers();  // a Ctrl-C takes a running ptxas with it
   mgpu::harness::install_stored_config_check();  // stored configs are judged by their templates' rules
+  // A file-size limit (ulimit -f) is a full disk for every writer, not a kill mid-write.
+  mgpu::harness::ignore_file_size_limit();
   if (bench) return mgpu::harness::mgpu_bench_main(argc, argv);
   // A closed stdout (`| head`) is a failed write the command handles (exit 1, its database
   // closed), not a SIGPIPE that kills it mid-read.

@@ -70,6 +70,8 @@ void install_stop_handlers() {
 
 void ignore_broken_pipes() { signal(SIGPIPE, SIG_IGN); }
 
+void ignore_file_size_limit() { signal(SIGXFSZ, SIG_IGN); }
+
 bool reader_gone(int fd) {
   struct stat st {};
   if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return false;

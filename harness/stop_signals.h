@@ -22,6 +22,12 @@ void install_tool_killing_handlers();
 // beside it. Now the write fails (EPIPE): the command unwinds, closes its database, and
 // run_cli() ends it quietly with exit 1 (README "Exit codes": output that cannot be written).
 void ignore_broken_pipes();
+// SIGXFSZ ignored for the whole process (both binaries' main): under a file-size limit
+// (`ulimit -f`, which Slurm passes on to its jobs) a write past the limit killed us mid-write,
+// leaving a half-written database, its -wal/-shm and our temporary files. Now the write fails
+// (EFBIG, or a short write) and takes the full-disk path: exit 1, the file named, nothing left
+// behind. The ignored disposition is inherited by the tools we run (ptxas), which fail alike.
+void ignore_file_size_limit();
 // Whether the file descriptor (stdout, stderr) is a pipe or socket whose reader has gone.
 bool reader_gone(int fd);
 const std::atomic<bool>& stop_requested();

@@ -118,6 +118,17 @@ Schema schema_of(const nlohmann::json& config, const std::string& what) {
   return out;
 }
 
+// Refuses (Error{InvalidInput}) an output path that is one of the export's inputs: the store's
+// database (and its -wal/-shm), or the shape suite's file when `suite.file` names an existing
+// one (a named suite has none; a missing file was never read).
+void refuse_inputs(const std::string& out, Store& store, const SuiteShapes& suite) {
+  refuse_database_path(out, {store.path()});
+  std::error_code ec;
+  if (suite.file.empty() || !std::filesystem::exists(suite.file, ec)) return;
+  // The suite's file has no -wal or -shm; refuse_database_path also checks those names, harmlessly.
+  refuse_database_path(out, {suite.file}, "the shape suite");
+}
+
 }  // namespace
 
 std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries) {
@@ -143,7 +154,7 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
                 const SuiteShapes& suite, std::vector<std::string>* files_written, bool require_verified_rows) {
   std::vector<std::string> written;
   if (folder.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output path is empty");
-  refuse_database_path(folder, {store.path()});
+  refuse_inputs(folder, store, suite);
   std::error_code ec;
   if (std::filesystem::exists(folder, ec) && !std::filesystem::is_directory(folder, ec))
     throw core::Error(core::ErrorKind::InvalidInput,
@@ -151,6 +162,7 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
                                   "template): give a folder path", folder));
   VerifiedBest best = verified_best(store, include_model, current);
   if (require_verified_rows) require_verified(best);  // before the folder is made
+  NewFolderGuard made(folder);
   std::filesystem::create_directories(folder, ec);
   if (ec) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}: {}", folder, ec.message()));
   std::map<std::string, nlohmann::json> files;         // file name -> document
@@ -189,12 +201,15 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
                          {"shapes", shapes}};
     }
   }
+  // Every file is checked before the first is written: a refusal writes nothing.
+  for (auto& [name, doc] : files) refuse_inputs((std::filesystem::path(folder) / name).string(), store, suite);
   for (auto& [name, doc] : files) {
     std::string file = (std::filesystem::path(folder) / name).string();
-    refuse_database_path(file, {store.path()});
+    made.will_write(file);
     write_file_atomically(file, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     written.push_back(file);
   }
+  made.keep();
   if (files_written) *files_written = std::move(written);
   return n;
 }
@@ -241,7 +256,7 @@ int export_csv(Store& store, const std::string& csv_path, bool include_model) {
 
 int export_cpp(Store& store, const std::string& header_path, bool include_model, const std::vector<TemplateId>& current,
                const SuiteShapes& suite, const std::vector<DeclaredTemplate>& declared, bool require_verified_rows) {
-  refuse_database_path(header_path, {store.path()});
+  refuse_inputs(header_path, store, suite);
   VerifiedBest best = verified_best(store, include_model, current);
   // Only templates the header can declare: with `declared` given, a row of any other template
   // (an imported landscape: its parameters are another tool's) is left out, with a note.

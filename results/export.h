@@ -23,7 +23,10 @@
 // require_verified_rows, json and cpp refuse (require_verified(): Error{WrongResult}, nothing
 // written, an existing output untouched) when a row is neither hardware- nor virtually verified.
 // Files are written atomically (an existing file is replaced whole) and never over the
-// store's database or its -wal/-shm (refuse_database_path).
+// store's database or its -wal/-shm, nor over the suite's file when it names one, by name,
+// symlink or hard link (refuse_database_path: Error{InvalidInput}, nothing written). A json
+// folder the export created is removed again when a write fails (a full disk): no empty
+// folder, nor a part of the export, is left behind.
 // Each returns the number of entries (json, cpp) or rows (csv) written.
 // Coverage: given the shapes of a suite, json and cpp also say for each (template, device or
 // arch) how every suite shape is served -- "exact" (tuned), "nearest" (the lookup's nearest
@@ -51,6 +54,7 @@ struct Coverage {
 struct SuiteShapes {
   std::string name;
   std::vector<ProblemRecord> shapes;
+  std::string file;  // what the suite was read from (a file, or a suite's name): an input too
 };
 // How `suite` is served by tuned `entries` (rows of one template and device or arch).
 std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries);

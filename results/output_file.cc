@@ -119,4 +119,22 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   if (std::rename(tmp.c_str(), target.c_str()) != 0) fail("cannot replace it");
 }
 
+NewFolderGuard::NewFolderGuard(std::string folder) : folder_(std::move(folder)) {
+  std::error_code ec;
+  created_ = fs::symlink_status(folder_, ec).type() == fs::file_type::not_found;
+}
+
+NewFolderGuard::~NewFolderGuard() {
+  if (kept_) return;
+  std::error_code ec;
+  for (const std::string& f : new_files_)
+    if (fs::is_regular_file(fs::symlink_status(f, ec))) fs::remove(f, ec);
+  if (created_) fs::remove(folder_, ec);  // fails, harmlessly, unless empty: nothing of anyone else's goes
+}
+
+void NewFolderGuard::will_write(const std::string& file) {
+  std::error_code ec;
+  if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) new_files_.push_back(file);
+}
+
 }  // namespace mgpu::results

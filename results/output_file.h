@@ -7,6 +7,12 @@
 //   whole or left as it was. An existing device or pipe (/dev/stdout) is written in place. A
 //   folder at `path` or a folder that cannot be written is Error{InvalidInput}; a full disk
 //   is Error{IO}.
+// - NewFolderGuard: for a command that creates an output folder and fills it (export --format
+//   json, report). Constructed before the folder is made; unless keep() is called (the output is
+//   whole), its destructor removes each file noted with will_write() that did not exist when
+//   noted, then the folder itself when the guard found it missing and it is empty again -- so a
+//   write that fails (a full disk, out of memory) leaves no empty folder or part of the output,
+//   and never removes a file that was there before.
 #pragma once
 
 #include <string>
@@ -17,5 +23,20 @@ namespace mgpu::results {
 void refuse_database_path(const std::string& out, const std::vector<std::string>& dbs,
                           const std::string& role = "the results database");
 void write_file_atomically(const std::string& path, const std::string& text);
+
+class NewFolderGuard {
+ public:
+  explicit NewFolderGuard(std::string folder);
+  ~NewFolderGuard();
+  NewFolderGuard(const NewFolderGuard&) = delete;
+  NewFolderGuard& operator=(const NewFolderGuard&) = delete;
+  void will_write(const std::string& file);
+  void keep() { kept_ = true; }
+
+ private:
+  std::string folder_;
+  std::vector<std::string> new_files_;
+  bool created_ = false, kept_ = false;
+};
 
 }  // namespace mgpu::results

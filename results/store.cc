@@ -160,14 +160,35 @@ RunRow Store::run(const std::string& id_or_uuid) {
     // text from the uuid's first character: no LIKE or GLOB, whose wildcards ('%', '_', '*')
     // matched any run, and anywhere in its uuid. Only ASCII case is ignored (a uuid's hex digits
     // may be written in either case, RFC 9562).
-    bool numeric = !id_or_uuid.empty() && id_or_uuid.find_first_not_of("0123456789") == std::string::npos;
-    SQLite::Statement q(*db_, numeric ? "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
-                                        "WHERE id = CAST(?1 AS INTEGER)"
-                                      : "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
-                                        "WHERE lower(substr(uuid, 1, length(?1))) = lower(?1) ORDER BY uuid = ?1 DESC, id");
-    q.bind(1, id_or_uuid);
+    // Digits may be either: shorter than the 8 characters `best --runs` shows of a uuid, an id
+    // first (then a uuid prefix, if no run has that id); 8 or more, a uuid prefix first (about
+    // one uuid in 40 starts with 8 digits), then an id.
+    const bool numeric = id_or_uuid.find_first_not_of("0123456789") == std::string::npos;
+    auto by_id = [&] {
+      std::vector<RunRow> rows;
+      if (id_or_uuid.size() > 18) return rows;  // past int64: no run has that id
+      SQLite::Statement q(*db_, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
+                                "WHERE id = CAST(?1 AS INTEGER)");
+      q.bind(1, id_or_uuid);
+      while (q.executeStep()) rows.push_back(read_run(q));
+      return rows;
+    };
+    auto by_uuid = [&] {
+      std::vector<RunRow> rows;
+      SQLite::Statement q(*db_, "SELECT id, uuid, kind, arguments, started_at, ended_at, tool_version FROM runs "
+                                "WHERE lower(substr(uuid, 1, length(?1))) = lower(?1) ORDER BY uuid = ?1 DESC, id");
+      q.bind(1, id_or_uuid);
+      while (q.executeStep()) rows.push_back(read_run(q));
+      return rows;
+    };
     std::vector<RunRow> found;
-    while (q.executeStep()) found.push_back(read_run(q));
+    if (numeric && id_or_uuid.size() < 8) {
+      found = by_id();
+      if (found.empty()) found = by_uuid();
+    } else {
+      found = by_uuid();
+      if (found.empty() && numeric) found = by_id();
+    }
     if (found.empty())
       throw Error(ErrorKind::InvalidInput, fmt::format("no run '{}' in {} (see the runs with 'mgpu-tune best --runs')",
                                                        id_or_uuid, path_));
@@ -226,6 +247,21 @@ std::int64_t Store::template_id(const TemplateId& t) {
 }
 
 std::int64_t Store::problem_id(const ProblemRecord& p) {
+  // A row of this (kernel, key) with other columns blocks the insert: the database was edited.
+  SQLite::Statement clash(*db_, "SELECT count(*) FROM problems WHERE kernel = ? AND key = ? AND NOT (m IS ? AND n IS ? "
+                                "AND k IS ? AND dtype IS ? AND out_dtype IS ? AND layout IS ?)");
+  clash.bind(1, p.kernel);
+  clash.bind(2, p.key);
+  clash.bind(3, p.m);
+  clash.bind(4, p.n);
+  clash.bind(5, p.k);
+  clash.bind(6, p.dtype);
+  clash.bind(7, p.out_dtype);
+  clash.bind(8, p.layout);
+  if (clash.executeStep() && clash.getColumn(0).getInt() > 0)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} is damaged: its problem row {} has sizes or types other than the key says", path_,
+                            p.key.substr(0, 80)));
   return upsert(*db_, "problems", {"kernel", "key", "m", "n", "k", "dtype", "out_dtype", "layout", "fields", "flops"},
                 [&](SQLite::Statement& s, int i) {
                   s.bind(i, p.kernel);
@@ -382,6 +418,29 @@ static std::int64_t stored_size(const SQLite::Column& c, const std::string& path
   return v;
 }
 
+// A matmul's problem row as the tool writes it (its key is MatmulProblem::key() of its sizes,
+// dtypes and layout, each a name the tool knows): one that disagrees with itself was edited, and
+// would be exported and benchmarked as either shape. Imported landscapes (sizes all 0) and other
+// ops' rows are not matmuls.
+static void check_matmul_problem(const ProblemRecord& p, const std::string& path, std::int64_t trial) {
+  if (p.kernel != "matmul" || p.m == 0) return;
+  auto known = [](const std::string& t, std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (t == n) return true;
+    return false;
+  };
+  if (!known(p.dtype, {"bf16", "f16"}) || !known(p.out_dtype, {"bf16", "f16", "f32"}) || !known(p.layout, {"kn", "nk"}))
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: trial {} has a problem of dtype '{}', output '{}' "
+                                                     "and layout '{}' (bf16 or f16; bf16, f16 or f32; kn or nk)",
+                                                     path, trial, p.dtype.substr(0, 20), p.out_dtype.substr(0, 20),
+                                                     p.layout.substr(0, 20)));
+  const std::string key = fmt::format("m{}_n{}_k{}_{}_{}_{}", p.m, p.n, p.k, p.dtype, p.out_dtype, p.layout);
+  if (p.key != key)
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: trial {} has the problem key '{}', which disagrees "
+                                                     "with its sizes and types ({})", path, trial,
+                                                     p.key.substr(0, 80), key));
+}
+
 std::vector<TrialRow> Store::query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind) {
   return guard_database(path_, [&] {
     SQLite::Statement q(*db_, fmt::format("SELECT {}, {} {} {} ORDER BY t.id", kTrialColumns,
@@ -416,6 +475,7 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.problem.dtype = q.getColumn(i++).getString();
       r.problem.out_dtype = q.getColumn(i++).getString();
       r.problem.layout = q.getColumn(i++).getString();
+      check_matmul_problem(r.problem, path_, r.id);
       r.config_json = q.getColumn(i++).getString();
       r.env.device_name = q.getColumn(i++).getString();
       r.env.arch = q.getColumn(i++).getString();
@@ -429,6 +489,9 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.min_ms = stored_time(q.getColumn(i++), path_, r.id, "min_ms", /*zero_ok=*/true);
       r.mean_ms = stored_time(q.getColumn(i++), path_, r.id, "mean_ms", /*zero_ok=*/true);
       r.noise = opt<double>(q.getColumn(i++));
+      if (r.noise && !(std::isfinite(*r.noise) && *r.noise >= 0))
+        throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: trial {} has noise {} (a relative spread: 0 or "
+                                                         "more, finite)", path_, r.id, *r.noise));
       try {
         r.samples_ms = nlohmann::json::parse(q.getColumn(i++).getString()).get<std::vector<double>>();
       } catch (const nlohmann::json::exception&) {

@@ -156,7 +156,8 @@ class Store {
   std::int64_t begin_run(const std::string& kind, const std::string& arguments, const std::string& tool_version);
   void end_run(std::int64_t run_id);
   // A run by id (a number) or uuid (or an unambiguous uuid prefix); Error{InvalidInput} when
-  // there is no such run.
+  // there is no such run. Digits shorter than 8 are an id first, then a uuid prefix; 8 or more
+  // (the short uuid `best --runs` shows) a uuid prefix first, then an id.
   RunRow run(const std::string& id_or_uuid);
   std::vector<RunRow> runs();
 

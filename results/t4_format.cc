@@ -363,9 +363,17 @@ T4File read_t4(const std::string& path) {
     if (r.contains("correctness") && r["correctness"].is_number()) t.correct = r["correctness"].get<double>() != 0;
     if (r.contains("timestamp") && r["timestamp"].is_string()) t.timestamp = r["timestamp"];
     if (r.contains("measurements") && r["measurements"].is_array())
-      for (const json& m : r["measurements"])
-        if (m.is_object() && m.contains("name") && m["name"] == "time" && m.contains("value") && m["value"].is_number())
-          t.time_ms = number(m["value"], measurement_scale(m, scale, where), where + " time measurement", true);
+      for (const json& m : r["measurements"]) {
+        if (!m.is_object() || !m.contains("name") || m["name"] != "time") continue;
+        // Which of two times is meant, the file does not say; a time that is not a number is
+        // not "no time".
+        if (t.time_ms)
+          throw Error(ErrorKind::InvalidInput, fmt::format("{}: two \"time\" measurements: which one is meant?", where));
+        if (!m.contains("value") || !m["value"].is_number())
+          throw Error(ErrorKind::InvalidInput, fmt::format("{}: the time measurement's value {} is not a number", where,
+                                                           m.contains("value") ? shown(m["value"]) : std::string("is missing;")));
+        t.time_ms = number(m["value"], measurement_scale(m, scale, where), where + " time measurement", true);
+      }
     if (t.valid() && !t.objective_ms())
       throw Error(ErrorKind::InvalidInput, fmt::format("{}: a valid result without runtimes or a time measurement", where));
     out.results.push_back(std::move(t));

@@ -88,6 +88,7 @@ T4Imported import_t4(Store& store, const T4File& file, const T4Import& as) {
     std::set<std::string> there = store.measured_configs(tmpl, as.problem, env, "imported");
     std::optional<std::int64_t> run;
     for (const T4Result& r : file.results) {
+      if (as.stop && as.stop->load()) throw T4ImportStopped{};  // the transaction rolls back
       std::string config = r.config.to_json();
       if (!there.insert(config).second) {
         ++done.already_there;

@@ -19,6 +19,7 @@
 //   "TEMPLATE/PROBLEM/DEVICE"). Predictions only with include_model. Never over the database.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -33,7 +34,12 @@ struct T4Import {
   // `problem`) and the template's arch. A landscape's problem records no sizes (all 0).
   std::optional<ProblemRecord> shape;
   std::string arch;
+  // Set (by a stop signal) while importing: the transaction is rolled back and import_t4()
+  // throws T4ImportStopped -- nothing of the import is kept.
+  const std::atomic<bool>* stop = nullptr;
 };
+
+struct T4ImportStopped {};
 
 struct T4Imported {
   int written = 0;

@@ -149,7 +149,7 @@ TEST_F(EvidenceStore, ASchemaSixDatabaseIsReadAsItIsThenMigratedKeepingEverythin
     EXPECT_EQ(lints_text(kernel_lints(old, "aaaa", "be1")), "bank-conflicts (8.0-way) (no SASS evidence)");
   }
   Store s = Store::open(path("v6.db"), OpenMode::ReadWrite);
-  EXPECT_EQ(schema_version(s.db()), 7);
+  EXPECT_EQ(schema_version(s.db()), kSchemaVersion);
   auto rows = s.trials();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].kernel_hash, "aaaa");

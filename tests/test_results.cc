@@ -215,6 +215,21 @@ TEST_F(Results, AVerificationIsKeyedByKernelRunTimeParametersAndProblemClass) {
   EXPECT_EQ(verification_label(predicted, {}), "none");
 }
 
+// A run named by digits: an id when short, else the start of a uuid (`best --runs` shows 8
+// characters, and about one uuid in 40 starts with 8 digits); each falls back to the other.
+TEST_F(Results, DigitsNameARunByIdOrByTheStartOfItsUuid) {
+  Store s = Store::open(path("runs.db"), OpenMode::ReadWrite);
+  for (int i = 0; i < 3; ++i) s.end_run(s.begin_run("tune", "matmul", "0.1.0"));
+  s.db().exec("UPDATE runs SET uuid = '00000001-1c2d-4e5f-8a9b-0123456789ab' WHERE id = 2;"
+              "UPDATE runs SET uuid = '07731415-1c2d-4e5f-8a9b-0123456789ab' WHERE id = 3");
+  EXPECT_EQ(s.run("2").id, 2);
+  EXPECT_EQ(s.run("00000001").id, 2);   // the short uuid, not run 1
+  EXPECT_EQ(s.run("077").id, 3);        // no run 77: the uuid it starts
+  EXPECT_EQ(s.run("07731415-1c2d").id, 3);
+  EXPECT_EQ(s.run("1").id, 1);
+  EXPECT_THROW(s.run("99999999999999999999999"), core::Error);
+}
+
 // Schema 8: a problem of another op keeps its fields and flops (TFLOP/s is counted from them),
 // and a trial verified at several classes (joined by ';') is verified only when every class
 // is, failed when any failed -- a matmul class's own '+' is one class.
@@ -851,7 +866,6 @@ TEST_F(Results, TheCppHeaderEscapesEveryStringAndRefusesWhatItCannotHold) {
   Store s = Store::open(path("r.db"), OpenMode::ReadWrite);
   std::int64_t run = s.begin_run("tune", "", "0.1.0");
   ProblemRecord p = problem(512, 512, 512);
-  p.dtype = "f64\"";
   TrialRecord t = trial(run, p, R"({"tile_m":128,"wg_dimension":"M\"; } int evil() { return 1; } //\\?\n"})", 0.01);
   t.env.arch = "sm_90a\"";
   s.record_trial(t);
@@ -860,7 +874,7 @@ TEST_F(Results, TheCppHeaderEscapesEveryStringAndRefusesWhatItCannotHold) {
 #include <cstdio>
 using namespace mgpu_tuned;
 int main() {
-  const Config_matmul_sm90* c = lookup_matmul_sm90("sm_90a\"", {512, 512, 512, "f64\"", "bf16", "kn"});
+  const Config_matmul_sm90* c = lookup_matmul_sm90("sm_90a\"", {512, 512, 512, "bf16", "bf16", "kn"});
   if (c) std::printf("1 %.*s|\n", int(c->wg_dimension.size()), c->wg_dimension.data());
 }
 )";
@@ -868,6 +882,17 @@ int main() {
                                 dir_.string());
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt")) << slurp(path("tuned.h"));
   EXPECT_EQ(slurp(path("out.txt")), "1 M\"; } int evil() { return 1; } //\\?\n|\n");
+  // A dtype no matmul has (a quote in it, once a way out of the literal) is a damaged row.
+  {
+    fs::remove(path("d.db"));
+    Store d = Store::open(path("d.db"), OpenMode::ReadWrite);
+    ProblemRecord bad = problem(512, 512, 512);
+    bad.dtype = "f64\"";
+    bad.key = "m512_n512_k512_f64\"_bf16_kn";
+    d.record_trial(trial(d.begin_run("tune", "", "0.1.0"), bad, cfg(64), 0.01));
+    EXPECT_THROW(export_cpp(d, path("d.h"), false), core::Error);
+    EXPECT_FALSE(fs::exists(path("d.h")));
+  }
 
   for (const char* value : {"null", "{}", "1.5", "18446744073709551615"}) {
     fs::remove(path("v.db"));

@@ -1,5 +1,6 @@
 #include "harness/report/cmd_report.h"
 
+#include <cerrno>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "harness/cli.h"
 #include "harness/report/report_data.h"
 #include "harness/report/report_py.h"
 #include "harness/stop_signals.h"
@@ -23,6 +25,23 @@ namespace {
 // The files report.py writes into the output folder; none of them may be the database.
 constexpr const char* kReportFiles[] = {"index.html", "convergence.png", "landscape.png", "importance.png",
                                         "history.png"};
+
+// The one-line error for a render that report.py says the machine failed ({"failed": "memory"}
+// or {"failed": "write", "errno": N, "why": "..."}): out of memory, or the folder `out` could not
+// take the report -- a full disk, a quota or a file-size limit is the machine's (exit 1); a
+// folder it may not write, the user's (exit 2).
+core::Error render_failure(const nlohmann::json& failed, const std::string& out) {
+  if (failed.value("failed", "") == "memory") return core::Error(core::ErrorKind::IO, out_of_memory_message());
+  const int err = failed.value("errno", 0);
+  const std::string why = failed.value("why", "writing failed");
+  if (err == ENOSPC || err == EDQUOT)
+    return core::Error(core::ErrorKind::IO, fmt::format("the disk holding {} is full ({}): no report was written", out, why));
+  if (err == EFBIG)
+    return core::Error(core::ErrorKind::IO, fmt::format("cannot write the report in {}: {} (a file-size limit, ulimit "
+                                                        "-f): no report was written", out, why));
+  return core::Error(err == EIO ? core::ErrorKind::IO : core::ErrorKind::InvalidInput,
+                     fmt::format("cannot write the report in {}: {}: no report was written", out, why));
+}
 
 }  // namespace
 
@@ -51,13 +70,18 @@ void add_report_command(CLI::App& app) {
     search::ensure_python();
     search::check_python_module("matplotlib", "python3-matplotlib");
     std::error_code ec;
-    std::filesystem::create_directories(o->out, ec);
-    if (ec || !std::filesystem::is_directory(o->out))
-      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}", o->out));
+    if (std::filesystem::exists(o->out, ec) && !std::filesystem::is_directory(o->out, ec))
+      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}: it is a file", o->out));
+    // report.py makes the folder once every picture is drawn (out of memory while drawing leaves
+    // none); a write that then fails (a full disk) leaves no empty folder or half a report.
+    results::NewFolderGuard made(o->out);
+    for (const char* name : kReportFiles) made.will_write((std::filesystem::path(o->out) / name).string());
     // The stop handlers are in place before Python starts, so it leaves Ctrl-C to them (it
     // installs its KeyboardInterrupt only where SIGINT has no handler): a stop ends the command
     // after the report is written, with 128 + the signal; a second one ends it at once.
     nlohmann::json summary = nlohmann::json::parse(search::call_python(kReportPy, "render", {data, o->out}));
+    if (summary.contains("failed")) throw render_failure(summary, o->out);
+    made.keep();
     if (o->json) {
       std::cout << nlohmann::json{{"db", o->db}, {"output", o->out},
                                   {"index", (std::filesystem::path(o->out) / "index.html").string()},

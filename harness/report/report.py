@@ -2,16 +2,19 @@
 # render(data_json, out_dir) receives what harness/report/report_data.cc gathered (runs, trials,
 # the exported best configs with their verification, the virtual device's verdicts) and writes
 # out_dir/index.html plus one PNG per picture; it returns a JSON summary (pictures written,
-# notes). Predicted (cost model) results are always drawn apart from measured ones: dashed lines
+# notes). Every file is drawn in memory first and out_dir made only then: running out of memory
+# while drawing (where matplotlib may end the process outright) leaves no folder behind.
+# Predicted (cost model) results are always drawn apart from measured ones: dashed lines
 # and hollow markers, and the word "predicted".
 import html
+import io
 import json
 import os
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib.pyplot, imported by render(): its import alone may run out of memory
 
 MEASURED = dict(linestyle="-", marker="o", fillstyle="full")
 PREDICTED = dict(linestyle="--", marker="o", fillstyle="none")
@@ -28,14 +31,17 @@ def _kind(source):
     return "predicted" if source == "model" else ("replayed" if source == "replay" else "measured")
 
 
-def _save(fig, out_dir, name):
+def _save(fig, files, name):
+    """The picture's PNG into files[name], written to the folder with the others at the end."""
     fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, name), dpi=110)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110)
     plt.close(fig)
+    files[name] = png.getvalue()
     return name
 
 
-def _convergence(d, out_dir):
+def _convergence(d, files):
     """Best-so-far TFLOP/s against the trial number, one line per tuning run and problem."""
     runs = {r["id"]: r for r in d["runs"] if r["kind"] == "tune"}
     lines = {}
@@ -59,7 +65,7 @@ def _convergence(d, out_dir):
     ax.set_title("Tuning convergence")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
-    return _save(fig, out_dir, "convergence.png"), len(shown), len(lines)
+    return _save(fig, files, "convergence.png"), len(shown), len(lines)
 
 
 def _largest_group(d):
@@ -117,7 +123,7 @@ def _importance(trials, notes):
         return {}
 
 
-def _importance_plot(importance, title, out_dir):
+def _importance_plot(importance, title, files):
     if not importance:
         return None
     names = list(importance)[::-1]
@@ -125,10 +131,10 @@ def _importance_plot(importance, title, out_dir):
     ax.barh(names, [importance[n] for n in names], color="#4c72b0")
     ax.set_xlabel("fANOVA importance (share of the variance of the median time)")
     ax.set_title(title, fontsize=9)
-    return _save(fig, out_dir, "importance.png")
+    return _save(fig, files, "importance.png")
 
 
-def _landscape(trials, importance, title, out_dir):
+def _landscape(trials, importance, title, files):
     """Best TFLOP/s over the two most important parameters (best over all the others)."""
     varying = _varying(trials)
     axes = [p for p in importance if p in varying][:2] or list(varying)[:2]
@@ -154,10 +160,10 @@ def _landscape(trials, importance, title, out_dir):
                 ax.text(j, i, f"{grid[i][j]:.0f}", ha="center", va="center", color="white", fontsize=7)
     fig.colorbar(im, ax=ax, label="best TFLOP/s")
     ax.set_title(title, fontsize=9)
-    return _save(fig, out_dir, "landscape.png")
+    return _save(fig, files, "landscape.png")
 
 
-def _history(d, out_dir):
+def _history(d, files):
     """Each exported config's median time in every run that measured it, oldest first."""
     series = []
     for e in d["exported"][:MAX_HISTORY]:
@@ -187,7 +193,7 @@ def _history(d, out_dir):
     for ax in [a for r in axs for a in r][len(series):]:
         ax.axis("off")
     fig.suptitle("Regression history of the exported configs", fontsize=10)
-    return _save(fig, out_dir, "history.png"), len(series), len(d["exported"])
+    return _save(fig, files, "history.png"), len(series), len(d["exported"])
 
 
 def _shown(shown, total, what):
@@ -244,11 +250,40 @@ def _lints(exported, esc):
 
 
 def render(data_json, out_dir):
+    """The report, or {"failed": ...} when the machine failed it: out of memory (ulimit -v) or a
+    file that could not be written (a full disk: its errno). The caller says so in one line and
+    removes what was written; any other exception is a bug, reported with its traceback."""
+    global plt
+    try:
+        import matplotlib.pyplot as plt
+        return _render(data_json, out_dir)
+    except MemoryError:
+        _close_figures()  # the figures pyplot still holds: room to say what happened
+        return json.dumps({"failed": "memory"})
+    except SystemError:
+        # A C extension that failed without saying why ("error return without exception set"):
+        # under a memory limit (ulimit -v) that is an allocation it could not make.
+        import resource
+        if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
+            raise
+        _close_figures()
+        return json.dumps({"failed": "memory"})
+    except OSError as e:
+        _close_figures()
+        return json.dumps({"failed": "write", "errno": e.errno or 0, "why": e.strerror or type(e).__name__})
+
+
+def _close_figures():
+    if plt is not None:
+        plt.close("all")
+
+
+def _render(data_json, out_dir):
     d = json.loads(data_json)
-    os.makedirs(out_dir, exist_ok=True)
+    files = {}  # name -> bytes, written together once all are drawn
     notes = []
     pictures = []
-    conv, shown, total = _convergence(d, out_dir)
+    conv, shown, total = _convergence(d, files)
     if conv:
         pictures.append((conv, "Tuning convergence: the best TFLOP/s found so far after each trial, per tuning run "
                                "and problem. Dashed lines with hollow markers are predicted by the cost model, "
@@ -260,16 +295,16 @@ def render(data_json, out_dir):
         of_groups = (f"Drawn for 1 of {groups} groups of ok trials (template, problem, device, source): the one "
                      "with the most trials." if groups > 1 else "")
         importance = _importance(trials, notes)
-        land = _landscape(trials, importance, title, out_dir)
+        land = _landscape(trials, importance, title, files)
         if land:
             pictures.append((land, f"Landscape of {title.replace(chr(10), ' ')}: the best TFLOP/s of any config with these two parameter "
                                    "values (the two most important ones when importance is known); grey cells "
                                    "were not tried. " + of_groups))
-        imp = _importance_plot(importance, title, out_dir)
+        imp = _importance_plot(importance, title, files)
         if imp:
             pictures.append((imp, f"Which parameters matter for {title.replace(chr(10), ' ')}: Optuna's fANOVA "
                                   "importance. " + of_groups))
-    hist, shown, total = _history(d, out_dir)
+    hist, shown, total = _history(d, files)
     if hist:
         pictures.append((hist, "Regression history: the median time of each exported config in every run that "
                                "measured it (error bars: the run's noise). Hollow, dashed: predicted. "
@@ -319,6 +354,9 @@ for its kernel and problem class), <i>none</i>. A config the virtual device fail
 {('<h2>Notes</h2><ul>' + note_html + '</ul>') if notes else ''}
 </body></html>
 """
-    with open(os.path.join(out_dir, "index.html"), "w", encoding="utf-8") as f:
-        f.write(page)
+    files["index.html"] = page.encode("utf-8")
+    os.makedirs(out_dir, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(out_dir, name), "wb") as f:
+            f.write(data)
     return json.dumps({"pictures": [name for name, _ in pictures], "notes": notes})

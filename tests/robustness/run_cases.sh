@@ -345,6 +345,16 @@ done
 NOFILE="trap '' XFSZ; ulimit -f 0; exec"
 bad plan_past_file_size_limit 1 "cannot write c.json: .*File too large.* nothing left" -- sh: \
   "($NOFILE '$MGPU' campaign plan --arch sm_90a --shapes llama3-8b -o c.json) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls -A | grep -qv '^.out\$' || echo ' nothing left'; exit \$r"
+# Round 8 (F6): the same limit with SIGXFSZ left as the shell has it (Slurm passes `ulimit -f` on
+# to jobs, and nobody there traps the signal): the tool ignores it itself, so the write fails
+# (EFBIG) as on a full disk -- exit 1, not killed by SIGXFSZ (153) with files half-written.
+LIMIT0="ulimit -f 0; exec"
+bad plan_past_file_size_limit_untrapped 1 "cannot write c.json: .*File too large.* nothing left" -- sh: \
+  "($LIMIT0 '$MGPU' campaign plan --arch sm_90a --m 256 --n 256 --k 256 --trials 1 -o c.json) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls -A | grep -qv '^.out\$' || echo ' nothing left'; exit \$r"
+bad compile_past_file_size_limit_untrapped 1 "cannot write (k\\.ptx:|a temporary file for ptxas) .*File too large.* nothing left" --fixture mlir -- sh: \
+  "($LIMIT0 '$MGPU' compile --mlir k.mlir --arch sm_90a --emit ptx -o k.ptx) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls -A | grep -Eq 'k\\.ptx' || echo ' nothing left'; exit \$r"
+bad matmul_past_file_size_limit_untrapped 1 "^mgpu-tune: error: (the disk holding|I/O error on) n\\.db" --writes -- sh: \
+  "ulimit -f 100; exec '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 3000 --strategy random --db n.db --quiet"
 # An assembler that hangs, writes nothing or writes garbage (round 4, H01-H11): a time limit
 # (MGPU_TOOL_TIMEOUT) kills it with its children, exit 1 with the reason; no cubin is written.
 fixture_fake_ptxas() {
@@ -359,6 +369,11 @@ bad ptxas_hangs_is_killed 1 "ps_sleep did not finish in 2 s and was killed" --fi
   "MGPU_TOOL_TIMEOUT=2 MGPU_PTXAS=\$PWD/ps_sleep timeout -k 5 60 '$MGPU' ${PCM[*]@Q}; r=\$?; sleep 0.5; pgrep -f 'sleep 100000' -P \$\$ >/dev/null && echo 'left running'; exit \$r"
 bad ptxas_writes_nothing_matmul 1 "exited 0 but wrote no cubin" --fixture fake_ptxas -- sh: "MGPU_PTXAS=\$PWD/ps_nothing '$MGPU' ${PCM[*]@Q}"
 bad ptxas_writes_garbage_matmul 1 "is no cubin \(5000 bytes, not an ELF file" --fixture fake_ptxas -- sh: "MGPU_PTXAS=\$PWD/ps_garbage '$MGPU' ${PCM[*]@Q}"
+# Round 8 (F3): a temporary file for ptxas cut short (a file-size limit here, a full TMPDIR on a
+# cluster) is the machine's failure, said as such (exit 1): ptxas was given a truncated PTX and
+# blamed the config ("Parsing error"), and in a tuning run the config was stored as compile_error.
+bad ptxas_temp_file_past_size_limit 1 "cannot write a temporary file for ptxas in .*File too large; TMPDIR picks the folder" --fixture fake_ptxas -- sh: \
+  "ulimit -f 4; MGPU_PTXAS=\$PWD/ps_nothing exec '$MGPU' ${PCM[*]@Q}"
 bad ptxas_writes_nothing_mlir 1 "exited 0 but wrote no cubin" --fixture fake_ptxas -- sh: \
   "MGPU_PTXAS=\$PWD/ps_nothing '$MGPU' compile --mlir k.mlir --arch sm_90a --no-cache --emit cubin -o k.cubin; r=\$?; test -e k.cubin && echo 'k.cubin written'; exit \$r"
 bad tool_timeout_garbage 2 "MGPU_TOOL_TIMEOUT='soon' is no positive number" --fixture fake_ptxas -- sh: \
@@ -489,6 +504,9 @@ bad memory_limits_end_cleanly 0 "^limits ok$" --writes -- sh: \
    elif [ \$r != 0 ]; then echo \"limit \$v: exit \$r\"; cat o; exit 99; fi; \
    test -e e.db && sqlite3 e.db \"select status from trials where status = 'compile_error'\" | grep -q . && { echo \"limit \$v: compile_error stored\"; exit 97; }; done; echo 'limits ok'"
 # A run stopped before its first trial finished said "none of the trials succeeded" (none had run).
+# The stop is sent once the first trial's assembler runs (its space walked, its database made):
+# a stop during the walk is another case (stop_contracts.sh early_stop), which a fixed sleep
+# reached on a loaded machine. The wait is a hang guard (120 s), not a timing.
 bad stopped_before_any_trial 130 "(stopped before any trial ran: no config produced a result.*stopped by SIGINT: 0 trials|stopped by SIGINT: 0 trials.*stopped before any trial ran: no config produced a result)" --fixture fake_ptxas --writes -- sh: \
-  "MGPU_TOOL_TIMEOUT=300 MGPU_PTXAS=\$PWD/ps_sleep '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-verify --trials 1 --seed 9 --db t.db > o.txt 2>&1 & p=\$!; sleep 3; kill -INT \$p; wait \$p; r=\$?; tr -d '\n' < o.txt; grep -q 'none of the trials succeeded' o.txt && exit 97; exit \$r"
+  "MGPU_TOOL_TIMEOUT=300 MGPU_PTXAS=\$PWD/ps_sleep '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-verify --trials 1 --seed 9 --db t.db > o.txt 2>&1 & p=\$!; for i in \$(seq 1200); do pgrep -f \"\$PWD/ps_sleep\" > /dev/null && break; sleep 0.1; done; kill -INT \$p; wait \$p; r=\$?; tr -d '\n' < o.txt; grep -q 'none of the trials succeeded' o.txt && exit 97; exit \$r"
 finish

@@ -11,6 +11,11 @@
 #                   database, the committed trials intact, the next run resumes (claims freed)
 #   no TMPDIR       temporary files impossible: the trials are env_error (not the configs'
 #                   failure, not counted) and the next run with a good TMPDIR retries them
+#   full TMPDIR     the same for a TMPDIR on a full file system (a tmpfs in a mount namespace
+#                   of the test's own; skipped where unshare cannot make one), and `compile`
+#                   says the temporary folder is full, not that ptxas is broken
+#   early stop      a stop before the database is created says nothing was written, names no
+#                   device and no database that is not there, and creates none
 # Run: MGPU=build/mgpu-tune SRC=. bash tests/robustness/stop_contracts.sh
 . "$(dirname "$0")/contracts_lib.sh"
 crashed() { grep -Eq "terminate called|Aborted|core dumped|Segmentation fault|internal error|Traceback" "$1"; }
@@ -124,5 +129,54 @@ elif ! "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --war
        --db "$db" > "$T/tmp2.out" 2>&1 || [ "$(q "$db" "SELECT count(*) FROM trials WHERE status = 'ok' AND source = 'model'")" != 3 ]; then
   fail "no_tmpdir: the run with a good TMPDIR did not retry them"; tail -4 "$T/tmp2.out" | sed 's/^/  | /'
 else ok "no_tmpdir (exit $rc, $envs env_error trials, retried to 3 ok)"; fi
+
+# --- a full TMPDIR: the same machine failure (round 8, F3: every config was stored as
+# compile_error, never retried). A 64 KiB tmpfs filled up, mounted in a mount namespace of this
+# test's own (unshare -rm: no root needed where user namespaces are allowed; the mount goes
+# with the namespace). Where none can be made, skipped: a CI without them checks the file-size
+# limit's variant (run_cases.sh ptxas_temp_file_past_size_limit). ---
+if unshare -rm true 2> /dev/null; then
+  db="$T/tmpfull.db"; mkdir -p "$T/tfs"
+  in_full_tmp() {  # CMD...: run with TMPDIR on a full tmpfs, and a compile cache of its own
+    MGPU_CACHE_DIR="$T/cache-tfull" unshare -rm bash -c 'tfs=$1; shift; mount -t tmpfs -o size=64k tmpfs "$tfs" || exit 97
+      head -c 1M /dev/zero > "$tfs/fill" 2> /dev/null; TMPDIR=$tfs exec "$@"' _ "$T/tfs" "$@"
+  }
+  in_full_tmp "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --warm-start 0 --strategy random --seed 5 \
+    --trials 3 --db "$db" > "$T/tfull.out" 2>&1; rc=$?
+  own="$(q "$db" "SELECT count(*) FROM trials WHERE status NOT IN ('env_error')")"
+  envs="$(q "$db" "SELECT count(*) FROM trials WHERE status = 'env_error'")"
+  in_full_tmp "$MGPU" compile --mlir "$SRC/tests/data/saxpy.mlir" --arch sm_90a --emit cubin --no-cache -o "$T/sx.cubin" \
+    > "$T/tfull_c.out" 2>&1; crc=$?
+  if [ "$own" != 0 ] || [ "$envs" = 0 ] || crashed "$T/tfull.out"; then
+    fail "full_tmpdir: exit $rc, $own trials blamed on their configs, $envs env_error"; tail -4 "$T/tfull.out" | sed 's/^/  | /'
+    q "$db" "SELECT status, substr(message, 1, 160) FROM trials LIMIT 2" | sed 's/^/  | /'
+  elif [ "$crc" != 1 ] || ! grep -Eq "temporary (file for ptxas|folder)" "$T/tfull_c.out" || grep -q "broken assembler" "$T/tfull_c.out"; then
+    fail "full_tmpdir: compile exit $crc"; tail -3 "$T/tfull_c.out" | sed 's/^/  | /'
+  elif ! MGPU_CACHE_DIR="$T/cache-tfull" "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --warm-start 0 \
+         --strategy random --seed 5 --trials 3 --db "$db" > "$T/tfull2.out" 2>&1 || [ "$(q "$db" "SELECT count(*) FROM trials WHERE status = 'ok' AND source = 'model'")" != 3 ]; then
+    fail "full_tmpdir: the run with a good TMPDIR did not retry them"; tail -4 "$T/tfull2.out" | sed 's/^/  | /'
+  else ok "full_tmpdir (exit $rc, $envs env_error trials, retried to 3 ok; compile: $(head -c 90 "$T/tfull_c.out"))"; fi
+else
+  echo "skip full_tmpdir: no mount namespace (unshare -rm) or no ptxas here"
+fi
+
+# --- a stop before the database is created (round 8, F15: "0 trials ... committed in s.db", a
+# device named "", and no s.db). SIGTERM: a background job of a script ignores SIGINT. The space
+# walk takes seconds, so 0.5 s in (the process started, its handlers in place) it is usually
+# under way; but when the stop lands is the machine's business: wherever it does, what is said
+# must match what is on disk. ---
+db="$T/early.db"
+"$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 "${MODEL[@]}" --trials 400 --strategy random --db "$db" > "$T/early.out" 2>&1 &
+pid=$!
+sleep 0.5; kill -TERM "$pid"; wait "$pid"; rc=$?
+if [ "$rc" != 143 ] || crashed "$T/early.out"; then
+  fail "early_stop: exit $rc"; tail -3 "$T/early.out" | sed 's/^/  | /'
+elif [ ! -e "$db" ] && grep -Eq "committed in|results .* in .*early\.db| on :" "$T/early.out"; then
+  fail "early_stop: no database, but the output says otherwise"; sed 's/^/  | /' "$T/early.out"
+elif [ ! -e "$db" ] && ! grep -q "early.db was not created" "$T/early.out"; then
+  fail "early_stop: no database, and the output does not say so"; sed 's/^/  | /' "$T/early.out"
+elif [ -e "$db" ] && ! grep -Eq "stopped by SIGTERM: [0-9]+ trials of this run are committed in" "$T/early.out"; then
+  fail "early_stop: a database, and no count of its trials"; sed 's/^/  | /' "$T/early.out"
+else ok "early_stop (exit 143: $(grep -o 'stopped by SIGTERM: .*' "$T/early.out"))"; fi
 
 contracts_done

@@ -284,7 +284,10 @@ CPP_COMPILES='"$MGPU" export --db "$DB" --format cpp -o x.h --include-model --al
 bad export_cpp_config_quote 2 "t.db is damaged: trial 1 has a config its template matmul_sm90 does not accept .*cluster_dimension must be" \
   --fixture config_quote --writes -- sh: "$CPP_COMPILES"
 bad export_cpp_arch_quote 0 "^compiles: 0 evil$" --fixture arch_quote --writes -- sh: "$CPP_COMPILES"
-bad export_cpp_dtype_quote 0 "^compiles: 0 evil$" --fixture dtype_quote --writes -- sh: "$CPP_COMPILES"
+# A dtype no matmul has (here with a quote that once escaped the header's literal) is a damaged
+# row (round 8, F18), refused before any header text is made.
+bad export_cpp_dtype_quote 2 "t.db is damaged: trial [0-9]+ has a problem of dtype" --fixture dtype_quote -- \
+  export --db '$DB' --format cpp -o '$W/x.h' --include-model --all-versions
 bad export_cpp_config_null 2 "t.db is damaged: trial [0-9]+ has an unreadable config .*'tile_k' must be an integer or a string" \
   --fixture config_null -- export --db '$DB' --format cpp -o '$W/x.h' --include-model
 bad export_cpp_config_object 2 "t.db is damaged: trial [0-9]+ has an unreadable config .*'tile_k' must be an integer or a string" \
@@ -481,8 +484,19 @@ fixture_good_and_link() { fixture_good; ln -s t.db "$W/l.db"; }
 bad merge_same_file_by_symlink 2 "the input databases .*t.db and .*l.db are the same file" --fixture good_and_link -- merge '$DB' '$W/l.db' -o '$W/m.db'
 # A database whose results are all of an earlier template version was "no results in t.db".
 fixture_good_earlier_version() { fixture_good; sqlite3 "$W/t.db" "update templates set source_hash = '0000000000000000'"; }
-bad best_only_earlier_versions 0 "no results of the current template versions in .*t.db, only of earlier ones \(--all-versions shows them\)" \
+bad best_only_earlier_versions 0 "no results of the current template versions in .*t.db: --all-versions shows what it holds" \
   --fixture good_earlier_version -- best --db '$DB' --include-model
+# Round 8 (F10): for a database of imported results each message named a flag that alone showed
+# nothing, and one said "only of earlier ones" of rows that are no version of ours.
+fixture_imported_only() {
+  printf '{"schema_version": "1.0.0", "results": [{"configuration": {"bx": 32}, "times": {"runtimes": [1.5]}, "invalidity": "correct", "correctness": 1}]}\n' > "$W/k_T4.json"
+  "$MGPU" import --t4 "$W/k_T4.json" --db "$W/t.db" > /dev/null
+}
+bad best_imported_only_names_both_flags 0 "no measured, verified results of the current template versions in .*t.db: --include-model --all-versions shows what it holds" \
+  --fixture imported_only -- best --db '$DB'
+bad best_imported_only_include_model 0 "no results of the current template versions in .*t.db: --all-versions shows what it holds" \
+  --fixture imported_only -- best --db '$DB' --include-model
+bad best_imported_only_both_flags_show_it 0 "\| k \| t4 \|" --fixture imported_only -- best --db '$DB' --include-model --all-versions
 # --- model-check: the cost model against measured trials (read-only; the kept H200 lease) ---
 fixture_lease() { gunzip -c "$SRC/results/leases/2026-11-26-h200-decode.db.gz" > "$W/t.db"; cp "$W/t.db" "$W/u.db"; }
 bad model_check_lease 0 "\\| m1_n4096_k14336_bf16_bf16_nk \\| NVIDIA H200 \\(H200 SXM\\) \\| 14 \\| -?[01]\\.[0-9]{2} \\| [0-9.]+ \\| data_parallel 14, " \
@@ -617,8 +631,63 @@ bad best_db_trailing_slash 2 "cannot use the database t\\.db/: the trailing '/' 
 bad matmul_db_trailing_slash 2 "the trailing '/' makes it a folder's path, but .*/t\\.db is a file" --fixture good -- sh: timeout -s KILL 120 '"$MGPU"' $MODEL_RUN --db t.db/
 bad trials_db_under_file 2 "cannot use the database t\\.db/x\\.db: .*/t\\.db is a file, not a folder, so nothing can be under it" --fixture good -- trials --db t.db/x.db
 bad matmul_new_db_trailing_slash 2 "cannot use the database new\\.db/: a path ending in '/' names a folder" -- $MODEL_RUN --db new.db/
+# --- round 8 (F4): the shape suite is an input too: an export refuses to write over it -- by
+# name, through a symlink, as a hard link, or as a file of a json export's folder -- exit 2,
+# nothing written ---
+SUITE='[{"m":256,"n":256,"k":256}]'
+fixture_shapes() {
+  fixture_good; printf '%s' "$SUITE" > "$W/s.json"; ln -s s.json "$W/sl.h"; ln "$W/s.json" "$W/hl.h"
+  mkdir "$W/ej"; printf '%s' "$SUITE" > "$W/ej/model_h100_sxm__matmul_sm90.json"
+}
+bad export_cpp_onto_shapes 2 "refusing to write s.json: it is the shape suite s.json" --fixture shapes -- \
+  export --db '$DB' --format cpp --include-model --shapes s.json -o s.json
+bad export_cpp_onto_shapes_symlink 2 "refusing to write sl.h: it is the shape suite s.json" --fixture shapes -- \
+  export --db '$DB' --format cpp --include-model --shapes s.json -o sl.h
+bad export_cpp_onto_shapes_hardlink 2 "refusing to write hl.h: it is the shape suite s.json" --fixture shapes -- \
+  export --db '$DB' --format cpp --include-model --shapes s.json -o hl.h
+bad export_json_onto_shapes_in_folder 2 "refusing to write ej/model_h100_sxm__matmul_sm90.json: it is the shape suite" --fixture shapes -- \
+  export --db '$DB' --format json --include-model --shapes ej/model_h100_sxm__matmul_sm90.json -o ej
+# --- round 8 (F6, F14): outputs past a file-size limit (`ulimit -f`, with SIGXFSZ as the shell
+# has it: the tool ignores it itself) are a full disk: exit 1 in one line naming the file, not
+# a kill (153) or a Python traceback; nothing left behind -- no database, -wal/-shm or
+# temporary file, no empty folder (without --writes the case also asserts no new file). The
+# database is in rollback-journal mode where a reader under a limit below 32 KiB could not make
+# its -shm (and merge, which reads WAL databases, is given 48 KiB).
+fixture_good_journal() { fixture_good; sql "$W/t.db" "PRAGMA journal_mode=DELETE;"; }
+bad merge_past_file_size_limit 1 "^mgpu-tune: error: (the disk holding|I/O error on) .*m\.db.* nothing left$" --fixture two_good -- sh: \
+  "(ulimit -f 48; exec '$MGPU' merge t.db u.db -o m.db) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls -A | grep -q '^m\\.db' || echo ' nothing left'; exit \$r"
+bad export_json_past_file_size_limit 1 "^mgpu-tune: error: cannot write out/.*File too large\) nothing left$" --fixture good_journal -- sh: \
+  "(ulimit -f 1; exec '$MGPU' export --db t.db --include-model --format json -o out) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; test -e out || echo ' nothing left'; exit \$r"
+bad export_cpp_past_file_size_limit 1 "^mgpu-tune: error: cannot write out\.h: writing failed \(File too large\)$" --fixture good_journal -- sh: \
+  "ulimit -f 1; exec '$MGPU' export --db t.db --include-model --format cpp -o out.h"
+bad report_past_file_size_limit 1 "^mgpu-tune: error: cannot write the report in rep: File too large \(a file-size limit, ulimit -f\): no report was written nothing left$" --fixture good_journal -- sh: \
+  "(ulimit -f 4; exec '$MGPU' report --db t.db -o rep) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; test -e rep || echo ' nothing left'; exit \$r"
+# Out of memory (ulimit -v) while drawing: the report, or one line -- out of memory, or the
+# Python module that could not load -- and no folder; never Python's traceback. Where memory
+# runs out moves with the machine, so a range of limits, each taking either way.
+bad report_out_of_memory_one_line 0 "^limits tried$" --fixture good -- sh: \
+  "for v in 350000 420000 480000 520000 560000 620000 700000; do rm -rf rep; (ulimit -v \$v; exec '$MGPU' report --db t.db -o rep) > o 2>&1; r=\$?; \
+   if [ \$r = 0 ]; then test -s rep/index.html || { echo \"limit \$v: exit 0 without index.html\"; exit 97; }; \
+   elif [ \$r = 1 ]; then [ \$(wc -l < o) = 1 ] && grep -Eq '^mgpu-tune: error: (out of memory: this process may use at most [0-9]+ MiB \(ulimit -v\)|the embedded Python .* cannot import)' o || { echo \"limit \$v: exit 1 but not one line:\"; head -5 o; exit 98; }; \
+     test -e rep && { echo \"limit \$v: rep left behind\"; exit 96; }; \
+   else echo \"limit \$v: exit \$r\"; head -5 o; exit 99; fi; done; rm -rf rep o; echo 'limits tried'"
 # Twins: a symlink into a folder that is there is created through; the file without its '/' reads.
 fixture_symlink_into_folder() { mkdir "$W/d"; ln -s d/y.db "$W/l.db"; }
 bad matmul_db_symlink_into_folder_works 0 "2 new trials" --fixture symlink_into_folder --writes -- sh: '"$MGPU"' $MODEL_RUN --db l.db '&&' test -f d/y.db
 bad best_db_without_trailing_slash_works 0 "\\| matmul_sm90" --fixture good -- best --db t.db --include-model
+# Round 8 (F18): a problem row whose key disagrees with its sizes was exported and benchmarked as
+# either shape, and a tuning run then failed with exit 1 "could not store a row in problems"; an
+# unknown dtype likewise; a negative noise reached the report's plotting as a Python ValueError.
+fixture_key_vs_sizes() { fixture_good; sql "$W/t.db" "UPDATE problems SET m = 512;"; }
+fixture_unknown_dtype() { fixture_good; sql "$W/t.db" "UPDATE problems SET dtype = 'int4', key = replace(key, '_bf16_bf16_', '_int4_bf16_');"; }
+fixture_negative_noise() { fixture_good; sql "$W/t.db" "UPDATE trials SET noise = -5 WHERE id = 1;"; }
+bad best_problem_key_vs_sizes 2 "t\.db is damaged: trial 1 has the problem key 'm256_n256_k256_bf16_bf16_kn', which disagrees with its sizes and types \(m512_n256_k256_bf16_bf16_kn\)" \
+  --fixture key_vs_sizes -- best --db '$DB' --include-model
+bad export_problem_key_vs_sizes 2 "which disagrees with its sizes and types" --fixture key_vs_sizes -- export --db '$DB' --include-model --format json -o out
+bad tune_problem_key_vs_sizes 2 "is damaged: .*(disagrees with its sizes and types|has sizes or types other than the key says)" \
+  --fixture key_vs_sizes -- $MODEL_RUN --db '$DB'
+bad best_unknown_dtype 2 "is damaged: trial 1 has a problem of dtype 'int4'" --fixture unknown_dtype -- best --db '$DB' --include-model
+bad report_negative_noise 2 "is damaged: trial 1 has noise -5 \(a relative spread: 0 or more, finite\)" \
+  --fixture negative_noise -- report --db '$DB' -o rep
+
 finish

@@ -9,7 +9,7 @@ helps() {  # every command's --help, one after the other
   "$MGPU" --help
   for c in devices compile space best trials export import merge regress report bench matmul emulate verify sass \
            campaign "campaign plan" "campaign submit" "campaign status" "campaign resume" "campaign run-task" \
-           "compile matmul" "space matmul" "bench matmul" "verify matmul"; do
+           "compile matmul" "space matmul" "bench matmul" "verify matmul" attention "space attention" "verify attention"; do
     # shellcheck disable=SC2086
     "$MGPU" $c --help || echo "FAILED: $c --help"
   done
@@ -69,5 +69,11 @@ bad mlir_parse_error_names_the_file 2 "MLIR parse failed:.*loc\(\"bad\.mlir\":[0
 bad mlir_parses_twin 0 "compiled good\.mlir for sm_90a" --fixture mlir_good --writes -- compile --mlir good.mlir --arch sm_90a --emit ptx -o o.ptx
 bad mlir_emulate_gzip_named 2 "loc\(\"z\.mlir\":1:1\): unexpected character.*z\.mlir is gzip-compressed: gunzip it first" \
   --fixture mlir_gzip -- sh: "'$MGPU' emulate --mlir z.mlir 2>&1 | tr '\n' ' '; exit \${PIPESTATUS[0]}"
+
+# Round 8 (F17): a mistyped command was "A subcommand is required", and `bogus --help` showed the
+# top-level help with exit 0; a NUL in a value (F16) cut the message off before it.
+bad unknown_command_named 2 "unknown command 'matmull' \(the commands: .*matmul.*attention" -- matmull --arch sm_90a
+bad unknown_command_with_help 2 "unknown command 'bogus'" -- bogus --help
+bad nul_in_config_value_shown 2 'got "data_parallel\\x00x"' -- compile matmul --arch sm_90a --m 256 --n 256 --k 256 --config '{"schedule":"data_parallel\u0000x"}'
 
 finish
