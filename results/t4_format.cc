@@ -365,13 +365,16 @@ T4File read_t4(const std::string& path) {
     if (r.contains("measurements") && r["measurements"].is_array())
       for (const json& m : r["measurements"]) {
         if (!m.is_object() || !m.contains("name") || m["name"] != "time") continue;
-        // Which of two times is meant, the file does not say; a time that is not a number is
-        // not "no time".
+        // A failed config's time is its error's name (Kernel Tuner writes "CompilationFailedConfig");
+        // a valid result's time that is not a number is not "no time", and of two times the
+        // file does not say which is meant.
+        if (!m.contains("value") || !m["value"].is_number()) {
+          if (!t.valid()) continue;
+          throw Error(ErrorKind::InvalidInput, fmt::format("{}: the time measurement's value {} is not a number", where,
+                                                           m.contains("value") ? shown(m["value"]) : std::string("(none)")));
+        }
         if (t.time_ms)
           throw Error(ErrorKind::InvalidInput, fmt::format("{}: two \"time\" measurements: which one is meant?", where));
-        if (!m.contains("value") || !m["value"].is_number())
-          throw Error(ErrorKind::InvalidInput, fmt::format("{}: the time measurement's value {} is not a number", where,
-                                                           m.contains("value") ? shown(m["value"]) : std::string("is missing;")));
         t.time_ms = number(m["value"], measurement_scale(m, scale, where), where + " time measurement", true);
       }
     if (t.valid() && !t.objective_ms())
