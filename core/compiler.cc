@@ -49,6 +49,31 @@ void check_ptxas_setting() {
                             "the toolkit's)", e, why));
 }
 
+// MGPU_CUDA_HOME or CUDA_HOME, where set (and MGPU_PTXAS is not), must be a toolkit with an
+// executable bin/ptxas: one naming nothing, a file or an empty folder made Auto fall back to
+// nvJitLink without a word, and nvJitLink drops setmaxnreg (round 8, F19).
+void check_toolkit_setting() {
+  if (const char* p = std::getenv("MGPU_PTXAS"); p && *p) return;  // the assembler is named itself
+  const char* name = "MGPU_CUDA_HOME";
+  const char* e = std::getenv(name);
+  if (!e || !*e) {
+    name = "CUDA_HOME";
+    e = std::getenv(name);
+  }
+  if (!e || !*e) return;
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(e, ec);
+  std::string why;
+  if (!std::filesystem::exists(st)) why = "there is no such folder";
+  else if (std::filesystem::is_regular_file(st)) why = "it is a file, not a folder";
+  else if (!std::filesystem::is_directory(st)) why = fmt::format("it is {}, not a folder", file_type_name(st.type()));
+  else if (const std::string ptxas = std::string(e) + "/bin/ptxas"; ::access(ptxas.c_str(), X_OK) != 0)
+    why = "it has no executable bin/ptxas";
+  if (!why.empty())
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{}='{}' is no CUDA toolkit: {} (set it to the toolkit's folder, or unset it)", name, e, why));
+}
+
 // Auto prefers whole-program ptxas: nvJitLink assembles PTX as one of several compilation
 // units and then drops every setmaxnreg ("C7504: 'setmaxnreg' ignored to maintain
 // compatibility across compilation units"), so the warp-specialized templates' register split
@@ -56,6 +81,7 @@ void check_ptxas_setting() {
 // fallback where the toolkit's ptxas is missing.
 Assembler resolve(Assembler a) {
   check_ptxas_setting();
+  check_toolkit_setting();
   if (a != Assembler::Auto) return a;
   std::error_code ec;
   if (std::filesystem::is_regular_file(ptxas_path(), ec)) return Assembler::Ptxas;
@@ -113,6 +139,7 @@ CompileOptions CompileOptions::from_environment() {
   }
   tool_time_limit_s();  // a bad MGPU_TOOL_TIMEOUT likewise: before any compile, not as each kernel's failure
   check_ptxas_setting();
+  check_toolkit_setting();
   return o;
 }
 

@@ -456,6 +456,13 @@ for v in folder missing plain; do
   bad "mgpu_ptxas_$v" 2 "MGPU_PTXAS='.*' cannot be the assembler: (it is a folder|there is no such file|it is not executable).*nothing left" --fixture fake_ptxas --writes -- sh: \
     "mkdir -p folder && touch plain && MGPU_PTXAS=\$PWD/$v '$MGPU' matmul --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 1 --db t.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; test -e t.db || echo ' nothing left'; exit \$r"
 done
+
+# Round 8 (F19): a CUDA_HOME naming nothing, a file or an empty folder fell back to nvJitLink (which
+# drops setmaxnreg) without a word.
+for v in nonexistent plain folder; do
+  bad "cuda_home_$v" 2 "CUDA_HOME='.*' is no CUDA toolkit: (there is no such folder|it is a file, not a folder|it has no executable bin/ptxas).*nothing left" --fixture fake_ptxas --writes -- sh: \
+    "mkdir -p folder && touch plain && env -u MGPU_PTXAS -u MGPU_CUDA_HOME CUDA_HOME=\$PWD/$v '$MGPU' matmul --arch sm_90a --m 128 --n 128 --k 128 --device model --trials 1 --db t.db 2>&1 | tr -d '\n'; r=\${PIPESTATUS[0]}; test -e t.db || echo ' nothing left'; exit \$r"
+done
 # A shape suite this user may not read: said so, not "is empty" / "not valid JSON" (round 4, S04, S08).
 # Root reads every file: the case runs as nobody where setpriv can (else it is skipped as ok).
 for f in s.csv s.json; do
