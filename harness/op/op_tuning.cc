@@ -14,6 +14,7 @@
 #include "harness/measure/trial_request.h"
 #include "harness/op/op_prover.h"
 #include "harness/tune/device_choice.h"
+#include "harness/tune/run_hold.h"
 #include "harness/verify/virtual_device.h"
 #include "harness/version.h"
 #include "kernels/op_registry.h"
@@ -24,39 +25,6 @@
 
 namespace mgpu::harness {
 namespace {
-
-// The run row and the claim under way, given back if the run leaves by an exception.
-class RunHold {
- public:
-  RunHold(results::Store& store, results::Claims& claims, std::int64_t run) : store_(store), claims_(claims), run_(run) {}
-  RunHold(const RunHold&) = delete;
-  RunHold& operator=(const RunHold&) = delete;
-  ~RunHold() {
-    if (finished_) return;
-    try {
-      release();
-      store_.end_run(run_);
-    } catch (const std::exception&) {
-    }
-  }
-  void hold(const std::string& config) { held_ = config; }
-  void release() {
-    if (held_.empty()) return;
-    claims_.release(held_);
-    held_.clear();
-  }
-  void finish() {
-    store_.end_run(run_);
-    finished_ = true;
-  }
-
- private:
-  results::Store& store_;
-  results::Claims& claims_;
-  std::int64_t run_;
-  std::string held_;
-  bool finished_ = false;
-};
 
 void check_fits(const kernels::Problem& p, const core::DeviceReport& report) {
   const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
