@@ -73,4 +73,18 @@ std::vector<results::TemplateId> current_templates() {
   return out;
 }
 
+results::TemplateId current_template_id(const std::string& op, const core::ArchSpec& arch) {
+  if (op != "matmul") {
+    const kernels::OpTemplate& t = kernels::op_template(op, arch);
+    return {std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
+  }
+  try {
+    const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
+    return {std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
+  } catch (const core::Error& e) {
+    if (e.kind() != core::ErrorKind::Unavailable) throw;
+    throw core::Error(core::ErrorKind::InvalidInput, e.what());
+  }
+}
+
 }  // namespace mgpu::harness

@@ -386,6 +386,70 @@ TEST_F(Nightly, EachBenchmarkIsLabelledWithItsConfigsVerificationAndAFailedOneIs
   EXPECT_EQ(suite[0].verification, "virtual");
 }
 
+// Every op's best configs are the suite: an attention problem tuned beside the matmuls is one
+// more benchmark, run by its own template, recorded as its own problem; through an export too,
+// where an entry whose fields are not its key's, or whose config breaks the op's rules, is
+// refused before anything runs.
+TEST_F(Nightly, AnAttentionProblemIsABenchmarkBesideTheMatmuls) {
+  tuned();
+  Ran tune = run(fmt::format("MGPU_CACHE_DIR={}/cache {}/mgpu-tune attention --arch sm_90a --heads 2 --seq-q 256 "
+                             "--head-dim 64 --device model --trials 1 --db {}", dir_.string(), kBin, db_));
+  ASSERT_EQ(tune.code, 0) << tune.out;
+  const std::string key = "b1_h2_kvh2_sq256_skv256_d64_bf16_noncausal";
+  std::string json = (dir_ / "gb.json").string();
+  Ran r = run(fmt::format("MGPU_CACHE_DIR={}/cache {}/mgpu-bench --db {} --include-model --device model "
+                          "--benchmark_out={} --benchmark_out_format=json", dir_.string(), kBin, db_, json));
+  ASSERT_EQ(r.code, 0) << r.out;
+  nlohmann::json doc = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(doc.at("benchmarks").size(), 3u) << r.out;
+  const nlohmann::json& a = doc["benchmarks"][0];
+  EXPECT_EQ(a.at("name").get<std::string>().rfind("attention_sm90/" + key + "/", 0), 0u) << a;
+  EXPECT_NE(a.at("label").get<std::string>().find("config verification: virtual"), std::string::npos) << a;
+  EXPECT_GT(a.at("TFLOP/s").get<double>(), 0.0) << a;
+  {
+    results::Store s = results::Store::open(db_, results::OpenMode::ReadOnly);
+    std::vector<results::RunRow> runs = s.runs();
+    ASSERT_FALSE(runs.empty());
+    ASSERT_EQ(runs.back().kind, "bench");
+    int attention_rows = 0;
+    for (const results::TrialRow& t : s.trials(runs.back().id))
+      if (t.problem.kernel == "attention") {
+        ++attention_rows;
+        EXPECT_EQ(t.problem.key, key);
+        EXPECT_EQ(t.tmpl.name, "attention_sm90");
+        EXPECT_EQ(t.source, "model");
+      }
+    EXPECT_EQ(attention_rows, 1);
+  }
+
+  const fs::path exported = dir_ / "export";
+  ASSERT_EQ(run(fmt::format("{}/mgpu-tune export --db {} --format json --include-model -o {}", kBin, db_,
+                            exported.string())).code, 0);
+  std::vector<SuiteEntry> suite = suite_from_export(exported.string());
+  ASSERT_EQ(suite.size(), 3u);
+  EXPECT_EQ(suite[0].name, "attention_sm90/" + key);
+  EXPECT_EQ(suite[0].problem.kernel, "attention");
+  EXPECT_GT(suite[0].problem.flop_count(), 0.0);
+
+  // Hand edits of the attention entry: the fields no longer the key's, then a config the op refuses.
+  fs::path file;
+  for (const auto& f : fs::directory_iterator(exported))
+    if (f.path().filename().string().find("attention") != std::string::npos) file = f.path();
+  ASSERT_FALSE(file.empty());
+  nlohmann::json edited = nlohmann::json::parse(slurp(file));
+  edited["entries"][key]["problem"]["heads"] = 3;
+  std::ofstream((dir_ / "fields.json").string()) << edited.dump();
+  Ran fields = run(fmt::format("{}/mgpu-bench --configs {} --device model --no-record", kBin, (dir_ / "fields.json").string()));
+  EXPECT_EQ(fields.code, 2) << fields.out;
+  EXPECT_NE(fields.out.find("is not the one its key names"), std::string::npos) << fields.out;
+  edited = nlohmann::json::parse(slurp(file));
+  edited["entries"][key]["config"]["block_kv"] = 96;
+  std::ofstream((dir_ / "config.json").string()) << edited.dump();
+  Ran config = run(fmt::format("{}/mgpu-bench --configs {} --device model --no-record", kBin, (dir_ / "config.json").string()));
+  EXPECT_EQ(config.code, 2) << config.out;
+  EXPECT_NE(config.out.find("block_kv"), std::string::npos) << config.out;
+}
+
 TEST_F(Nightly, TheReportRefusesBadInputWithoutWritingAnything) {
   fs::path out = dir_ / "report";
   Ran missing = run(fmt::format("{}/mgpu-tune report --db {}/absent.db -o {}", kBin, dir_.string(), out.string()));

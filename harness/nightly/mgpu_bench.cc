@@ -30,7 +30,7 @@
 #include "harness/option_checks.h"
 #include "harness/stop_signals.h"
 #include "harness/version.h"
-#include "kernels/matmul_template.h"
+#include "harness/current_templates.h"
 #include "results/output_file.h"
 
 namespace mgpu::harness {
@@ -358,11 +358,12 @@ int run(int argc, char** argv) {
       // repetitions of a benchmark are skipped. The throw ends RunSpecifiedBenchmarks.
       if (stop_requested()) throw BenchStopped{};
       const core::ArchSpec& arch = core::parse_arch(entry.arch);
-      const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
       for (auto _ : state) {
         TrialRequest req;
         req.arch = std::string(arch.name);
-        req.problem = entry.problem;
+        req.op = entry.problem.kernel;
+        req.problem_key = entry.problem.key;
+        if (req.op == "matmul") req.problem = matmul_problem(entry.problem);
         req.config = entry.config;
         req.measurer = o.device;
         req.rule = StoppingRule::strict();
@@ -370,7 +371,7 @@ int run(int argc, char** argv) {
         Measurement m = worker ? worker->run(req) : measure_trial(req);
         if (recording) {
           results::Environment env = gpu ? gpu_environment(*gpu, report, arch) : model_environment(arch);
-          record(trial_record(0, template_id(t, arch), entry.problem, entry.config, env, m));
+          record(trial_record(0, current_template_id(entry.problem.kernel, arch), entry.problem, entry.config, env, m));
           ++recorded;
         }
         if (stop_requested()) throw BenchStopped{};  // this trial is committed: stop here
@@ -383,7 +384,7 @@ int run(int argc, char** argv) {
         state.SetLabel(fmt::format("{}, config verification: {}",
                                    m.source == "model" ? "model (predicted, not measured)" : fmt::format("cuda {}", m.timer),
                                    entry.verification));
-        state.counters["TFLOP/s"] = entry.problem.flops() / (m.median_ms * 1e-3) / 1e12;
+        state.counters["TFLOP/s"] = entry.problem.flop_count() / (m.median_ms * 1e-3) / 1e12;
         state.counters["noise_pct"] = 100 * m.noise;
         state.counters["samples"] = static_cast<double>(m.samples_ms.size());
         if (m.verification_error) state.counters["verify_err"] = *m.verification_error;

@@ -11,7 +11,10 @@
 #include "core/json_input.h"
 #include "core/arch.h"
 #include "harness/current_templates.h"
+#include "harness/measure/trial_record.h"
 #include "kernels/matmul_template.h"
+#include "kernels/op_registry.h"
+#include "results/export.h"
 #include "results/store.h"
 #include "results/verified_best.h"
 
@@ -40,6 +43,12 @@ kernels::MatmulProblem problem_of(std::int64_t m, std::int64_t n, std::int64_t k
   return p;
 }
 
+// Another op's problem, rebuilt from its key by the op's template (Error{InvalidInput} for an op
+// or target the binary has no template for, or a key the op does not read).
+kernels::Problem op_problem(const std::string& op, const std::string& arch, const std::string& key) {
+  return kernels::op_template(op, core::parse_arch(arch)).problem_from_key(key);
+}
+
 // The problem and config checks speak to the command line ("--m must be between ..."); a value
 // read from a file is no flag the user gave, so the message loses the dashes and gains `where`.
 [[noreturn]] void bad_stored_value(const std::string& where, const Error& e) {
@@ -49,7 +58,7 @@ kernels::MatmulProblem problem_of(std::int64_t m, std::int64_t n, std::int64_t k
 }
 
 void add(std::map<std::string, SuiteEntry>& by_name, SuiteEntry e) {
-  e.name = e.template_name + "/" + e.problem.key();
+  e.name = e.template_name + "/" + e.problem.key;
   by_name.emplace(e.name, std::move(e));  // first one wins: one entry per (template, problem)
 }
 
@@ -70,13 +79,27 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
       e.tuned_on = doc.value("device", "");
       e.verification = entry.value("verification", "none");  // exports before issue 17 carry none
       try {
-        e.problem = problem_of(p.at("m"), p.at("n"), p.at("k"), p.at("dtype"), p.at("out_dtype"), p.at("layout"));
         e.config = core::TuningConfig::from_json(entry.at("config").dump());
         // A config that cannot work -- a field missing or out of range, a rule broken -- is
         // the file's fault, said before anything runs: not a benchmark that "failed".
-        const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch(e.arch));
-        t.check_problem(e.problem);
-        t.require_valid(e.problem, e.config);
+        const std::string op = p.value("op", "matmul");
+        if (op == "matmul") {
+          const kernels::MatmulProblem mp =
+              problem_of(p.at("m"), p.at("n"), p.at("k"), p.at("dtype"), p.at("out_dtype"), p.at("layout"));
+          const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch(e.arch));
+          t.check_problem(mp);
+          t.require_valid(mp, e.config);
+          e.problem = problem_record(mp);
+        } else {
+          const kernels::Problem op_p = op_problem(op, e.arch, key);
+          e.problem = problem_record(op_p);
+          // The entry's fields are its key's: a hand edit of one without the other would
+          // benchmark a problem the file does not show.
+          if (results::problem_json(e.problem) != p)
+            throw Error(ErrorKind::InvalidInput, fmt::format("its problem {} is not the one its key names ({})",
+                                                             p.dump(), results::problem_json(e.problem).dump()));
+          kernels::op_template(op, core::parse_arch(e.arch)).require_valid(op_p, e.config);
+        }
       } catch (const Error& x) {
         bad_stored_value(fmt::format("entry '{}'", key), x);
       }
@@ -103,7 +126,10 @@ std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool inc
     e.arch = t.env.arch;
     e.tuned_on = t.env.device_name;
     try {
-      e.problem = problem_of(t.problem.m, t.problem.n, t.problem.k, t.problem.dtype, t.problem.out_dtype, t.problem.layout);
+      e.problem = t.problem.kernel == "matmul"
+                      ? problem_record(problem_of(t.problem.m, t.problem.n, t.problem.k, t.problem.dtype,
+                                                  t.problem.out_dtype, t.problem.layout))
+                      : problem_record(op_problem(t.problem.kernel, t.env.arch, t.problem.key));
       e.config = core::TuningConfig::from_json(t.config_json);
     } catch (const Error& x) {
       bad_stored_value(fmt::format("{}: stored trial {} (run {}, {} on {}, problem '{}') holds a bad value", db_path,

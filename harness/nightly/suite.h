@@ -1,4 +1,5 @@
-// The nightly suite: the (template, arch, problem, config) entries production uses, read from
+// The nightly suite: the (template, arch, problem, config) entries production uses, of every op
+// (matmul, and the ops of kernels/op_registry.h), read from
 // a results database (its current best verified, measured config per template, problem and
 // device) or from a JSON export (`mgpu-tune export --format json`: a folder or one file).
 // Contract: entries come back in a stable order (template, then problem key), each named
@@ -14,7 +15,7 @@
 #include <vector>
 
 #include "core/tuning_config.h"
-#include "kernels/matmul_problem.h"
+#include "results/store.h"
 
 namespace mgpu::harness {
 
@@ -22,7 +23,9 @@ struct SuiteEntry {
   std::string name;           // "matmul_sm90/m4096_n4096_k4096_bf16_bf16_kn"
   std::string template_name;
   std::string arch;           // "sm_90a"
-  kernels::MatmulProblem problem;
+  // Any op's problem as the store records it (problem.kernel is the op; its key, fields and
+  // flops), checked against the op's template and rebuilt from the key when read.
+  results::ProblemRecord problem;
   core::TuningConfig config;
   std::string tuned_on;       // the device the config was tuned on
   std::string verification;   // hardware | virtual | none
