@@ -156,9 +156,9 @@ void add_compile_command(CLI::App& app) {
                   "(also $MGPU_DUMP_TO); bypasses the cache");
   add_compile_matmul_subcommand(*cmd);
   cmd->callback([o, cmd] {
-    if (cmd->got_subcommand("matmul")) return;  // the template subcommand did the work
+    if (!cmd->get_subcommands().empty()) return;  // a template's subcommand did the work
     if (o->mlir_file.empty())
-      throw core::Error(core::ErrorKind::InvalidInput, "give --mlir FILE, or a template: 'compile matmul ...'");
+      throw core::Error(core::ErrorKind::InvalidInput, "give --mlir FILE, or a template: 'compile matmul ...', 'compile attention ...'");
     if (o->arch.text.empty()) throw core::Error(core::ErrorKind::InvalidInput, "--arch is required");
     run(*o);
   });

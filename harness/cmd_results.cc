@@ -20,6 +20,7 @@
 #include "harness/measure/trial_record.h"
 #include "harness/tune/shape_suite.h"
 #include "kernels/matmul_template.h"
+#include "kernels/op_registry.h"
 #include "results/export.h"
 #include "results/kernel_lints.h"
 #include "results/t4_store.h"
@@ -58,9 +59,22 @@ std::vector<results::DeclaredTemplate> declared_templates() {
       core::TuningConfig sample;
       const core::ParamSpace space = t.space();
       for (const core::Param& p : space.params()) sample.set(p.name, p.domain.front());
-      out.push_back({std::string(t.name()), sample.to_json()});
+      out.push_back({std::string(t.name()), sample.to_json(), results::ProblemRecord{}});  // a matmul's fields
     } catch (const core::Error&) {
       // no template for this arch yet
+    }
+    for (const kernels::OpEntry& e : kernels::ops()) {
+      const kernels::OpTemplate* t = nullptr;
+      try {
+        t = &e.for_arch(arch);
+      } catch (const core::Error&) {
+        continue;  // the op has no template for this arch
+      }
+      core::TuningConfig sample;
+      const core::ParamSpace space = t->space();  // params() refers into it
+      for (const core::Param& p : space.params()) sample.set(p.name, p.domain.front());
+      out.push_back({std::string(t->name()), sample.to_json(), problem_record(t->kernel_problems().front()),
+                     t->kernel_fields()});
     }
   }
   return out;

@@ -104,6 +104,11 @@ class OpTemplate {
   // Problems that together build every kernel the template can (one per kernel-shaping choice:
   // for attention, each head dim, dtype and mask): where `verify <op> --all` proves the space.
   virtual std::vector<Problem> kernel_problems() const = 0;
+  // The numeric problem fields whose value shapes the kernel (attention's head dim): a config
+  // tuned at one value may not even build at another, so an exported lookup matches them
+  // exactly, as it does the text fields and switches (dtypes, mask), and takes the nearest of
+  // the other numbers (sizes).
+  virtual std::vector<std::string> kernel_fields() const = 0;
   // Where a config is proven before it ranks for `p`: each class once. They must build the
   // kernel `p` builds (a verification is keyed by the binary).
   virtual std::vector<VerificationProblem> verification_problems(const Problem& p) const = 0;

@@ -1,5 +1,6 @@
 #include "results/export.h"
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -131,15 +132,58 @@ void refuse_inputs(const std::string& out, Store& store, const SuiteShapes& suit
 
 }  // namespace
 
+ProblemFields problem_fields(const ProblemRecord& p, const std::string& what) {
+  if (p.kernel == "matmul")  // the store's own columns (every schema)
+    return {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"dtype", p.dtype}, {"out_dtype", p.out_dtype}, {"layout", p.layout}};
+  nlohmann::ordered_json fields = nlohmann::ordered_json::parse(p.fields, nullptr, /*allow_exceptions=*/false);
+  if (!fields.is_object() || fields.empty())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{}: its {} problem has no fields ({})", what, comment_text(p.kernel),
+                                  comment_text(p.fields.substr(0, 80))));
+  ProblemFields out;
+  for (const auto& [name, value] : fields.items()) {
+    const bool number = value.is_number_integer() && (!value.is_number_unsigned() ||
+                                                     value.get<std::uint64_t>() <= std::uint64_t(INT64_MAX));
+    if (!number && !value.is_string() && !value.is_boolean())
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{}: its problem's field {} is {}, not a whole number, a string or a switch", what,
+                                    cpp_string(name), comment_text(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40))));
+    out.emplace_back(name, nlohmann::json::parse(value.dump()));  // ordered_json to json, by value
+  }
+  return out;
+}
+
+namespace {
+
+// How far tuned problem `e` is from `s` as the header's lookup measures it: infinity unless
+// both are of one op with the same fields and the same text and switches; else the product of
+// the numbers' size ratios (1 for the same problem).
+double problem_distance(const ProblemFields& e, const ProblemFields& s) {
+  if (e.size() != s.size()) return HUGE_VAL;
+  double d = 1;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (e[i].first != s[i].first) return HUGE_VAL;
+    if (e[i].second.is_number_integer() && s[i].second.is_number_integer()) {
+      const double a = e[i].second.get<double>(), b = s[i].second.get<double>();
+      d *= a > b ? a / b : b / a;
+    } else if (e[i].second != s[i].second) {
+      return HUGE_VAL;
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
 std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries) {
-  auto ratio = [](std::int64_t a, std::int64_t b) { return a > b ? double(a) / double(b) : double(b) / double(a); };
   std::vector<Coverage> out;
   for (const ProblemRecord& s : suite.shapes) {
     Coverage c{s.key, "default", entries.empty() ? "" : entries.front().problem.key, 0};
+    const ProblemFields want = problem_fields(s, fmt::format("suite shape {}", comment_text(s.key)));
     double best = 1e300;
     for (const TrialRow& e : entries) {
-      if (e.problem.dtype != s.dtype || e.problem.out_dtype != s.out_dtype || e.problem.layout != s.layout) continue;
-      double d = ratio(e.problem.m, s.m) * ratio(e.problem.n, s.n) * ratio(e.problem.k, s.k);
+      if (e.problem.kernel != s.kernel) continue;
+      const double d = problem_distance(problem_fields(e.problem, fmt::format("trial {}", e.id)), want);
       if (d < best) {
         best = d;
         c = {s.key, e.problem.key == s.key ? "exact" : "nearest", e.problem.key, d};
@@ -192,6 +236,8 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
   }
   if (!suite.shapes.empty()) {
     for (auto& [name, doc] : files) {
+      // A suite is one op's shapes: it covers that op's files only.
+      if (rows_of[name].empty() || rows_of[name].front().problem.kernel != suite.shapes.front().kernel) continue;
       nlohmann::json shapes = nlohmann::json::object();
       for (const Coverage& c : coverage(suite, rows_of[name]))
         shapes[c.shape] = {{"how", c.how}, {"entry", c.entry}, {"size_ratio", c.size_ratio}};
@@ -287,13 +333,33 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
   // Every declared template gets its struct and lookup even with nothing tuned, so code that
   // calls the lookup compiles whatever the database holds. The struct's members are those of
   // the template's first row (the declared sample's when it has none), and every row must have
-  // exactly them.
+  // exactly them. So with the problems: one struct per op, of its first problem's fields.
   std::map<std::string, Schema> schema;  // template -> parameter -> type
-  for (const DeclaredTemplate& d : declared)
+  std::map<std::string, std::string> op_of;  // template -> op
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> problem_schema;  // op -> field, type
+  auto fields_schema = [](const ProblemFields& fields, const std::string& what) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [name, value] : fields) {
+      if (!member_name(name))
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("{}: problem field {} cannot be a C++ member name", what, cpp_string(name)));
+      out.emplace_back(name, value.is_boolean() ? "bool" : value.is_string() ? "string" : "int");
+    }
+    return out;
+  };
+  std::map<std::string, std::set<std::string>> exact_of;  // op -> numeric fields matched exactly
+  for (const DeclaredTemplate& d : declared) {
     schema[d.name] = schema_of(nlohmann::json::parse(d.sample_config_json), d.name);
+    op_of[d.name] = d.sample_problem.kernel;
+    exact_of[d.sample_problem.kernel].insert(d.exact_fields.begin(), d.exact_fields.end());
+    problem_schema.emplace(d.sample_problem.kernel, fields_schema(problem_fields(d.sample_problem, d.name), d.name));
+  }
   for (auto& [tmpl, by_arch] : by_template) {
     const TrialRow& r = by_arch.begin()->second.front().row;
-    schema[tmpl] = schema_of(config_of(r, store.path()), fmt::format("{} is damaged: trial {}", store.path(), r.id));
+    const std::string what = fmt::format("{} is damaged: trial {}", store.path(), r.id);
+    schema[tmpl] = schema_of(config_of(r, store.path()), what);
+    op_of[tmpl] = r.problem.kernel;
+    problem_schema.emplace(r.problem.kernel, fields_schema(problem_fields(r.problem, what), what));
   }
   // Every row must fit its template's struct, or the header would not compile: a row that does
   // not was written behind the tool's back.
@@ -306,6 +372,9 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
                                     cpp_string(it->second), cpp_string(name), id));
   };
   for (auto& [tmpl, types] : schema) claim("t:" + slug(tmpl), tmpl);
+  for (auto& [op, fields] : problem_schema) claim("o:" + slug(op), op);
+  auto problem_type = [](const std::string& op) { return op == "matmul" ? std::string("Shape") : "Problem_" + slug(op); };
+  std::map<std::string, std::vector<ProblemFields>> problems_of;  // template/arch -> its rows' problems
   for (auto& [tmpl, by_arch] : by_template)
     for (auto& [arch, rows] : by_arch) {
       claim(fmt::format("a:{}:{}", slug(tmpl), arch_namespace(arch)), arch);
@@ -323,17 +392,37 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
                                         "rows have {} (a damaged row, or one of another version of the template)",
                                         store.path(), r.id, have.empty() ? "nothing" : have, tmpl, want));
         }
+        const auto& want_problem = problem_schema.at(op_of[tmpl]);
+        ProblemFields fields = problem_fields(r.problem, what);
+        if (r.problem.kernel != op_of[tmpl] || fields_schema(fields, what) != want_problem) {
+          std::string want, have;
+          for (auto& [k, t] : want_problem) want += fmt::format("{}{} ({})", want.empty() ? "" : ", ", k, t);
+          for (auto& [k, t] : fields_schema(fields, what)) have += fmt::format("{}{} ({})", have.empty() ? "" : ", ", k, t);
+          throw core::Error(core::ErrorKind::InvalidInput,
+                            fmt::format("{}: trial {} cannot be exported to C++: its {} problem has {} where {}'s "
+                                        "problems have {} (a damaged row)", store.path(), r.id,
+                                        comment_text(r.problem.kernel), have, op_of[tmpl], want));
+        }
+        problems_of[tmpl + "\n" + arch].push_back(std::move(fields));
       }
     }
   std::ostringstream out;
-  out << "// Generated by mgpu-tune export --format cpp: tuned configs per arch, keyed by shape.\n"
-         "// lookup_<template>(arch, m, n, k, dtype, out_dtype, layout): the exact shape's config if tuned, else\n"
-         "// the nearest tuned shape of the same dtypes and layout (ratio distance), else the first entry;\n"
-         "// nullptr (not found) when nothing was tuned for the arch.\n"
+  out << "// Generated by mgpu-tune export --format cpp: tuned configs per arch, keyed by problem.\n"
+         "// lookup_<template>(arch, problem): the exact problem's config if tuned, else the nearest tuned\n"
+         "// problem of the same text fields and switches (a matmul's dtypes and layout; smallest product of\n"
+         "// the size ratios of the numbers: M, N, K), else the first entry; nullptr (not found) when nothing\n"
+         "// was tuned for the arch. Numbers that shape the kernel (attention's head_dim) match exactly too,\n"
+         "// and such an op's lookup finds nullptr rather than another kernel's config (it may not build).\n"
+         "// A matmul's problem is Shape, another op's Problem_<op>.\n"
          "// Self-contained: C++17, no dependencies.\n"
-         "#pragma once\n#include <array>\n#include <cstdint>\n#include <string_view>\n\nnamespace mgpu_tuned {\n\n"
-         "struct Shape {\n  std::int64_t m, n, k;\n  std::string_view dtype, out_dtype, layout;\n};\n\n"
-         "constexpr double ratio_distance(std::int64_t a, std::int64_t b) {\n"
+         "#pragma once\n#include <array>\n#include <cstdint>\n#include <string_view>\n\nnamespace mgpu_tuned {\n";
+  for (auto& [op, fields] : problem_schema) {
+    out << "\n// The " << comment_text(op) << " problem.\nstruct " << problem_type(op) << " {\n";
+    for (auto& [k, t] : fields)
+      out << "  " << (t == "string" ? "std::string_view " : t == "bool" ? "bool " : "std::int64_t ") << k << ";\n";
+    out << "};\n";
+  }
+  out << "\nconstexpr double ratio_distance(std::int64_t a, std::int64_t b) {\n"
          "  return a > b ? double(a) / double(b) : double(b) / double(a);\n}\n";
   int n = 0;
   static const std::map<std::string, std::vector<LabelledRow>> kNoRows;
@@ -342,35 +431,41 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
            "// export them with --format json, csv or t4):\n";
     for (const auto& [name, rows] : left_out) out << "//   " << comment_text(name) << ": " << rows << " rows\n";
   }
+  auto cpp_value = [](const nlohmann::json& v) {
+    return v.is_string()            ? cpp_string(v.get<std::string>())
+           : v.is_boolean()         ? std::string(v.get<bool>() ? "true" : "false")
+           : v.is_number_unsigned() ? fmt::format("{}", v.get<std::uint64_t>())
+                                    : fmt::format("{}", v.get<std::int64_t>());
+  };
   for (auto& [tmpl, fields] : schema) {
     auto found = by_template.find(tmpl);
     const auto& by_arch = found == by_template.end() ? kNoRows : found->second;
+    const std::string op = op_of[tmpl];
+    const auto& problem = problem_schema.at(op);
     std::string type = "Config_" + slug(tmpl);
     out << "\nstruct " << type << " {\n";
     for (auto& [k, t] : fields) out << "  " << (t == "string" ? "std::string_view " : "std::int64_t ") << k << ";\n";
     out << "  double median_ms;  // as measured (" << (include_model ? "or predicted" : "cuda, verified") << ")\n"
         << "  std::string_view verification;  // hardware (GPU vs cuBLAS), virtual (virtual device) or none\n};\n";
-    out << "struct Entry_" << slug(tmpl) << " {\n  Shape shape;\n  " << type << " config;\n};\n";
+    out << "struct Entry_" << slug(tmpl) << " {\n  " << problem_type(op) << " shape;\n  " << type << " config;\n};\n";
     for (auto& [arch, rows] : by_arch) {
       out << "\nnamespace " << arch_namespace(arch) << " {\ninline constexpr std::array<Entry_" << slug(tmpl) << ", " << rows.size()
           << "> k_" << slug(tmpl) << " = {{\n";
       std::vector<TrialRow> plain;
-      for (const LabelledRow& lr : rows) {
-        const TrialRow& r = lr.row;
+      const std::vector<ProblemFields>& problems = problems_of[tmpl + "\n" + arch];
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const TrialRow& r = rows[i].row;
         plain.push_back(r);
-        nlohmann::json c = config_of(r, store.path());
-        std::string fields;
+        std::string shape, config;
+        for (const auto& [k, v] : problems[i]) shape += fmt::format("{}{}", shape.empty() ? "" : ", ", cpp_value(v));
+        const nlohmann::json c = config_of(r, store.path());
         for (auto& [k, v] : c.items())  // checked above: a string, or an integer of int64's range
-          fields += fmt::format("{}, ", v.is_string() ? cpp_string(v.get<std::string>())
-                                        : v.is_number_unsigned() ? fmt::format("{}", v.get<std::uint64_t>())
-                                                                 : fmt::format("{}", v.get<std::int64_t>()));
-        out << fmt::format("    {{{{{}, {}, {}, {}, {}, {}}}, {{{}{}, {}}}}},\n", r.problem.m, r.problem.n,
-                           r.problem.k, cpp_string(r.problem.dtype), cpp_string(r.problem.out_dtype),
-                           cpp_string(r.problem.layout), fields, *r.median_ms, cpp_string(lr.verification));
+          config += cpp_value(v) + ", ";
+        out << fmt::format("    {{{{{}}}, {{{}{}, {}}}}},\n", shape, config, *r.median_ms, cpp_string(rows[i].verification));
         ++n;
       }
       out << "}};\n}  // namespace " << slug(arch) << "\n";
-      if (!suite.shapes.empty()) {
+      if (!suite.shapes.empty() && suite.shapes.front().kernel == op) {
         out << "// Coverage of suite " << comment_text(suite.name) << " (" << suite.shapes.size() << " shapes) on "
             << comment_text(arch) << ":\n";
         for (const Coverage& c : coverage(suite, plain))
@@ -380,17 +475,22 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
                                                                : fmt::format("default: {} (no tuned shape of its dtypes and layout)", c.entry)));
       }
     }
+    // The nearest-problem rule, spelled out for the op's fields.
+    std::string same, distance;
+    for (const auto& [k, t] : problem) {
+      if (t == "int" && !exact_of[op].count(k)) distance += fmt::format(" * ratio_distance(e.shape.{0}, s.{0})", k);
+      else same += fmt::format("{0}e.shape.{1} != s.{1}", same.empty() ? "" : " || ", k);
+    }
     out << "\n// nullptr when nothing was tuned for this arch" << (by_arch.empty() ? " (nothing was tuned at all)" : "")
         << ".\nconstexpr const " << type << "* lookup_" << slug(tmpl)
-        << "([[maybe_unused]] std::string_view arch, [[maybe_unused]] Shape s) {\n";
+        << "([[maybe_unused]] std::string_view arch, [[maybe_unused]] " << problem_type(op) << " s) {\n";
     for (auto& [arch, rows] : by_arch) {
       out << "  if (arch == " << cpp_string(arch) << ") {\n    const auto& table = " << arch_namespace(arch) << "::k_" << slug(tmpl)
-          << ";\n    const " << type << "* best = &table[0].config;\n    double best_d = 1e300;\n"
-          << "    for (const auto& e : table) {\n"
-          << "      if (e.shape.dtype != s.dtype || e.shape.out_dtype != s.out_dtype || e.shape.layout != s.layout) "
-             "continue;\n"
-          << "      double d = ratio_distance(e.shape.m, s.m) * ratio_distance(e.shape.n, s.n) * "
-             "ratio_distance(e.shape.k, s.k);\n"
+          << ";\n    const " << type << "* best = " << (exact_of[op].empty() ? "&table[0].config" : "nullptr")
+          << ";\n    double best_d = 1e300;\n"
+          << "    for (const auto& e : table) {\n";
+      if (!same.empty()) out << "      if (" << same << ") continue;\n";
+      out << "      double d = 1.0" << distance << ";\n"
           << "      if (d < best_d) { best_d = d; best = &e.config; }\n    }\n    return best;\n  }\n";
     }
     out << "  return nullptr;\n}\n";

@@ -3,8 +3,12 @@
 // their source); only current template versions when `current` is given.
 //   json: a folder with one file per (device, template) -- like Tokamax's autotuning cache --
 //         keyed by problem, each entry the config with its time and provenance;
-//   cpp:  one self-contained header: per arch a constexpr table keyed by shape, a lookup with
-//         exact match, nearest-shape fallback and a default config; every `declared` template
+//   cpp:  one self-contained header: per op a problem struct (matmul's is `Shape`, another op's
+//         `Problem_<op>`, its fields in the op's order), per template and arch a constexpr table
+//         keyed by problem, a lookup with exact match, nearest-problem fallback (same text and
+//         switch fields and exact fields, smallest product of the other numbers' size ratios)
+//         and a default config;
+//         every `declared` template
 //         gets its struct and lookup (returning nullptr, "not found") even with nothing tuned.
 //         With `declared` given, only those templates are emitted: rows of any other (imported
 //         landscapes of other kernels) are left out, listed in a comment at the header's top,
@@ -29,12 +33,14 @@
 // folder, nor a part of the export, is left behind.
 // Each returns the number of entries (json, cpp) or rows (csv) written.
 // Coverage: given the shapes of a suite, json and cpp also say for each (template, device or
-// arch) how every suite shape is served -- "exact" (tuned), "nearest" (the lookup's nearest
-// tuned shape of the same dtypes and layout: smallest product of the M, N and K size ratios),
-// or "default" (no tuned shape of its dtypes and layout: the table's first entry).
+// arch) of the suite's op how every suite shape is served -- "exact" (tuned), "nearest" (the
+// lookup's nearest tuned problem of the same text fields -- a matmul's dtypes and layout --:
+// smallest product of the size ratios), or "default" (none of its text fields: the table's
+// first entry).
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,6 +50,14 @@
 namespace mgpu::results {
 
 nlohmann::json problem_json(const ProblemRecord& p);
+
+// A problem's fields in its op's order, each a number, a string or a switch: a matmul's m, n,
+// k, dtype, out_dtype, layout; another op's stored fields (Error{InvalidInput} naming `what`
+// when they are no JSON object of such values: a damaged row). What the C++ header's problem
+// structs and the nearest-problem rule are made of: problems of one op match on their text and
+// switches, and are near by the product of their numbers' size ratios.
+using ProblemFields = std::vector<std::pair<std::string, nlohmann::json>>;
+ProblemFields problem_fields(const ProblemRecord& p, const std::string& what);
 
 struct Coverage {
   std::string shape;  // problem key of the suite shape
@@ -59,10 +73,14 @@ struct SuiteShapes {
 // How `suite` is served by tuned `entries` (rows of one template and device or arch).
 std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries);
 
-// A template the C++ header always declares: its name and one config of its space.
+// A template the C++ header always declares: its name, one config of its space, one problem
+// of its op (whose fields make the op's problem struct), and the numeric fields its lookup
+// matches exactly (OpTemplate::kernel_fields(): they shape the kernel).
 struct DeclaredTemplate {
   std::string name;
   std::string sample_config_json;
+  ProblemRecord sample_problem;
+  std::vector<std::string> exact_fields;
 };
 
 int export_json(Store& store, const std::string& folder, bool include_model, const std::vector<TemplateId>& current = {},

@@ -3,7 +3,8 @@
 # valid configs; 'mgpu-tune attention --device model' proves each config on the virtual device
 # at its three classes before predicting it, records everything, and a second run resumes
 # (nothing measured twice, verdicts reused); best and export carry the problem's own fields and
-# the 'virtual' label; 'verify attention' answers from the store; '--device emulate' verifies at
+# the 'virtual' label, the C++ header declares the op's own problem struct; 'compile attention'
+# reports each config's kernel; 'verify attention' answers from the store; '--device emulate' verifies at
 # the problem itself; bad problem values are exit 2 and leave the database as it was.
 set -uo pipefail
 MGPU="${MGPU:?}"
@@ -40,6 +41,11 @@ check "best: the fastest prediction, labelled virtual" \
 check "export: the problem by its fields" \
   '[ $rc = 0 ] && "$PY" -c "import json,glob,sys; d=json.load(open(glob.glob(sys.argv[1]+\"/*.json\")[0])); p=next(iter(d[\"entries\"].values()))[\"problem\"]; sys.exit(0 if p[\"op\"]==\"attention\" and p[\"kv_heads\"]==2 and p[\"causal\"] is True else 1)" "$T/json"'
 
+"$MGPU" export --db "$T/a.db" --include-model --format cpp -o "$T/tuned.h" > "$T/out" 2>&1; rc=$?
+printf '#include "tuned.h"\nstatic_assert(mgpu_tuned::lookup_attention_sm90("sm_90a", {1, 4, 2, 300, 500, 64, "bf16", true})->verification == "virtual");\nstatic_assert(mgpu_tuned::lookup_attention_sm90("sm_90a", {1, 4, 2, 300, 500, 128, "bf16", true}) == nullptr);\nint main() {}\n' > "$T/use.cc"
+check "export cpp: the attention problem's own struct and lookup, compiled" \
+  '[ $rc = 0 ] && ${CXX:-c++} -std=c++17 -Wall -Werror -fsyntax-only -I "$T" "$T/use.cc" >> "$T/out" 2>&1'
+
 "$MGPU" verify attention $P --config '{"block_kv":64,"max_concurrent_steps":2}' --db "$T/a.db" > "$T/out" 2>&1; rc=$?
 check "verify: a config the tuner proved is answered by the store" \
   '[ $rc = 0 ] && grep -q "0 class runs on the virtual device, 3 verdicts reused" "$T/out"'
@@ -47,6 +53,14 @@ check "verify: a config the tuner proved is answered by the store" \
 "$MGPU" attention --arch sm_90a --heads 2 --seq-q 130 --seq-kv 200 --head-dim 64 --device emulate --trials 2 --db "$T/e.db" > "$T/out" 2>&1; rc=$?
 check "emulate: verified at the problem itself, no times" \
   '[ $rc = 0 ] && grep -q "virtual device: 2 verified at the problem itself, 0 failed" "$T/out"'
+
+"$MGPU" compile attention $P --all --json > "$T/out" 2>&1; rc=$?
+check "compile --all: the problem's valid configs, each its own kernel, none spilling" \
+  '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); c=j[\"configs\"]; print(len(c), j[\"kernels\"], all(r[\"ok\"] and r[\"spill_store_bytes\"] == 0 for r in c), j[\"problem\"])" "$T/out")" = "8 8 True b1_h4_kvh2_sq300_skv500_d64_bf16_causal" ]'
+"$MGPU" compile attention --arch sm_90a --config '{"block_kv":96}' > "$T/out" 2>&1; rc=$?
+check "compile: a config out of the space is exit 2, named" '[ $rc = 2 ] && grep -q "block_kv" "$T/out"'
+"$MGPU" compile attention --arch sm_90a --all --config '{}' > "$T/out" 2>&1; rc=$?
+check "compile: --all and --config together is exit 2" '[ $rc = 2 ] && grep -q "exactly one of --config JSON and --all" "$T/out"'
 
 cp "$T/a.db" "$T/before.db"
 for bad in "--seq-q 0" "--head-dim 96" "--dtype f32" "--heads 6 --kv-heads 4" "--seq-q 1x"; do

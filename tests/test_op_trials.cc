@@ -50,6 +50,7 @@ class FaultyAttention final : public kernels::OpTemplate {
     return real().predict_ms(p, c, d);
   }
   std::vector<kernels::Problem> kernel_problems() const override { return real().kernel_problems(); }
+  std::vector<std::string> kernel_fields() const override { return real().kernel_fields(); }
   std::vector<kernels::VerificationProblem> verification_problems(const kernels::Problem& p) const override {
     return real().verification_problems(p);
   }

@@ -494,6 +494,66 @@ int main() { std::printf("%lld\n", (long long)lookup_matmul_sm90("sm_90a", {1, 2
   EXPECT_EQ(slurp(path("out.txt")), "128\n");  // no same-dtype entry: the default (first) one
 }
 
+// Another op's rows get their own problem struct, in the op's field order, beside the matmul's
+// Shape: its lookup matches the text fields, the switches and the kernel-shaping numbers
+// exactly (a config tuned at one head dim may not build at another: nullptr, not table[0]),
+// and takes the nearest of the sizes. A row whose problem lacks the op's fields is damaged.
+TEST_F(Results, ExportsAnotherOpsProblemsAsItsOwnStructBesideTheMatmuls) {
+  Store s = Store::open(path("op.db"), OpenMode::ReadWrite);
+  std::int64_t run = s.begin_run("tune", "", "0.1.0");
+  s.record_trial(trial(run, problem(512, 512, 512), R"({"tile_n":64,"wg_dimension":"N"})", 0.01));
+  auto attention = [&](std::int64_t seq, std::int64_t d, bool causal, int block_kv, double ms) {
+    ProblemRecord p{"attention", fmt::format("b1_h8_kvh8_sq{0}_skv{0}_d{1}_bf16_{2}", seq, d, causal ? "causal" : "noncausal"),
+                    0, 0, 0, "bf16", "bf16", ""};
+    p.fields = fmt::format(R"({{"batch":1,"heads":8,"seq_q":{0},"seq_kv":{0},"head_dim":{1},"dtype":"bf16","causal":{2}}})",
+                           seq, d, causal);
+    p.flops = 4.0 * d * 8 * seq * seq;
+    TrialRecord t = trial(run, p, fmt::format(R"({{"block_kv":{},"max_concurrent_steps":2}})", block_kv), ms);
+    t.tmpl.name = "attention_sm90";
+    return t;
+  };
+  s.record_trial(attention(1024, 128, false, 128, 0.1));
+  s.record_trial(attention(8192, 128, false, 64, 1.0));
+  s.record_trial(attention(1024, 64, true, 64, 0.05));
+  ProblemRecord sample{"attention", "", 0, 0, 0, "bf16", "bf16", ""};
+  sample.fields = R"({"batch":1,"heads":1,"seq_q":128,"seq_kv":128,"head_dim":64,"dtype":"bf16","causal":false})";
+  const std::vector<DeclaredTemplate> declared = {
+      {"matmul_sm90", R"({"tile_n":64,"wg_dimension":"N"})", ProblemRecord{}, {}},
+      {"attention_sm90", R"({"block_kv":64,"max_concurrent_steps":1})", sample, {"head_dim"}}};
+  EXPECT_EQ(export_cpp(s, path("ops.h"), false, {}, {}, declared), 4);
+  const std::string header = slurp(path("ops.h"));
+  EXPECT_NE(header.find("struct Problem_attention {\n  std::int64_t batch;\n  std::int64_t heads;\n  std::int64_t seq_q;"),
+            std::string::npos) << header;
+  std::ofstream(path("use_ops.cc")) << R"(#include "ops.h"
+using namespace mgpu_tuned;
+constexpr Problem_attention at(std::int64_t seq, std::int64_t d, bool causal) { return {1, 8, seq, seq, d, "bf16", causal}; }
+static_assert(lookup_attention_sm90("sm_90a", at(1024, 128, false))->block_kv == 128);      // exact
+static_assert(lookup_attention_sm90("sm_90a", at(6000, 128, false))->block_kv == 64);       // nearest seq
+static_assert(lookup_attention_sm90("sm_90a", at(4096, 64, true))->block_kv == 64);         // the causal d64 one
+static_assert(lookup_attention_sm90("sm_90a", at(1024, 256, false)) == nullptr);            // no d256 kernel tuned
+static_assert(lookup_attention_sm90("sm_90a", {1, 8, 1024, 1024, 128, "f16", false}) == nullptr);  // nor f16
+static_assert(lookup_attention_sm90("sm_100a", at(1024, 128, false)) == nullptr);
+static_assert(lookup_matmul_sm90("sm_90a", {600, 500, 512, "bf16", "bf16", "kn"})->tile_n == 64);
+int main() {}
+)";
+  std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Wextra -Werror use_ops.cc -o use_ops 2> err.txt", dir_.string());
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt")) << header;
+
+  // A row whose problem is not its op's: refused by name, nothing written.
+  TrialRecord damaged = attention(2048, 128, false, 64, 0.2);
+  damaged.problem.fields = R"({"batch":1,"heads":8})";
+  s.record_trial(damaged);
+  try {
+    export_cpp(s, path("damaged.h"), false, {}, {}, declared);
+    ADD_FAILURE() << "a damaged problem was exported";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
+    EXPECT_NE(std::string(e.what()).find("its attention problem has batch (int), heads (int) where"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(path("damaged.h")));
+}
+
 TEST_F(Results, MergeCombinesDatabasesWithoutDuplicates) {
   {
     Store a = Store::open(path("a.db"), OpenMode::ReadWrite);

@@ -12,6 +12,7 @@
 #include "core/compiler.h"
 #include "core/error.h"
 #include "harness/cli.h"
+#include "harness/compile_configs.h"
 #include "harness/config_option.h"
 #include "harness/exit_codes.h"
 #include "harness/numeric_options.h"
@@ -228,6 +229,68 @@ void add_space_subcommand(CLI::App& space, const kernels::OpEntry& e) {
   cmd->callback([o, op] { run_space(op, *o); });
 }
 
+// --- mgpu-tune compile <op> -------------------------------------------------------------------
+
+struct CompileOpFlags {
+  ArchOption arch;
+  ProblemFlags problem;
+  std::string config;
+  bool all = false;
+  CompileFlags compile;
+};
+
+void run_compile(const std::string& op, const CompileOpFlags& o) {
+  const core::ArchSpec& arch = o.arch.resolve();
+  const kernels::OpTemplate& t = kernels::op_template(op, arch);
+  if (o.all == !o.config.empty())
+    throw core::Error(core::ErrorKind::InvalidInput, "give exactly one of --config JSON and --all");
+  // --all without problem flags: every kernel the template builds (the whole space's binaries).
+  const bool every_kernel = o.all && !o.problem.given();
+  const std::vector<kernels::Problem> problems =
+      every_kernel ? t.kernel_problems() : std::vector<kernels::Problem>{o.problem.problem(t)};
+  std::map<std::string, kernels::Problem> by_key;
+  std::vector<ConfigToCompile> configs;
+  for (const kernels::Problem& p : problems) {
+    by_key.emplace(p.key, p);
+    auto add = [&](const core::TuningConfig& c) { configs.push_back({c, p.key, p.key + " " + c.to_json()}); };
+    if (o.all) {
+      t.space().enumerate([&](const core::TuningConfig& c) {
+        if (!t.why_invalid(p, c)) add(c);
+      });
+    } else {
+      core::TuningConfig c = config_from_user(t, o.config);
+      t.require_valid(p, c);
+      add(c);
+    }
+  }
+  compile_configs(arch, std::string(t.name()),
+                  every_kernel ? std::nullopt : std::optional<std::string>(problems.front().key), configs,
+                  [&](const ConfigToCompile& c) {
+                    return KernelBuild{t.build_mlir(by_key.at(c.problem_key), c.config), t.kernel_name(), {}, {}};
+                  },
+                  o.compile);
+}
+
+void add_compile_subcommand(CLI::App& compile, const kernels::OpEntry& e) {
+  const kernels::OpTemplate& t = e.for_arch(core::parse_arch(e.default_arch));
+  auto o = std::make_shared<CompileOpFlags>();
+  auto* cmd = compile.add_subcommand(
+      e.op, fmt::format("Compile {} template configs in parallel and report each kernel's registers and spills.\n"
+                        "Examples:\n"
+                        "  mgpu-tune compile {} --arch {} --all --sass   # every valid config of every kernel, "
+                        "with what its SASS shows\n"
+                        "  mgpu-tune compile {} --arch {} --config '{}' --emit-dir out/",
+                        e.op, e.op, e.default_arch, e.op, e.default_arch, t.default_config().to_json()));
+  o->arch.add(*cmd);
+  o->problem.add(*cmd, t);
+  cmd->add_option("--config", o->config, "One config as JSON; fields left out take the template's defaults");
+  cmd->add_flag("--all", o->all, "Every valid config: at the problem given, or without problem flags at every kernel "
+                                 "the template builds");
+  o->compile.add(*cmd);
+  const std::string op = e.op;
+  cmd->callback([o, op] { run_compile(op, *o); });
+}
+
 // --- mgpu-tune verify <op> --------------------------------------------------------------------
 
 struct VerifyFlags {
@@ -356,6 +419,7 @@ void add_op_commands(CLI::App& app) {
     add_tune_command(app, e);
     add_space_subcommand(*app.get_subcommand("space"), e);
     add_verify_subcommand(*app.get_subcommand("verify"), e);
+    add_compile_subcommand(*app.get_subcommand("compile"), e);
   }
 }
 

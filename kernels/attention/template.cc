@@ -88,6 +88,7 @@ class AttentionSm90 final : public OpTemplate {
     return predict_attention(attention_problem(p), attention_config(c), device).total_ms;
   }
 
+  std::vector<std::string> kernel_fields() const override { return {"head_dim"}; }
   std::vector<Problem> kernel_problems() const override {
     std::vector<Problem> out;
     for (std::int64_t d : {64, 128, 256})
