@@ -341,7 +341,9 @@ void add_matmul_command(CLI::App& app) {
       for (const SuiteShapeResult& sr : r.shapes) {
         if (!sr.report) continue;
         if (sr.report->source == "emulate") {  // as for one shape: a config failed, or none was verified
-          if (sr.report->verify_failed > 0 || sr.report->verified == 0) throw ExitWith{core::kExitFailure};
+          // (a resumed run with nothing left to do verified none, and failed none: exit 0)
+          if (sr.report->verify_failed > 0 || (sr.report->verified == 0 && sr.report->trials_resumed == 0))
+            throw ExitWith{core::kExitFailure};
         } else if (sr.report->top.empty()) {
           throw ExitWith{core::kExitFailure};  // a shape with no result
         }
@@ -358,7 +360,9 @@ void add_matmul_command(CLI::App& app) {
       throw ExitWith{stop_exit_code()};
     }
     if (r.source == "emulate") {
-      if (r.verify_failed > 0 || r.verified == 0) throw ExitWith{core::kExitFailure};  // a config failed on the virtual device
+      // A config failed on the virtual device, or none was verified (a resumed run with nothing
+      // left to do verified none this time, and failed none).
+      if (r.verify_failed > 0 || (r.verified == 0 && r.trials_resumed == 0)) throw ExitWith{core::kExitFailure};
     } else if (r.top.empty()) {
       throw ExitWith{core::kExitFailure};  // every trial failed: the work failed
     }

@@ -18,7 +18,7 @@ P="--arch sm_90a --heads 4 --kv-heads 2 --seq-q 300 --seq-kv 500 --head-dim 64 -
 
 "$MGPU" space attention $P --json > "$T/out" 2>&1; rc=$?
 check "space: every config, the valid ones ranked by the model" \
-  '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); print(j[\"total\"], j[\"valid\"], len(j[\"ranking\"]), j[\"problem\"])" "$T/out")" = "8 8 8 b1_h4_kvh2_sq300_skv500_d64_bf16_causal" ]'
+  '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); print(j[\"total\"], j[\"valid\"], len(j[\"ranking\"]), j[\"problem\"])" "$T/out")" = "16 14 14 b1_h4_kvh2_sq300_skv500_d64_bf16_causal" ]'
 
 "$MGPU" attention $P --device model --trials 3 --db "$T/a.db" > "$T/out" 2>&1; rc=$?
 check "model: three configs proven at three classes, then predicted" \
@@ -56,17 +56,34 @@ check "emulate: verified at the problem itself, no times" \
 
 "$MGPU" compile attention $P --all --json > "$T/out" 2>&1; rc=$?
 check "compile --all: the problem's valid configs, each its own kernel, none spilling" \
-  '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); c=j[\"configs\"]; print(len(c), j[\"kernels\"], all(r[\"ok\"] and r[\"spill_store_bytes\"] == 0 for r in c), j[\"problem\"])" "$T/out")" = "8 8 True b1_h4_kvh2_sq300_skv500_d64_bf16_causal" ]'
+  '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); c=j[\"configs\"]; print(len(c), j[\"kernels\"], all(r[\"ok\"] and r[\"spill_store_bytes\"] == 0 for r in c), j[\"problem\"])" "$T/out")" = "14 14 True b1_h4_kvh2_sq300_skv500_d64_bf16_causal" ]'
 "$MGPU" compile attention --arch sm_90a --config '{"block_kv":96}' > "$T/out" 2>&1; rc=$?
 check "compile: a config out of the space is exit 2, named" '[ $rc = 2 ] && grep -q "block_kv" "$T/out"'
 "$MGPU" compile attention --arch sm_90a --all --config '{}' > "$T/out" 2>&1; rc=$?
 check "compile: --all and --config together is exit 2" '[ $rc = 2 ] && grep -q "exactly one of --config JSON and --all" "$T/out"'
+
+"$MGPU" attention --arch sm_90a --heads 2 --seq-q 130 --seq-kv 200 --head-dim 64 --device emulate --trials 2 --db "$T/e.db" > "$T/out" 2>&1; rc=$?
+check "emulate resumed with nothing left to do: exit 0, nothing run" '[ $rc = 0 ] && grep -q "0 trials this run, 2 from earlier runs" "$T/out"'
+
+# A stop while a trial runs: that trial is not recorded (the signal broke it, not the config).
+S="--arch sm_90a --heads 2 --seq-q 700 --seq-kv 900 --head-dim 128 --device emulate --trials 3 --db $T/s.db"
+"$MGPU" attention $S > "$T/out" 2>&1 & pid=$!
+for _ in $(seq 600); do grep -q '^\[1/' "$T/out" && break; sleep 0.1; done
+kill -INT $pid; wait $pid; rc=$?
+check "a stop mid-trial: exit 130, the broken trial not stored" \
+  '[ $rc = 130 ] && [ "$(q "$T/s.db" "SELECT count(*) FROM trials WHERE status != '"'ok'"'")" = 0 ] && ! grep -q "fault" "$T/out"'
 
 cp "$T/a.db" "$T/before.db"
 for bad in "--seq-q 0" "--head-dim 96" "--dtype f32" "--heads 6 --kv-heads 4" "--seq-q 1x"; do
   "$MGPU" attention --arch sm_90a $bad --device model --db "$T/a.db" > "$T/out" 2>&1; rc=$?
   check "bad problem ($bad): exit 2, named" '[ $rc = 2 ] && grep -q "error:" "$T/out"'
 done
+"$MGPU" attention --arch sm_90a --device emulat --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+check "an unknown device: exit 2, named" '[ $rc = 2 ] && grep -q "unknown device .emulat." "$T/out"'
+"$MGPU" verify attention --arch sm_90a --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+check "verify without --config or --all: exit 2" '[ $rc = 2 ] && grep -q "exactly one of --config JSON and --all" "$T/out"'
+"$MGPU" verify attention --arch sm_90a --all --batch 70000 --db "$T/a.db" > "$T/out" 2>&1; rc=$?
+check "verify --all where no config is valid: exit 2, not a pass on nothing" '[ $rc = 2 ] && grep -q "nothing to verify" "$T/out"'
 "$MGPU" attention --arch sm_100a --device model --db "$T/a.db" > "$T/out" 2>&1; rc=$?
 check "a target the op has no template for: exit 2" '[ $rc = 2 ] && grep -q "only sm_90a" "$T/out"'
 check "bad input left the database as it was" 'cmp -s "$T/a.db" "$T/before.db"'

@@ -139,6 +139,26 @@ TEST(AttentionSm90, HeadDim128Block128ThreeStages) {
   expect_correct({problem(1, 2, 1, 128, 384, 128, false), {64, 128, 3}}, 1);
 }
 
+// The intra-warpgroup overlap: the same problems, P.V of block j-1 in flight under the softmax
+// of block j; a CTA whose rows see no key skips the prologue and the last P.V.
+constexpr ConsumerSchedule kOverlap = ConsumerSchedule::IntraWgOverlap;
+
+TEST(AttentionSm90Overlap, RaggedGroupedQueryNonCausal) {
+  expect_correct({problem(2, 4, 2, 150, 200, 64, false), {64, 64, 2, kOverlap}}, 2);
+}
+
+TEST(AttentionSm90Overlap, CausalSquareRaggedWithARingThatWraps) {
+  expect_correct({problem(1, 2, 1, 200, 200, 64, true), {64, 64, 2, kOverlap}}, 2);
+}
+
+TEST(AttentionSm90Overlap, CausalMoreQueriesThanKeysLeavesEmptyRows) {
+  expect_correct({problem(1, 1, 1, 190, 70, 64, true), {64, 64, 2, kOverlap}}, 2);
+}
+
+TEST(AttentionSm90Overlap, HeadDim128Block128ThreeStages) {
+  expect_correct({problem(1, 2, 1, 128, 384, 128, false), {64, 128, 3, kOverlap}}, 1);
+}
+
 bool reported(const emu::LaunchResult& r, emu::ReportKind kind) {
   for (const auto& x : r.reports)
     if (x.kind == kind) return true;
@@ -173,6 +193,30 @@ TEST(AttentionSm90Faults, StageReleasedBeforeItsWgmmaRetiredIsReported) {
   EXPECT_GE(caught, seeds / 2) << missed;
 }
 
+// The overlap's own twins: its one fence (before S_j and P_{j-1}.V_{j-1}, after the rescale)
+// left out, and block j-1's stage freed while its P.V MMA may still read V.
+TEST(AttentionSm90Faults, OverlapWithoutItsFenceIsReportedUnderEverySchedule) {
+  AttentionFaults f;
+  f.no_fence_after_rescale = true;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    Outcome r = run({problem(1, 1, 1, 128, 192, 64, false), {64, 64, 2, kOverlap}}, seed, f);
+    EXPECT_TRUE(reported(r.launch, emu::ReportKind::WgmmaFence)) << reports(r.launch);
+  }
+}
+
+TEST(AttentionSm90Faults, OverlapStageReleasedBeforeItsWgmmaRetiredIsReported) {
+  AttentionFaults f;
+  f.release_before_retire = true;
+  int caught = 0;
+  const int seeds = 8;
+  for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    Outcome r = run({problem(1, 1, 1, 128, 384, 64, false), {64, 64, 2, kOverlap}}, seed, f);
+    caught += !r.launch.reports.empty() || !r.launch.ok || !r.cmp.ok;
+  }
+  ::testing::Test::RecordProperty("caught_of_8", caught);
+  EXPECT_GE(caught, seeds / 2);
+}
+
 TEST(AttentionSm90Faults, CausalMaskOffByOneIsAWrongResult) {
   AttentionFaults f;
   f.causal_off_by_one = true;
@@ -188,20 +232,22 @@ TEST(AttentionSm90, EveryValidConfigAssemblesWithoutSpillsOrAdvisories) {
   for (std::int64_t d : {64, 128, 256})
     for (int bkv : {64, 128})
       for (int stages = 1; stages <= 4; ++stages)
-        for (bool causal : {false, true}) {
+        for (bool causal : {false, true})
+          for (ConsumerSchedule schedule : {ConsumerSchedule::Serial, kOverlap}) {
           AttentionProblem p = problem(1, 1, 1, 256, 256, d, causal);
-          AttentionConfig c{64, bkv, stages};
+          AttentionConfig c{64, bkv, stages, schedule};
           if (why_invalid(p, c)) continue;
           ++valid;
           core::CompileResult cr = core::compile_module(build_attention_sm90(p, c).mlir, core::parse_arch("sm_90a"));
           const core::Cubin& cubin = cr.units.at(0).cubin;
           const core::KernelResources& r = cubin.kernels.at("attention");
           const std::string where = "d " + std::to_string(d) + " block_kv " + std::to_string(bkv) + " stages " +
-                                    std::to_string(stages) + (causal ? " causal" : "");
+                                    std::to_string(stages) + (causal ? " causal" : "") +
+                                    (schedule == kOverlap ? " overlap" : "");
           EXPECT_EQ(r.spill_store_bytes + r.spill_load_bytes, 0) << where;
           EXPECT_TRUE(core::assembler_advisories(cubin.log).empty()) << where << "\n" << cubin.log;
         }
-  EXPECT_GT(valid, 20);
+  EXPECT_GT(valid, 40);
 }
 
 // The whole space (every head dim, dtype, mask and valid config) verified at three classes
@@ -213,8 +259,9 @@ TEST(AttentionSm90, EveryValidConfigIsCorrectAtThreeProblemClasses) {
     for (DType t : {DType::BF16, DType::F16})
       for (bool causal : {false, true})
         for (int bkv : {64, 128})
-          for (int stages = 1; stages <= 4; ++stages) {
-            AttentionConfig c{64, bkv, stages};
+          for (int stages = 1; stages <= 4; ++stages)
+            for (ConsumerSchedule schedule : {ConsumerSchedule::Serial, kOverlap}) {
+            AttentionConfig c{64, bkv, stages, schedule};
             std::vector<AttentionProblem> classes = {
                 problem(1, 2, 2, 130, 64 * 5 + 17, d, causal, t),                      // ragged, 6 blocks: the ring wraps
                 problem(1, 4, 1, 70, 150, d, causal, t),                               // grouped-query heads
@@ -222,7 +269,8 @@ TEST(AttentionSm90, EveryValidConfigIsCorrectAtThreeProblemClasses) {
             if (why_invalid(classes[0], c)) continue;
             for (const AttentionProblem& p : classes) {
               Outcome r = run({p, c}, 1);
-              const std::string where = p.key() + " block_kv " + std::to_string(bkv) + " stages " + std::to_string(stages);
+              const std::string where = p.key() + " block_kv " + std::to_string(bkv) + " stages " + std::to_string(stages) +
+                                        (schedule == kOverlap ? " overlap" : "");
               ASSERT_TRUE(r.launch.ok) << where << "\n" << reports(r.launch);
               EXPECT_TRUE(r.launch.reports.empty()) << where << "\n" << reports(r.launch);
               EXPECT_TRUE(r.cmp.ok) << where << ": " << r.cmp.describe();
@@ -230,7 +278,7 @@ TEST(AttentionSm90, EveryValidConfigIsCorrectAtThreeProblemClasses) {
             }
           }
   ::testing::Test::RecordProperty("verified", verified);
-  EXPECT_GT(verified, 100);
+  EXPECT_GT(verified, 300);
 }
 
 TEST(AttentionSm90, ValidityNamesItsRules) {
@@ -240,6 +288,8 @@ TEST(AttentionSm90, ValidityNamesItsRules) {
   EXPECT_EQ(why_invalid(p, {64, 96, 2})->rule, "block_kv");
   EXPECT_EQ(why_invalid(p, {32, 64, 2})->rule, "block_q");
   EXPECT_EQ(why_invalid(problem(1, 1, 1, 128, 128, 256, false), {64, 64, 4})->rule, "smem");
+  EXPECT_EQ(why_invalid(p, {64, 64, 1, kOverlap})->rule, "max_concurrent_steps");  // K_j beside V_{j-1}
+  EXPECT_FALSE(why_invalid(p, {64, 64, 2, kOverlap}).has_value());
 }
 
 }  // namespace

@@ -60,7 +60,8 @@ TEST_F(GpuAttention, HeadDims64And256) {
 // The lease table (scripts/gpu_session.sh attention): every valid config at head dims 64/128/256,
 // seq 512..16k (batch x seq = 16k tokens, heads x head_dim = 2048, as FlashAttention-3's
 // benchmarks), causal and not -- each config checked at a small ragged problem of its kind, then
-// timed (10 launches after a warm-up, the median) beside the cost model's prediction. A line per
+// timed (10 launches after a warm-up, the median) beside the cost model's prediction, under both
+// consumer schedules (serial, intra-warpgroup overlap: A B in one lease). A line per
 // config to MGPU_ATTENTION_SWEEP as it is measured (a lease cut short keeps what it measured);
 // skipped unless that variable names the file.
 TEST_F(GpuAttention, SweepEveryValidConfigForTheLeaseTable) {
@@ -69,7 +70,7 @@ TEST_F(GpuAttention, SweepEveryValidConfigForTheLeaseTable) {
   if (core::CudaDriver::get().emulated()) GTEST_SKIP() << "times kernels: on a GPU only";
   std::ofstream out(path);
   ASSERT_TRUE(out) << "cannot write " << path;
-  out << "head_dim\tseq\tcausal\tblock_kv\tstages\tmedian_ms\ttflops\tpredicted_ms\tcheck\n";
+  out << "head_dim\tseq\tcausal\tblock_kv\tstages\tschedule\tmedian_ms\ttflops\tpredicted_ms\tcheck\n";
   const core::DeviceSpec& device = core::parse_arch("sm_90a").default_device();
   for (std::int64_t d : {64, 128, 256})
     for (bool causal : {false, true})
@@ -78,8 +79,9 @@ TEST_F(GpuAttention, SweepEveryValidConfigForTheLeaseTable) {
         p.batch = 16384 / seq;
         p.heads = p.kv_heads = 2048 / d;
         for (int bkv : {64, 128})
-          for (int stages = 1; stages <= 4; ++stages) {
-            const AttentionConfig c{64, bkv, stages};
+          for (int stages = 1; stages <= 4; ++stages)
+            for (ConsumerSchedule schedule : {ConsumerSchedule::Serial, ConsumerSchedule::IntraWgOverlap}) {
+            const AttentionConfig c{64, bkv, stages, schedule};
             if (why_invalid(p, c)) continue;
             AttentionProblem small = p;
             small.batch = 1;
@@ -90,7 +92,8 @@ TEST_F(GpuAttention, SweepEveryValidConfigForTheLeaseTable) {
             AttentionRun r = run_attention(p, c, 1, 10, /*compare=*/false);
             std::sort(r.times_ms.begin(), r.times_ms.end());
             const double median = r.times_ms[r.times_ms.size() / 2];
-            out << d << "\t" << seq << "\t" << causal << "\t" << bkv << "\t" << stages << "\t" << median << "\t"
+            out << d << "\t" << seq << "\t" << causal << "\t" << bkv << "\t" << stages << "\t"
+                << (schedule == ConsumerSchedule::Serial ? "serial" : "intra_wg_overlap") << "\t" << median << "\t"
                 << p.flops() / (median * 1e-3) / 1e12 << "\t" << predict_attention(p, c, device).total_ms << "\t"
                 << (check.comparison.ok ? "ok" : "WRONG") << std::endl;
           }

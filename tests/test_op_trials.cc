@@ -72,6 +72,7 @@ TrialRequest request(const std::string& key, int block_kv, int stages, int seeds
   r.config.set("block_q", std::int64_t{64});
   r.config.set("block_kv", std::int64_t{block_kv});
   r.config.set("max_concurrent_steps", std::int64_t{stages});
+  r.config.set("consumer_schedule", std::string("serial"));
   r.measurer = measurer;
   r.seeds = seeds;
   return r;

@@ -134,6 +134,10 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
     install_stop_handlers();
     const bool progress = !o->quiet && !o->json;
     o->tune.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
+    const std::string& d = o->tune.device;
+    if (d != "auto" && d != "cuda" && d != "model" && d != "emulate" && d.rfind("replay:", 0) != 0)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("unknown device '{}': choose auto, cuda, emulate or model", d));
     OpTuneReport r = tune_op(o->tune, stop_requested(), [progress](const OpTrialLine& l) {
       if (!progress) return;
       std::string result = l.ms ? fmt::format("{:.4f} ms", *l.ms) : l.status == "ok" ? "verified" : l.status;
@@ -148,7 +152,8 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
       throw ExitWith{stop_exit_code()};
     }
     if (r.source == "emulate") {
-      if (r.verify_failed > 0 || r.verified == 0) throw ExitWith{kExitFailure};
+      // A config failed, or none was verified (a resume with nothing left to do: exit 0).
+      if (r.verify_failed > 0 || (r.verified == 0 && r.trials_resumed == 0)) throw ExitWith{kExitFailure};
     } else if (r.top.empty() || r.verify_failed > 0) {
       throw ExitWith{kExitFailure};
     }
@@ -307,6 +312,8 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
   const kernels::OpTemplate& t = kernels::op_template(op, arch);
   if (!o.config.empty() && o.all)
     throw core::Error(core::ErrorKind::InvalidInput, "--config names one config and --all every valid one: give one of them");
+  if (o.config.empty() && !o.all)  // as `verify matmul`: a gate says what it verifies
+    throw core::Error(core::ErrorKind::InvalidInput, "give exactly one of --config JSON and --all");
   if (auto why = why_not_verifiable(arch)) throw core::Error(core::ErrorKind::InvalidInput, *why);
   // Every kernel the template builds, unless a problem was given.
   const std::vector<kernels::Problem> problems =
@@ -315,6 +322,20 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
   if (!o.config.empty()) {
     one = config_from_user(t, o.config);
     t.require_valid(problems.front(), *one);
+  }
+  // --all at a problem no config can run verifies nothing: a gate that passed on nothing.
+  if (o.all && o.problem.given()) {
+    std::optional<kernels::Rejection> first;
+    bool any = false;
+    t.space().enumerate([&](const core::TuningConfig& c) {
+      auto r = t.why_invalid(problems.front(), c);
+      any = any || !r;
+      if (r && !first) first = r;
+    });
+    if (!any)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("no config of {} is valid at {}: nothing to verify (e.g. {}: {})", t.name(),
+                                    problems.front().key, first ? first->rule : "", first ? first->reason : ""));
   }
   check_virtual_device_knobs("the virtual device");
   std::vector<std::string> worker_env = virtual_device_environment(arch, "verify " + op);
@@ -331,13 +352,10 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
     std::vector<core::TuningConfig> todo;
     if (one) {
       todo.push_back(*one);
-    } else if (o.all) {
+    } else {
       t.space().enumerate([&](const core::TuningConfig& c) {
         if (!t.why_invalid(p, c)) todo.push_back(c);
       });
-    } else {
-      todo.push_back(t.default_config());
-      t.require_valid(p, todo.back());
     }
     for (const core::TuningConfig& c : todo) {
       if (stop_requested()) {
@@ -349,10 +367,18 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
       try {
         proof = prover.prove(p, c, prover.kernel_hash(p, c));
       } catch (const core::Error& e) {
+        if (stop_requested()) {  // the stop reached ptxas too: nothing is said of the config
+          interrupted = true;
+          break;
+        }
         if (e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable) throw;  // the machine's
         proof.ok = false;
         proof.status = "compile_error";
         proof.message = e.what();
+      }
+      if (!proof.ok && stop_requested()) {  // broken by the stop, not failed: nothing counted
+        interrupted = true;
+        break;
       }
       (proof.ok ? verified : failed) += 1;
       reused += proof.reused;

@@ -1,5 +1,7 @@
 #include "harness/op/op_prover.h"
 
+#include "harness/stop_signals.h"
+
 #include <chrono>
 
 #include <fmt/format.h>
@@ -50,6 +52,15 @@ OpProof OpProver::prove(const kernels::Problem& target, const core::TuningConfig
       req.measurer = "emulate";
       req.seeds = seeds_;
       Measurement m = worker_->run(req);
+      if (stop_requested() && m.status != TrialStatus::Ok) {
+        // A stop reaches the worker too: its failure says nothing about the config. Nothing is
+        // recorded; the class runs again when the work resumes.
+        proof.ok = false;
+        proof.status = "env_error";
+        proof.failed_class = v.problem_class;
+        proof.message = "stopped by a signal before this class's run finished";
+        return done();
+      }
       ++proof.ran;
       results::TrialRecord rec = trial_record(run_, tmpl_, problem_record(v.problem), c, env_, m);
       rec.problem_class = v.problem_class;

@@ -181,10 +181,16 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
       req.seeds = o.verify_seeds;
       req.verify = o.verify;
       m = device.measure(req);
-      if (device.source == "emulate") {
+      if (device.source == "emulate" && !(interrupted && m.status != TrialStatus::Ok)) {
         if (m.status == TrialStatus::Ok) ++rep.verified;
         else if (m.status != TrialStatus::EnvError) ++rep.verify_failed;
       }
+    }
+    if (interrupted && m.status != TrialStatus::Ok) {
+      // A stop reaches the worker too: its failure says nothing about the config. Left
+      // unrecorded, the trial runs again when the study resumes (as the matmul tuner does).
+      hold.release();
+      break;
     }
     results::TrialRecord rec = trial_record(run, tmpl, problem, c, device.env, m);
     rec.problem_class = cls;

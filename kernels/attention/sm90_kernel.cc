@@ -94,10 +94,16 @@ std::optional<AttentionRejection> why_invalid(const AttentionProblem& p, const A
     return AttentionRejection{"block_kv", fmt::format("block_kv {} is not 64 or 128", c.block_kv)};
   if (c.max_concurrent_steps < 1 || c.max_concurrent_steps > 4)
     return AttentionRejection{"max_concurrent_steps", "between 1 and 4 K/V stages"};
+  const bool overlap = c.schedule == ConsumerSchedule::IntraWgOverlap;
+  if (overlap && c.max_concurrent_steps < 2)
+    return AttentionRejection{"max_concurrent_steps", "the intra-warpgroup overlap reads block j's K while block j-1's "
+                                                      "V is still in the ring: two stages at least"};
   // Registers of a consumer thread: O (head_dim / 2 f32), S (block_kv / 2) and P (block_kv / 4
-  // packed pairs) live together at the P.V MMA. 40 of the 232 are kept for addresses, masks and
-  // the softmax state; the space's compile (ptxas's spill report) is what proves the estimate.
-  const std::int64_t live = p.head_dim / 2 + c.block_kv / 2 + c.block_kv / 4;
+  // packed pairs) live together at the P.V MMA -- with the overlap, P of the block before too,
+  // read by the P.V MMA in flight while the softmax makes the next P. 40 of the 232 are kept
+  // for addresses, masks and the softmax state; the space's compile (ptxas's spill report) is
+  // what proves the estimate.
+  const std::int64_t live = p.head_dim / 2 + c.block_kv / 2 + (overlap ? 2 : 1) * (c.block_kv / 4);
   if (live > kConsumerRegisters - 40)
     return AttentionRejection{"registers", fmt::format("O, S and P need {} registers per consumer thread, over the {} "
                                                        "that leave room for addresses and softmax state",
@@ -106,7 +112,8 @@ std::optional<AttentionRejection> why_invalid(const AttentionProblem& p, const A
   if (l.total > 227 * 1024)
     return AttentionRejection{"smem", fmt::format("{} bytes of shared memory, over the 227 KiB a CTA may have", l.total)};
   if (p.seq_q > (std::int64_t{1} << 30) || p.seq_kv > (std::int64_t{1} << 30))
-    return AttentionRejection{"sequence", "sequence lengths are i32 kernel arguments"};
+    return AttentionRejection{"sequence", "seq_q and seq_kv at most 2^30 (1073741824): the kernel counts rows and keys "
+                                          "in i32 arithmetic with room for a block past the end"};
   // The grid is (query blocks, heads, batch); CUDA takes at most 65535 in y and z.
   if (p.heads > 65535 || p.batch > 65535)
     return AttentionRejection{"grid", fmt::format("heads ({}) and batch ({}) are the grid's y and z, at most 65535 each",
@@ -229,17 +236,12 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
     Value yes = mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getBoolAttr(true));
     Value no = mlir::arith::ConstantOp::create(e.b, e.loc, e.b.getBoolAttr(false));
 
-    q_full.wait(e, zero, zero);
-    Values init = {neg_inf, neg_inf, f0, f0, core::ir::wgmma_zero_accumulator(e, D)};
-    Values fin = e.for_loop(zero, n_blocks, one, init, [&](Value j, mlir::ValueRange carried) {
-      Value m[2] = {carried[0], carried[1]}, l[2] = {carried[2], carried[3]};
-      Value acc_o = carried[4];
-      core::ir::SlotPhase sp = BarrierRing::slot_phase(e, j, S);
-      Value k_stage = e.smem_offset(smem, e.add(e.c32(g.k_off), e.mul(sp.slot, e.c32(stage_bytes))));
-      Value v_stage = e.smem_offset(smem, e.add(e.c32(g.v_off), e.mul(sp.slot, e.c32(stage_bytes))));
-      k_full.wait(e, sp.slot, sp.parity);
-      core::ir::wgmma_fence(e);
-      Value k_desc = core::ir::smem_descriptor(e, k_stage, Swizzle::B128, 16, 1024);
+    // The stage of block j: K and V share one slot (one `empty` arrival frees both).
+    auto k_stage_of = [&](Value slot) { return e.smem_offset(smem, e.add(e.c32(g.k_off), e.mul(slot, e.c32(stage_bytes)))); };
+    auto v_stage_of = [&](Value slot) { return e.smem_offset(smem, e.add(e.c32(g.v_off), e.mul(slot, e.c32(stage_bytes)))); };
+    // S = Q.K^T of the K stage in `slot`, issued (not waited for).
+    auto issue_scores = [&](Value slot) {
+      Value k_desc = core::ir::smem_descriptor(e, k_stage_of(slot), Swizzle::B128, 16, 1024);
       Value s = core::ir::wgmma_undefined_accumulator(e, BKV);
       for (int kk = 0; kk < D / 16; ++kk) {
         const int kbytes = kk * 32;
@@ -247,8 +249,26 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
         s = core::ir::wgmma_scaled(e, s, q_slice(kk), kd, BKV, input, true, true, kk == 0 ? no : yes);
       }
       core::ir::wgmma_commit(e);
-      core::ir::wgmma_wait(e, 0);
-
+      return s;
+    };
+    // O += P.V of the V stage in `slot`, issued (not waited for); P's fragments and O must be
+    // written before the wgmma.fence that precedes it.
+    auto issue_pv = [&](Value acc_o, const llvm::SmallVector<Values>& frags, Value slot) {
+      Value v_desc = core::ir::smem_descriptor(e, v_stage_of(slot), Swizzle::B128, std::int64_t(BKV) * 128, 1024);
+      for (int ch = 0; ch < BKV / 16; ++ch)
+        acc_o = core::ir::wgmma_reg_a(e, acc_o, frags[ch], core::ir::descriptor_advanced(e, v_desc, std::int64_t(ch) * 16 * 128),
+                                      D, input, false, yes);
+      core::ir::wgmma_commit(e);
+      return acc_o;
+    };
+    auto release = [&](Value slot) { e.if_then(e.eq(lane, zero), [&] { empty.arrive(e, slot); }); };
+    // Masks and the online softmax of block j's scores `s` (retired): updates m and l, returns
+    // P (as an accumulator) and each row half's rescale factor of O.
+    struct Softmax {
+      Value p;
+      Value alpha[2];
+    };
+    auto softmax = [&](Value j, Value s, Value m[2], Value l[2]) {
       // Masks: keys at or past seq_kv; with causal, keys after row + seq_kv - seq_q. Only the
       // blocks that hold such a key for some row of this warpgroup pay for the selects (a
       // uniform branch): the last block of a ragged seq_kv, and the blocks a causal diagonal
@@ -276,7 +296,8 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
       // Online softmax (scores in log2 units: scale * log2(e) folded into one multiply). A row
       // with no key seen yet keeps m = -inf; its exponent base is then 0, so its p and its
       // rescale factor are 0 rather than NaN (-inf - -inf).
-      Value alpha[2], base[2], neg_base[2];
+      Softmax out;
+      Value base[2], neg_base[2];
       for (int h = 0; h < 2; ++h) {
         Value mx = neg_inf;
         for (int i = 0; i < BKV / 2; ++i)
@@ -284,37 +305,119 @@ BuiltAttention build_attention_sm90(const AttentionProblem& p, const AttentionCo
         Value m_new = core::ir::fmax(e, m[h], core::ir::fmul(e, core::ir::quad_max(e, mx), core::ir::f32(e, scale_log2)));
         base[h] = e.select(feq(e, m_new, neg_inf), f0, m_new);
         neg_base[h] = core::ir::fsub(e, f0, base[h]);
-        alpha[h] = core::ir::ex2_approx(e, core::ir::fsub(e, m[h], base[h]));
+        out.alpha[h] = core::ir::ex2_approx(e, core::ir::fsub(e, m[h], base[h]));
         m[h] = m_new;
       }
-      Value pacc = core::ir::wgmma_undefined_accumulator(e, BKV);
+      out.p = core::ir::wgmma_undefined_accumulator(e, BKV);
       Value row_sum[2] = {f0, f0};
       for (int i = 0; i < BKV / 2; ++i) {
         const int h = half_of(i);
         // One FFMA: s * scale - m (a separate mul.rn and sub.rn would not be contracted).
         Value pi = core::ir::ex2_approx(e, core::ir::ffma(e, at(e, s, i), core::ir::f32(e, scale_log2), neg_base[h]));
         row_sum[h] = core::ir::fadd(e, row_sum[h], pi);
-        pacc = with(e, pacc, i, pi);
+        out.p = with(e, out.p, i, pi);
       }
-      for (int h = 0; h < 2; ++h) l[h] = core::ir::fadd(e, core::ir::fmul(e, l[h], alpha[h]), row_sum[h]);
+      for (int h = 0; h < 2; ++h) l[h] = core::ir::fadd(e, core::ir::fmul(e, l[h], out.alpha[h]), row_sum[h]);
+      return out;
+    };
+    auto rescale = [&](Value acc_o, const Value alpha[2]) {
       for (int i = 0; i < D / 2; ++i) acc_o = with(e, acc_o, i, core::ir::fmul(e, at(e, acc_o, i), alpha[half_of(i)]));
-      // P and the rescaled O pinned before the fence (core/ir/wgmma.h: LLVM would sink them past it).
+      return acc_o;
+    };
+    // P as wgmma A fragments, pinned (core/ir/wgmma.h: LLVM would sink their cvts past the fence).
+    auto fragments = [&](Value pacc) {
       llvm::SmallVector<Values> frags;
       for (int ch = 0; ch < BKV / 16; ++ch)
         frags.push_back(core::ir::pin_registers(e, core::ir::a_fragment_from_accumulator(e, pacc, ch, input)));
-      acc_o = core::ir::pin_accumulator(e, acc_o);
-      v_full.wait(e, sp.slot, sp.parity);
+      return frags;
+    };
+    auto fence = [&] {
       if (!faults.no_fence_after_rescale) core::ir::wgmma_fence(e);
-      Value v_desc = core::ir::smem_descriptor(e, v_stage, Swizzle::B128, std::int64_t(BKV) * 128, 1024);
-      for (int ch = 0; ch < BKV / 16; ++ch)
-        acc_o = core::ir::wgmma_reg_a(e, acc_o, frags[ch], core::ir::descriptor_advanced(e, v_desc, std::int64_t(ch) * 16 * 128),
-                                      D, input, false, yes);
-      core::ir::wgmma_commit(e);
-      if (faults.release_before_retire) e.if_then(e.eq(lane, zero), [&] { empty.arrive(e, sp.slot); });
-      core::ir::wgmma_wait(e, 0);
-      if (!faults.release_before_retire) e.if_then(e.eq(lane, zero), [&] { empty.arrive(e, sp.slot); });
-      return Values{m[0], m[1], l[0], l[1], acc_o};
-    });
+    };
+
+    q_full.wait(e, zero, zero);
+    Values init = {neg_inf, neg_inf, f0, f0, core::ir::wgmma_zero_accumulator(e, D)};
+    Values fin;
+    if (c.schedule == ConsumerSchedule::Serial) {
+      fin = e.for_loop(zero, n_blocks, one, init, [&](Value j, mlir::ValueRange carried) {
+        Value m[2] = {carried[0], carried[1]}, l[2] = {carried[2], carried[3]};
+        Value acc_o = carried[4];
+        core::ir::SlotPhase sp = BarrierRing::slot_phase(e, j, S);
+        k_full.wait(e, sp.slot, sp.parity);
+        core::ir::wgmma_fence(e);
+        Value s = issue_scores(sp.slot);
+        core::ir::wgmma_wait(e, 0);
+        Softmax sm = softmax(j, s, m, l);
+        acc_o = rescale(acc_o, sm.alpha);
+        // P and the rescaled O pinned before the fence (core/ir/wgmma.h: LLVM would sink them past it).
+        llvm::SmallVector<Values> frags = fragments(sm.p);
+        acc_o = core::ir::pin_accumulator(e, acc_o);
+        v_full.wait(e, sp.slot, sp.parity);
+        fence();
+        acc_o = issue_pv(acc_o, frags, sp.slot);
+        if (faults.release_before_retire) release(sp.slot);
+        core::ir::wgmma_wait(e, 0);
+        if (!faults.release_before_retire) release(sp.slot);
+        return Values{m[0], m[1], l[0], l[1], acc_o};
+      });
+    } else {
+      // Intra-warpgroup overlap. Block 0's scores and softmax first; then per block j >= 1:
+      // issue S_j, issue O += P_{j-1}.V_{j-1}, wait for S_j alone (wait_group 1: groups retire in
+      // order), the softmax of S_j while the P.V MMA runs, wait for it, free block j-1's stage,
+      // rescale O; last, O += P_{n-1}.V_{n-1}. A warpgroup with no block skips it all.
+      const int chunk = 4;  // registers of one A fragment
+      fin = e.if_else(slt(e, zero, n_blocks), mlir::TypeRange(mlir::ValueRange(init)), [&] {
+        Value m[2] = {init[0], init[1]}, l[2] = {init[2], init[3]};
+        core::ir::SlotPhase sp0 = BarrierRing::slot_phase(e, zero, S);
+        k_full.wait(e, sp0.slot, sp0.parity);
+        core::ir::wgmma_fence(e);
+        Value s0 = issue_scores(sp0.slot);
+        core::ir::wgmma_wait(e, 0);
+        s0 = core::ir::pin_accumulator(e, s0);  // read only after the wait
+        Softmax first = softmax(zero, s0, m, l);  // O is zero: nothing to rescale
+        Values carried0 = {m[0], m[1], l[0], l[1], init[4]};
+        for (const Values& f : fragments(first.p)) carried0.append(f.begin(), f.end());
+        Values loop = e.for_loop(one, n_blocks, one, carried0, [&](Value j, mlir::ValueRange carried) {
+          Value m[2] = {carried[0], carried[1]}, l[2] = {carried[2], carried[3]};
+          Value acc_o = core::ir::pin_accumulator(e, carried[4]);
+          llvm::SmallVector<Values> frags;
+          for (int ch = 0; ch < BKV / 16; ++ch)
+            frags.push_back(core::ir::pin_registers(e, carried.slice(5 + ch * chunk, chunk)));
+          core::ir::SlotPhase sp = BarrierRing::slot_phase(e, j, S);
+          core::ir::SlotPhase prev = BarrierRing::slot_phase(e, e.sub(j, one), S);
+          k_full.wait(e, sp.slot, sp.parity);
+          v_full.wait(e, prev.slot, prev.parity);
+          fence();  // O rescaled and P_{j-1} made since the last MMA
+          Value s = issue_scores(sp.slot);
+          acc_o = issue_pv(acc_o, frags, prev.slot);
+          core::ir::wgmma_wait(e, 1);             // S_j retired; the P.V MMA may still run
+          s = core::ir::pin_accumulator(e, s);    // read only after the wait
+          Softmax sm = softmax(j, s, m, l);
+          if (faults.release_before_retire) release(prev.slot);
+          core::ir::wgmma_wait(e, 0);
+          if (!faults.release_before_retire) release(prev.slot);
+          // P_j packed only now: LLVM gives the packed P the registers of the loop's P_{j-1},
+          // which the P.V MMA reads until this wait (found by the virtual device).
+          llvm::SmallVector<Values> next = fragments(core::ir::pin_accumulator(e, sm.p));
+          acc_o = rescale(core::ir::pin_accumulator(e, acc_o), sm.alpha);
+          Values out = {m[0], m[1], l[0], l[1], acc_o};
+          for (const Values& f : next) out.append(f.begin(), f.end());
+          return out;
+        });
+        Value acc_o = core::ir::pin_accumulator(e, loop[4]);
+        llvm::SmallVector<Values> frags;
+        for (int ch = 0; ch < BKV / 16; ++ch)
+          frags.push_back(core::ir::pin_registers(e, mlir::ValueRange(loop).slice(5 + ch * chunk, chunk)));
+        core::ir::SlotPhase last = BarrierRing::slot_phase(e, e.sub(n_blocks, one), S);
+        v_full.wait(e, last.slot, last.parity);
+        fence();
+        acc_o = issue_pv(acc_o, frags, last.slot);
+        if (faults.release_before_retire) release(last.slot);
+        core::ir::wgmma_wait(e, 0);
+        if (!faults.release_before_retire) release(last.slot);
+        return Values{loop[0], loop[1], loop[2], loop[3], core::ir::pin_accumulator(e, acc_o)};
+      }, [&] { return Values(init.begin(), init.end()); });
+    }
 
     // Epilogue: O / l as the dtype, LSE = (m + log2 l) ln 2; a row with no key gets O = 0 and
     // LSE = -inf (attention_problem.h). Rows past seq_q are computed but not stored.

@@ -3,7 +3,8 @@
 // loads the Q tile once and streams K/V blocks through a `max_concurrent_steps`-deep ring by
 // TMA, with mbarriers), warpgroups 1 and 2 are consumers of 64 rows each: S = Q.K^T by wgmma
 // from shared memory, the online softmax in registers, P fed to O += P.V as wgmma's A operand
-// from registers, O rescaled between blocks behind a wgmma.fence. Causal problems stop at the
+// from registers, O rescaled between blocks behind a wgmma.fence (the two MMAs and the softmax
+// serial, or pipelined within the warpgroup: ConsumerSchedule). Causal problems stop at the
 // last block the CTA's last row sees; keys past seq_kv and above the diagonal are masked.
 // Contract: why_invalid() is empty for a config the builder makes a correct kernel of, else the
 // rule and why; build() throws Error{InvalidInput} for an invalid one. Launch:
@@ -22,11 +23,21 @@
 
 namespace mgpu::kernels::attention {
 
-// Knobs named as Pallas:MGPU's attention TuningConfig names them.
+// How a consumer warpgroup orders its two MMAs and the softmax of each KV block:
+//  - Serial: S_j = Q.K_j^T, wait, softmax, O += P_j.V_j, wait -- the tensor cores idle while
+//    the warpgroup exponentiates (the other warpgroup's MMAs fill some of it);
+//  - IntraWgOverlap: FlashAttention-3's intra-warpgroup pipelining: S_j is issued, then
+//    O += P_{j-1}.V_{j-1}; the softmax of S_j runs while that P.V MMA is in flight, so P_{j-1}
+//    stays live beside S_j and P_j (more registers), and block j's K must be in the ring while
+//    block j-1's V is still read (two stages at least).
+enum class ConsumerSchedule { Serial, IntraWgOverlap };
+
+// Knobs named as Pallas:MGPU's attention TuningConfig names them, and the consumer schedule.
 struct AttentionConfig {
   int block_q = 64;                // query rows per consumer warpgroup (wgmma's M)
   int block_kv = 64;               // keys per step: the S tile's width
   int max_concurrent_steps = 2;    // K/V stages in flight
+  ConsumerSchedule schedule = ConsumerSchedule::Serial;
 };
 
 struct AttentionRejection {

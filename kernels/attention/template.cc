@@ -68,6 +68,9 @@ class AttentionSm90 final : public OpTemplate {
         {"block_kv", {std::int64_t{64}, std::int64_t{128}}, "Keys per step: the width of the S tile and of a K/V stage"},
         {"max_concurrent_steps", {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{4}},
          "K/V stages in flight in the shared-memory ring"},
+        {"consumer_schedule", {std::string("serial"), std::string("intra_wg_overlap")},
+         "A consumer's MMAs and softmax per KV block: serial, or FlashAttention-3's intra-warpgroup overlap "
+         "(the softmax of block j while O += P.V of block j-1 runs)"},
     });
   }
   core::TuningConfig default_config() const override {
@@ -75,6 +78,7 @@ class AttentionSm90 final : public OpTemplate {
     c.set("block_q", std::int64_t{64});
     c.set("block_kv", std::int64_t{128});
     c.set("max_concurrent_steps", std::int64_t{2});
+    c.set("consumer_schedule", std::string("serial"));
     return c;
   }
   std::optional<Rejection> why_invalid(const Problem& p, const core::TuningConfig& c) const override {
@@ -173,6 +177,10 @@ AttentionConfig attention_config(const core::TuningConfig& c) {
   a.block_q = static_cast<int>(c.get_int("block_q"));
   a.block_kv = static_cast<int>(c.get_int("block_kv"));
   a.max_concurrent_steps = static_cast<int>(c.get_int("max_concurrent_steps"));
+  // Configs stored before the schedule was a knob ran the serial one.
+  a.schedule = c.has("consumer_schedule") && c.get_str("consumer_schedule") == "intra_wg_overlap"
+                   ? ConsumerSchedule::IntraWgOverlap
+                   : ConsumerSchedule::Serial;
   return a;
 }
 

@@ -59,6 +59,12 @@ bad matmul_time_budget_before_any_trial 1 "the time budget \(1e-09 s\) ended bef
 # every config verified: it said "replayed" and exited 1 (round 4, AB03).
 bad matmul_emulate_suite_verified 0 "verified 1, failed 0.*results VERIFIED on the virtual device" --writes -- sh: \
   "printf 'm,n,k\n128,128,128\n' > s.csv && '$MGPU' matmul --arch sm_90a --shapes s.csv --device emulate --strategy random --trials 1 --db t.db 2>&1 | tr -d '\n'; exit \${PIPESTATUS[0]}"
+# A resumed emulate run with nothing left to do failed nothing: exit 0, as --device model does
+# (round 9, F2: exit 1 without a word, for a suite and for one shape).
+bad matmul_emulate_resumed_with_nothing_left 0 "0 passed, 0 failed" --writes -- sh: \
+  "for i in 1 2; do '$MGPU' matmul --arch sm_90a --m 128 --n 128 --k 128 --device emulate --strategy random --trials 1 --db t.db --quiet > o.txt 2>&1 || exit \$?; done; tr -d '\n' < o.txt"
+bad matmul_emulate_suite_resumed_with_nothing_left 0 "verified 0, failed 0" --writes -- sh: \
+  "printf 'm,n,k\n128,128,128\n' > s.csv && for i in 1 2; do '$MGPU' matmul --arch sm_90a --shapes s.csv --device emulate --strategy random --trials 1 --db t.db > o.txt 2>&1 || exit \$?; done; tr -d '\n' < o.txt"
 # --- --device emulate runs the problem itself: one beyond its memory is the problem's limit, said
 # before anything is written (every trial was recorded as its config's failure before) ---
 for mnk in "2147483647 256 256" "256 2147483640 256" "65536 65536 65536"; do
