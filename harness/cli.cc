@@ -196,6 +196,24 @@ int run_cli(int argc, char** argv) {
                 << ")\nRun with --help for usage.\n";
       return core::kExitBadInput;
     }
+    // The same one level down: `bench attention` said "A subcommand is required" and `compile
+    // bogus` "The following argument was not expected".
+    CLI::App* cmd = nullptr;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      if (sub->check_name(argv[1])) cmd = sub;
+    if (cmd && argc > 2 && argv[2][0] != '-' && !cmd->get_subcommands([](CLI::App*) { return true; }).empty()) {
+      std::string subs;
+      bool sub_known = false;
+      for (CLI::App* sub : cmd->get_subcommands([](CLI::App*) { return true; })) {
+        sub_known = sub_known || sub->check_name(argv[2]);
+        subs += (subs.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!sub_known) {
+        std::cerr << "mgpu-tune: error: '" << argv[1] << "' has no '" << core::Error::printable(argv[2])
+                  << "' (its commands: " << subs << ")\nRun with " << argv[1] << " --help for usage.\n";
+        return core::kExitBadInput;
+      }
+    }
   }
   try {
     app.parse(argc, argv);  // subcommand callbacks run the work

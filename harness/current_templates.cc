@@ -15,7 +15,7 @@ namespace {
 // results::stored_config()'s template half: a stored config of a template this binary builds
 // (same name and source hash) must be one check_config() accepts; other templates (imported
 // landscapes, older versions) are not judged here.
-void check_stored(const results::TemplateId& id, const results::ProblemRecord&, const core::TuningConfig& c) {
+void check_stored(const results::TemplateId& id, const results::ProblemRecord&, core::TuningConfig& c) {
   for (const core::ArchSpec& arch : core::all_archs()) {
     const kernels::MatmulTemplate* t = nullptr;
     try {
@@ -29,6 +29,7 @@ void check_stored(const results::TemplateId& id, const results::ProblemRecord&, 
     core::TuningConfig full = t->default_config();
     for (const auto& [k, v] : c.values()) full.set(k, v);
     t->check_config(full);
+    c = full;
     return;
   }
   for (const kernels::OpEntry& e : kernels::ops())
@@ -43,6 +44,7 @@ void check_stored(const results::TemplateId& id, const results::ProblemRecord&, 
       core::TuningConfig full = t->default_config();
       for (const auto& [k, v] : c.values()) full.set(k, v);
       t->check_config(full);
+      c = full;
       return;
     }
 }

@@ -2,7 +2,8 @@
 // config is a JSON object of integers and strings (core::TuningConfig::from_json) and, for a
 // template this binary builds (same name and source hash), one its template accepts
 // (check_config: no unknown parameter, each value of its type and range; parameters left out
-// read as the template's defaults). A row breaking it was written behind the
+// read as the template's defaults, and stored_config() returns them filled in). A row breaking
+// it was written behind the
 // tool's back: stored_config() throws Error{InvalidInput} (exit 2) "DB is damaged: trial N has an
 // unreadable config (TEXT)" or "... has a config its template TMPL does not accept (TEXT): WHY".
 // Store::best() (best, export, report, mgpu-bench), export and a resumed study apply it.
@@ -20,9 +21,11 @@
 namespace mgpu::results {
 
 // Throws Error{InvalidInput} with the reason when `c` is not a config of `tmpl` (`problem` is
-// the row's, for a rule that needs it); returns quietly for a template it does not know.
+// the row's, for a rule that needs it), else fills in the parameters `c` leaves out with the
+// template's defaults (what a stored config means: a search strategy is told whole configs);
+// leaves `c` as it is for a template it does not know.
 using TemplateConfigCheck =
-    std::function<void(const TemplateId& tmpl, const ProblemRecord& problem, const core::TuningConfig& c)>;
+    std::function<void(const TemplateId& tmpl, const ProblemRecord& problem, core::TuningConfig& c)>;
 void set_template_config_check(TemplateConfigCheck check);
 
 core::TuningConfig stored_config(const std::string& db, std::int64_t trial_id, const TemplateId& tmpl,

@@ -687,12 +687,21 @@ TEST_F(Results, BadInputsAreRefusedAndLeaveFilesUntouched) {
   // Run ids are also uuid prefixes of other runs now and then: an exact id must still win.
   for (int i = 0; i < 40; ++i) s.begin_run("tune", "", "0.1.0");
   for (int i = 1; i <= 40; ++i) EXPECT_EQ(s.run(std::to_string(i)).id, i);
+  // An id no run has, and no run's uuid starts with (uuids are random: "42" is the start of
+  // one of 40 about one time in seven, and then names that run).
+  int missing = 41;
+  auto a_uuid_starts_with = [&](const std::string& prefix) {
+    for (const RunRow& r : s.runs())
+      if (r.uuid.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  while (a_uuid_starts_with(std::to_string(missing))) ++missing;
   try {
-    s.run("42");
+    s.run(std::to_string(missing));
     FAIL();
   } catch (const core::Error& e) {
     EXPECT_EQ(e.kind(), core::ErrorKind::InvalidInput);
-    EXPECT_NE(std::string(e.what()).find("no run '42'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(fmt::format("no run '{}'", missing)), std::string::npos);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "harness/measure/worker.h"
 
+#include <sys/prctl.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -57,9 +59,15 @@ void WorkerProcess::start() {
   std::vector<char*> envp;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) throw core::Error(core::ErrorKind::IO, fmt::format("cannot fork a worker: {}", std::strerror(errno)));
   if (pid == 0) {
+    // The worker dies with the thread that started it: a `kill -9` of mgpu-tune (or the OOM
+    // killer) left it running its trial alone for minutes, a core busy for nothing. (Each
+    // worker is owned by the thread that starts it and stopped before that thread ends.)
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent was gone before prctl took hold
     dup2(in[0], STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     execve(argv[0], argv.data(), envp.data());

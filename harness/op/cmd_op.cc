@@ -90,9 +90,22 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
   auto o = std::make_shared<TuneFlags>();
   auto* cmd = app.add_subcommand(e.op, fmt::format("Tune {} ({}) for one target and problem, recording every trial",
                                                    e.op, e.archs));
-  cmd->footer(fmt::format("{}\nExamples:\n  mgpu-tune {} --arch {} --device model\n  mgpu-tune {} --arch {} --device "
-                          "emulate   (run and verify each config at the problem on the virtual device)\n{}",
-                          t.description(), e.op, e.default_arch, e.op, e.default_arch, kExitCodesHelp));
+  // The virtual device runs the problem itself, slowly (a default-sized attention takes minutes
+  // per config): its example is the template's smallest kernel problem, as flags.
+  std::string small;
+  const kernels::Problem smallest = t.kernel_problems().front();
+  for (const kernels::ProblemFlag& f : t.problem_flags())
+    for (const auto& [name, value] : smallest.fields) {
+      std::string flag = name;
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      if (flag != f.name || value == f.default_value) continue;
+      if (f.is_switch) small += value == "true" ? " --" + flag : "";
+      else small += fmt::format(" --{} {}", flag, value);
+    }
+  cmd->footer(fmt::format("{}\nExamples:\n  mgpu-tune {} --arch {} --device model\n  mgpu-tune {} --arch {}{} --device "
+                          "emulate   (run and verify each config at a small problem on the virtual device: it runs the "
+                          "problem itself)\n{}",
+                          t.description(), e.op, e.default_arch, e.op, e.default_arch, small, kExitCodesHelp));
   o->arch.add(*cmd);
   o->problem.add(*cmd, t);
   cmd->add_option("--device", o->tune.device,

@@ -74,6 +74,12 @@ bad mlir_emulate_gzip_named 2 "loc\(\"z\.mlir\":1:1\): unexpected character.*z\.
 # top-level help with exit 0; a NUL in a value (F16) cut the message off before it.
 bad unknown_command_named 2 "unknown command 'matmull' \(the commands: .*matmul.*attention" -- matmull --arch sm_90a
 bad unknown_command_with_help 2 "unknown command 'bogus'" -- bogus --help
+# Round 9 (F16): one level down the same: `bench attention` was "A subcommand is required",
+# `compile bogus` "The following argument was not expected".
+bad unknown_subcommand_of_bench 2 "'bench' has no 'attention' \(its commands: matmul\)" -- bench attention --arch sm_90a
+bad unknown_subcommand_of_space 2 "'space' has no 'bogus' \(its commands: matmul, attention\)" -- space bogus
+bad unknown_subcommand_of_compile 2 "'compile' has no 'bogus'" -- compile bogus --arch sm_90a
+bad unknown_subcommand_of_campaign 2 "'campaign' has no 'plann' \(its commands: plan," -- campaign plann
 bad nul_in_config_value_shown 2 'got "data_parallel\\x00x"' -- compile matmul --arch sm_90a --m 256 --n 256 --k 256 --config '{"schedule":"data_parallel\u0000x"}'
 
 finish
