@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "harness/measure/trial_record.h"
 #include "kernels/matmul_template.h"
 #include "kernels/op_registry.h"
 #include "results/stored_config.h"
@@ -76,13 +77,9 @@ std::vector<results::TemplateId> current_templates() {
 }
 
 results::TemplateId current_template_id(const std::string& op, const core::ArchSpec& arch) {
-  if (op != "matmul") {
-    const kernels::OpTemplate& t = kernels::op_template(op, arch);
-    return {std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
-  }
+  if (op != "matmul") return template_id(kernels::op_template(op, arch));
   try {
-    const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
-    return {std::string(t.name()), std::string(t.source_hash()), core::backend_hash(arch)};
+    return template_id(kernels::matmul_template(arch), arch);
   } catch (const core::Error& e) {
     if (e.kind() != core::ErrorKind::Unavailable) throw;
     throw core::Error(core::ErrorKind::InvalidInput, e.what());
