@@ -53,7 +53,10 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
       throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {}", k, v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     if (v.is_number_integer()) c.set(k, v.get<std::int64_t>());
     else if (v.is_string()) c.set(k, v.get<std::string>());
-    else throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be an integer or a string", k));
+    else
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("config value of '{}' must be an integer or a string, got {}", k,
+                              v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40)));
   }
   return c;
 }
@@ -101,6 +104,12 @@ void ParamSpace::check_member(const TuningConfig& c) const {
   for (const Param& p : params_) {
     auto it = c.values().find(p.name);
     if (it == c.values().end()) throw Error(ErrorKind::InvalidInput, fmt::format("config lacks '{}'", p.name));
+    // A value of the other type reads like a domain member when printed ("64"): say the type.
+    if (!p.domain.empty() && p.domain.front().index() != it->second.index())
+      throw Error(ErrorKind::InvalidInput,
+                  std::holds_alternative<std::string>(it->second)
+                      ? fmt::format("'{}' must be an integer, got the string \"{}\"", p.name, to_string(it->second))
+                      : fmt::format("'{}' must be a string, got the integer {}", p.name, to_string(it->second)));
     if (std::find(p.domain.begin(), p.domain.end(), it->second) == p.domain.end()) {
       std::string choices;
       for (const ParamValue& v : p.domain) choices += (choices.empty() ? "" : ", ") + to_string(v);

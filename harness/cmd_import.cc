@@ -1,5 +1,6 @@
 #include "harness/cmd_import.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "harness/version.h"
 #include "kernels/matmul_problem.h"
 #include "kernels/matmul_template.h"
+#include "kernels/op_registry.h"
 #include "results/database.h"
 #include "results/t4_format.h"
 #include "results/t4_store.h"
@@ -63,6 +65,59 @@ void check_configs(const kernels::MatmulTemplate& t, const kernels::MatmulProble
                         fmt::format("{}: not a config of {} at {}: {}", where, t.name(), problem.key(), e.what()));
     }
   }
+}
+
+// The op template of that name (attention_sm90), or nullptr.
+const kernels::OpTemplate* our_op_template(const std::string& name) {
+  for (const kernels::OpEntry& e : kernels::ops())
+    for (const core::ArchSpec& arch : core::all_archs()) {
+      try {
+        const kernels::OpTemplate& t = e.for_arch(arch);
+        if (t.name() == name) return &t;
+      } catch (const core::Error&) {
+        // the op has no template for this arch
+      }
+    }
+  return nullptr;
+}
+
+// check_configs() for an op template: the problem is its key's (fields and flops stored with
+// it, as the tuner stores them), and each config one the template's rules accept there.
+results::ProblemRecord op_problem_for(const kernels::OpTemplate& t, const std::string& key, const results::T4File& file,
+                                      const std::string& path) {
+  kernels::Problem p;
+  try {
+    p = t.problem_from_key(key);
+  } catch (const core::Error& e) {
+    if (e.kind() != core::ErrorKind::InvalidInput) throw;
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--problem {} is not a problem of {}: {}", key, t.name(), e.what()));
+  }
+  if (p.key != key)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--problem {} is not a problem of {}: its canonical key is {}", key, t.name(), p.key));
+  for (size_t i = 0; i < file.results.size(); ++i) {
+    const core::TuningConfig& c = file.results[i].config;
+    const std::string where = fmt::format("T4 file {}, result {}", path, i);
+    const core::ParamSpace space = t.space();
+    for (const auto& [name, value] : c.values())
+      if (std::none_of(space.params().begin(), space.params().end(),
+                       [&](const core::Param& q) { return q.name == name; }))
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("{}: parameter '{}' is not one of {}'s: the file is not a landscape of that "
+                                      "template (leave --kernel out to import it as its own kernel)",
+                                      where, name, t.name()));
+    // Parameters left out read as the template's defaults, as a stored config does.
+    core::TuningConfig full = t.default_config();
+    for (const auto& [name, value] : c.values()) full.set(name, value);
+    try {
+      t.require_valid(p, full);
+    } catch (const core::Error& e) {
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{}: not a config of {} at {}: {}", where, t.name(), key, e.what()));
+    }
+  }
+  return problem_record(p);
 }
 
 // A problem key as MatmulProblem::key() writes it ("m4096_n4096_k4096_bf16_bf16_kn"), which
@@ -136,6 +191,9 @@ void add_import_command(CLI::App& app) {
       as.shape = problem_for(*t, as.problem);
       as.arch = std::string(t->arch().name);
       check_configs(*t, matmul_problem(*as.shape), file, o->t4);
+    } else if (const kernels::OpTemplate* ot = our_op_template(as.kernel)) {
+      as.shape = op_problem_for(*ot, as.problem, file, o->t4);
+      as.arch = std::string(ot->arch().name);
     }
     // A new database the import could not fill (a full disk, a stop) is not left behind.
     results::NewDatabaseGuard created(o->db);

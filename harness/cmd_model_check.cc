@@ -109,6 +109,11 @@ void run(const std::vector<std::string>& dbs, bool json) {
       try {
         const core::ArchSpec& arch = core::parse_arch(t.env.arch);
         const kernels::MatmulTemplate& tmpl = kernels::matmul_template(arch);
+        if (t.problem.kernel != "matmul") {
+          ++left_out, ++why_left_out[fmt::format("{} trials ({}): model-check covers matmul only", t.problem.kernel,
+                                                 t.tmpl.name)];
+          continue;
+        }
         if (t.tmpl.name != tmpl.name()) {
           ++left_out, ++why_left_out[fmt::format("template {} is not this binary's {}", t.tmpl.name, tmpl.name())];
           continue;

@@ -32,6 +32,17 @@
 namespace mgpu::harness {
 namespace {
 
+// Why a database that holds trials ranks none: its virtual-device verifications prove configs
+// but hold no times. "" when it holds none.
+std::string untimed_note(results::Store& s) {
+  int n = 0;
+  for (const results::TrialRow& t : s.trials()) n += t.source == "emulate";
+  return n ? fmt::format(" (it holds {} virtual-device verifications: they prove configs and hold no times, so they "
+                         "rank nothing; 'mgpu-tune trials --db {} --source emulate' lists them)",
+                         n, s.path())
+           : "";
+}
+
 // A row's performance lints (issue 19): null when nothing was recorded for its kernel, else
 // the list, with what it rests on (SASS evidence, a verification's bank-conflict count).
 nlohmann::json lints_json(const results::KernelLints& k) {
@@ -146,7 +157,7 @@ void add_best(CLI::App& app) {
       const std::string what = fmt::format("{}results{}", o->include_model ? "" : "measured, verified ",
                                            o->all_versions ? "" : " of the current template versions");
       if (need.empty())
-        fmt::print("no {} in {}\n", what, o->db);
+        fmt::print("no {} in {}{}\n", what, o->db, untimed_note(s));
       else
         fmt::print("no {} in {}: {} shows what it holds (predictions, imported results or earlier template "
                    "versions)\n", what, o->db, need);
@@ -179,7 +190,9 @@ void add_export(CLI::App& app) {
       ->check(CLI::IsMember({"json", "cpp", "csv", "t4"}));
   cmd->add_option("--study", o->study, "t4: the study to write, TEMPLATE/PROBLEM/DEVICE (needed when there are several)");
   cmd->add_option("-o,--output", o->output, "Where to write")->required();
-  cmd->add_flag("--include-model", o->include_model, "Export predicted (model) results too (all three formats)");
+  cmd->add_flag("--include-model", o->include_model,
+                "Export predicted (model) results too, labelled as such (json, cpp and csv: a T4 file has no way to "
+                "label a prediction)");
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
   cmd->add_option("--shapes", o->shapes,
@@ -191,8 +204,15 @@ void add_export(CLI::App& app) {
   cmd->callback(deferring_stops("the export had finished (its output is whole); the database was only read", [o] {
     if (o->require_verified && (o->format == "csv" || o->format == "t4"))
       throw core::Error(core::ErrorKind::InvalidInput,
-                        "--require-verified goes with --format json or cpp (csv lists every trial, whatever its "
-                        "status or verification)");
+                        fmt::format("--require-verified goes with --format json or cpp ({} lists every trial, whatever "
+                                    "its status or verification)", o->format));
+    if (o->include_model && o->format == "t4")
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        "--include-model goes with --format json, cpp or csv: a T4 file holds measurements and has no "
+                        "way to label a prediction (its readers would take it for one)");
+    if (!o->study.empty() && o->format != "t4")
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("--study goes with --format t4 (a {} export holds every study)", o->format));
     results::SuiteShapes suite;
     if (!o->shapes.empty()) {
       if (o->format == "csv" || o->format == "t4")
@@ -211,7 +231,7 @@ void add_export(CLI::App& app) {
                 ? results::export_json(s, o->output, o->include_model, current, suite, &files, o->require_verified)
             : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite,
                                                        declared_templates(), o->require_verified)
-            : o->format == "t4"  ? results::export_t4(s, o->output, o->include_model, o->study)
+            : o->format == "t4"  ? results::export_t4(s, o->output, o->study)
                                  : results::export_csv(s, o->output, o->include_model);
     if (o->format == "json" || o->format == "cpp") {
       std::vector<results::TrialRow> failed;
@@ -225,12 +245,15 @@ void add_export(CLI::App& app) {
                            {"skipped_failed_verification", skipped_rows}};
     if (!skipped.empty()) summary["skipped_note"] = skipped;
     if (!o->json)
-      fmt::print("wrote {} {} to {}\n", n, o->format == "csv" || o->format == "t4" ? "trials" : "entries", o->output);
+      fmt::print("wrote {} {} to {}{}\n", n, o->format == "csv" || o->format == "t4" ? "trials" : "entries", o->output,
+                 n == 0 ? untimed_note(s) : "");
     if (!o->json && !skipped.empty()) fmt::print("{}\n", skipped);
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
+      // A suite is of one op's problems (matmul shapes): it says nothing of another op's entries.
       for (results::TrialRow& t : s.best(o->include_model, current))
-        groups[fmt::format("{} on {}", t.tmpl.name, t.env.arch)].push_back(std::move(t));
+        if (t.problem.kernel == suite.shapes.front().kernel)
+          groups[fmt::format("{} on {}", t.tmpl.name, t.env.arch)].push_back(std::move(t));
       for (auto& [name, rows] : groups) {
         std::map<std::string, int> how;
         for (const results::Coverage& c : results::coverage(suite, rows)) ++how[c.how];

@@ -17,7 +17,9 @@ std::vector<results::TemplateId> current_templates();
 results::TemplateId current_template_id(const std::string& op, const core::ArchSpec& arch);
 
 // Makes results::stored_config() judge a stored config of these templates by their rules too
-// (current_templates() does it as well).
+// (at the row's problem, where it is known), and every reader of trials judge an op's problem
+// row by its key (results::check_problem_row()). main() installs both; current_templates()
+// does as well.
 void install_stored_config_check();
 
 }  // namespace mgpu::harness

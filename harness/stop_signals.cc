@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -26,16 +27,32 @@ void end_children() {
   kill_running_workers();  // they would run on, orphaned, and print into the terminal
 }
 
-extern "C" void on_stop_signal(int sig) {
+std::atomic<long long> g_first_ns{0};  // when the first stop came (CLOCK_MONOTONIC)
+std::atomic<pid_t> g_first_sender{0};  // its sender, when kill() sent it (SI_USER); else 0
+
+long long monotonic_ns() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);  // async-signal-safe (POSIX.1-2008)
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
+  const pid_t sender = info && info->si_code == SI_USER ? info->si_pid : 0;
   // The first signal lets the work under way finish; a second one ends the process now, as
   // with no handler: a call blocked where no stop is checked (opening a FIFO that no writer
-  // opens) would otherwise be unkillable but by SIGKILL.
+  // opens) would otherwise be unkillable but by SIGKILL. The same signal again from the same
+  // process within half a second is the same request, not a second one: GNU timeout sends it to
+  // the process and then to its process group, which holds us too. A terminal's Ctrl-C comes from the kernel (no sender): pressed twice, it ends us.
   if (g_interrupted) {
+    if (sender > 0 && sender == g_first_sender && sig == g_signal && monotonic_ns() - g_first_ns < 500'000'000LL)
+      return;
     end_children();
     signal(sig, SIG_DFL);
     raise(sig);
     return;
   }
+  g_first_ns = monotonic_ns();
+  g_first_sender = sender;
   g_signal = sig;
   g_interrupted = true;
 }
@@ -61,7 +78,8 @@ void install_tool_killing_handlers() {
 
 void install_stop_handlers() {
   struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
+  sa.sa_sigaction = on_stop_signal;
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   // An external tool under way (ptxas, nvdisasm) is killed at the first stop, not waited for.

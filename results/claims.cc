@@ -1,5 +1,7 @@
 #include "results/claims.h"
 
+#include <cmath>
+
 #include <sqlite3.h>
 
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "results/database.h"
 
 namespace mgpu::results {
@@ -184,7 +187,16 @@ std::vector<StudyTrial> Claims::trials_after(std::int64_t after_id) {
       t.id = q.getColumn(0).getInt64();
       t.config_json = q.getColumn(1).getString();
       t.status = q.getColumn(2).getString();
-      if (!q.getColumn(3).isNull()) t.median_ms = q.getColumn(3).getDouble();
+      if (!q.getColumn(3).isNull()) {
+        // What every other reader refuses (store.cc's stored_time) must not rank first here.
+        const SQLite::Column m = q.getColumn(3);
+        const double v = m.getDouble();
+        if (!(m.isInteger() || m.isFloat()) || !std::isfinite(v) || v <= 0)
+          throw core::Error(core::ErrorKind::InvalidInput,
+                            fmt::format("{} is damaged: trial {} has median_ms {} (a time must be a positive finite number)",
+                                  path(), t.id, m.getString().substr(0, 40)));
+        t.median_ms = v;
+      }
       if (!q.getColumn(4).isNull()) t.noise = q.getColumn(4).getDouble();
       out.push_back(std::move(t));
     }

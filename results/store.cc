@@ -246,22 +246,34 @@ std::int64_t Store::template_id(const TemplateId& t) {
   });
 }
 
+void Store::check_problem(const ProblemRecord& p) {
+  guard_database(path_, [&] {
+    // A row of this (kernel, key) with other columns blocks the insert: the database was edited.
+    // Another op's row is its fields and flops as much as its types (a matmul's are its sizes; rows
+    // of older versions stored no fields).
+    SQLite::Statement clash(*db_, "SELECT count(*) FROM problems WHERE kernel = ?1 AND key = ?2 AND NOT (m IS ?3 AND "
+                                  "n IS ?4 AND k IS ?5 AND dtype IS ?6 AND out_dtype IS ?7 AND layout IS ?8 AND "
+                                  "(?1 = 'matmul' OR (fields IS ?9 AND flops IS ?10)))");
+    clash.bind(1, p.kernel);
+    clash.bind(2, p.key);
+    clash.bind(3, p.m);
+    clash.bind(4, p.n);
+    clash.bind(5, p.k);
+    clash.bind(6, p.dtype);
+    clash.bind(7, p.out_dtype);
+    clash.bind(8, p.layout);
+    clash.bind(9, p.fields);
+    if (p.flops) clash.bind(10, *p.flops);
+    else clash.bind(10);
+    if (clash.executeStep() && clash.getColumn(0).getInt() > 0)
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} is damaged: its problem row {} has sizes, types or fields other than the key says", path_,
+                              p.key.substr(0, 80)));
+  });
+}
+
 std::int64_t Store::problem_id(const ProblemRecord& p) {
-  // A row of this (kernel, key) with other columns blocks the insert: the database was edited.
-  SQLite::Statement clash(*db_, "SELECT count(*) FROM problems WHERE kernel = ? AND key = ? AND NOT (m IS ? AND n IS ? "
-                                "AND k IS ? AND dtype IS ? AND out_dtype IS ? AND layout IS ?)");
-  clash.bind(1, p.kernel);
-  clash.bind(2, p.key);
-  clash.bind(3, p.m);
-  clash.bind(4, p.n);
-  clash.bind(5, p.k);
-  clash.bind(6, p.dtype);
-  clash.bind(7, p.out_dtype);
-  clash.bind(8, p.layout);
-  if (clash.executeStep() && clash.getColumn(0).getInt() > 0)
-    throw Error(ErrorKind::InvalidInput,
-                fmt::format("{} is damaged: its problem row {} has sizes or types other than the key says", path_,
-                            p.key.substr(0, 80)));
+  check_problem(p);
   return upsert(*db_, "problems", {"kernel", "key", "m", "n", "k", "dtype", "out_dtype", "layout", "fields", "flops"},
                 [&](SQLite::Statement& s, int i) {
                   s.bind(i, p.kernel);
@@ -447,6 +459,7 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
                                           later_trial_columns(schema_), kTrialJoins, where));
     bind(q);
     std::vector<TrialRow> out;
+    std::set<std::string> checked_problems;
     while (q.executeStep()) {
       TrialRow r;
       int i = 0;
@@ -523,6 +536,12 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
                       fmt::format("{} is damaged: trial {} has a problem with {} flops", path_, r.id, *r.problem.flops));
       }
       ++i;
+      // Judged once per distinct row (a study's trials share a handful of problems).
+      if (checked_problems.insert(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.problem.kernel, r.problem.key,
+                                              r.problem.fields, r.problem.flops ? *r.problem.flops : -1.0,
+                                              r.problem.dtype, r.problem.out_dtype))
+              .second)
+        check_problem_row(path_, r.id, r.problem);
       out.push_back(std::move(r));
     }
     return out;

@@ -21,7 +21,22 @@ std::string quoted(const std::string& text) {
   return text.size() > 80 ? s + "..." : s;
 }
 
+ProblemRowCheck& problem_check() {
+  static ProblemRowCheck check;
+  return check;
+}
+
 }  // namespace
+
+void set_problem_row_check(ProblemRowCheck check) { problem_check() = std::move(check); }
+
+void check_problem_row(const std::string& db, std::int64_t trial_id, const ProblemRecord& problem) {
+  if (!problem_check()) return;
+  if (std::optional<std::string> why = problem_check()(problem))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} has a problem row of {} that is not its key's problem: {}", db,
+                                  trial_id, quoted(problem.kernel), *why));
+}
 
 void set_template_config_check(TemplateConfigCheck check) { template_check() = std::move(check); }
 
@@ -46,7 +61,11 @@ core::TuningConfig stored_config(const std::string& db, std::int64_t trial_id, c
                                   quoted(config_json), e.what()));
   }
   try {
-    if (template_check() && !tmpl.name.empty()) template_check()(tmpl, problem ? *problem : ProblemRecord{}, c);
+    if (template_check() && !tmpl.name.empty()) {
+      ProblemRecord unknown;
+      unknown.kernel.clear();  // no problem to judge the config at
+      template_check()(tmpl, problem ? *problem : unknown, c);
+    }
   } catch (const core::Error& e) {
     if (e.kind() != core::ErrorKind::InvalidInput) throw;
     throw core::Error(core::ErrorKind::InvalidInput,

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/tuning_config.h"
@@ -21,7 +22,7 @@
 namespace mgpu::results {
 
 // Throws Error{InvalidInput} with the reason when `c` is not a config of `tmpl` (`problem` is
-// the row's, for a rule that needs it), else fills in the parameters `c` leaves out with the
+// the row's, for a rule that needs it; its kernel is "" when the row's problem is not known), else fills in the parameters `c` leaves out with the
 // template's defaults (what a stored config means: a search strategy is told whole configs);
 // leaves `c` as it is for a template it does not know.
 using TemplateConfigCheck =
@@ -36,5 +37,17 @@ core::TuningConfig stored_config_text(const std::string& db, std::int64_t trial_
 inline core::TuningConfig stored_config(const std::string& db, const TrialRow& r) {
   return stored_config(db, r.id, r.tmpl, &r.problem, r.config_json);
 }
+
+// The problem half, applied by every reader of trials (Store::query_trials): a problem row of
+// an op whose template this binary builds (its kernel column names the op) must be the problem
+// its key names -- the fields, flops and types the op derives from the key. Without it a row
+// whose fields say h4 under a key that says h2 is exported and ranked as either. The hook
+// returns why a row is not (nullopt for one it does not judge: a matmul, whose columns
+// store.cc checks itself, or an imported landscape's kernel). Installed by the harness.
+using ProblemRowCheck = std::function<std::optional<std::string>(const ProblemRecord& problem)>;
+void set_problem_row_check(ProblemRowCheck check);
+// Throws Error{InvalidInput} "DB is damaged: trial N has a problem row that is not its key's
+// problem: WHY".
+void check_problem_row(const std::string& db, std::int64_t trial_id, const ProblemRecord& problem);
 
 }  // namespace mgpu::results

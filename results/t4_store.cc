@@ -127,13 +127,18 @@ T4Imported import_t4(Store& store, const T4File& file, const T4Import& as) {
   return done;
 }
 
-int export_t4(Store& store, const std::string& path, bool include_model, const std::string& study) {
+int export_t4(Store& store, const std::string& path, const std::string& study) {
   refuse_database_path(path, {store.path()});
   std::map<std::string, std::map<std::string, TrialRow>> studies;  // study -> config -> latest trial
+  std::set<std::string> predicted;                                 // studies of predictions
   int untimed = 0, predictions = 0;
   for (TrialRow& t : store.trials()) {
-    if (t.source == "model" && !include_model) {
+    std::string key = fmt::format("{}/{}/{}", t.tmpl.name, t.problem.key, t.env.device_name);
+    // T4 has no place to say a time is predicted: its readers (and our import) would take a
+    // prediction for a measurement. Predictions are exported by json and csv, which label them.
+    if (t.source == "model") {
       ++predictions;
+      predicted.insert(std::move(key));
       continue;
     }
     if (t.status == "env_error") continue;  // the machine's fault, not the config's
@@ -143,27 +148,32 @@ int export_t4(Store& store, const std::string& path, bool include_model, const s
       ++untimed;
       continue;
     }
-    std::string key = fmt::format("{}/{}/{}", t.tmpl.name, t.problem.key, t.env.device_name);
     studies[key][t.config_json] = std::move(t);  // oldest first: the latest wins
   }
+  const std::string no_predictions = "a T4 file holds measurements and has no way to label a prediction (its "
+                                     "readers would take it for one): export predictions with --format json or csv";
   if (!study.empty()) {
     auto it = studies.find(study);
     if (it == studies.end())
-      throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{} has no trials of study '{}'", store.path(), study));
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        predicted.count(study)
+                            ? fmt::format("study '{}' of {} holds cost-model predictions: {}", study, store.path(),
+                                          no_predictions)
+                            : fmt::format("{} has no trials of study '{}'", store.path(), study));
     studies = {{it->first, std::move(it->second)}};
   }
   if (studies.size() != 1) {
     std::string names;
     for (const auto& [k, v] : studies) names += fmt::format("{}'{}' ({} configs)", names.empty() ? "" : ", ", k, v.size());
+    std::vector<std::string> why;
+    if (predictions) why.push_back(fmt::format("{} predictions, which T4 cannot label: export them with --format json or csv",
+                                               predictions));
+    if (untimed) why.push_back(fmt::format("{} virtual-device verifications, which hold no times", untimed));
+    std::string whys;
+    for (const std::string& w : why) whys += (whys.empty() ? " (" : "; ") + w;
+    if (!whys.empty()) whys += ")";
     throw core::Error(core::ErrorKind::InvalidInput,
-                      studies.empty() ? fmt::format("{} has no trials to export{}{}", store.path(),
-                                                    predictions ? fmt::format(" ({} predictions: add --include-model",
-                                                                              predictions)
-                                                                : std::string(),
-                                                    !untimed ? std::string(predictions ? ")" : "")
-                                                             : fmt::format("{}{} virtual-device verifications, which "
-                                                                           "hold no times)",
-                                                                           predictions ? "; " : " (", untimed))
+                      studies.empty() ? fmt::format("{} has no trials to export{}", store.path(), whys)
                                       : fmt::format("a T4 file holds one study and {} has {}: {}; pick one with --study",
                                                     store.path(), studies.size(), names));
   }

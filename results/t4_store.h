@@ -16,7 +16,9 @@
 // - export_t4(): the trials of exactly one study (template, problem, device) -- the latest
 //   trial per config -- as a T4 file (results/t4_format.h): Error{InvalidInput} when the
 //   database holds none or several (the message lists them; `study` picks one, as
-//   "TEMPLATE/PROBLEM/DEVICE"). Predictions only with include_model. Never over the database.
+//   "TEMPLATE/PROBLEM/DEVICE"). Never predictions: T4 cannot label a time as predicted, and its
+//   readers would take one for a measurement (json and csv export them, labelled). Never over
+//   the database.
 #pragma once
 
 #include <atomic>
@@ -54,6 +56,6 @@ void check_t4_results(const T4File& file, const std::string& path);
 // Error{InvalidInput} unless `as` names a kernel, a problem and a device: what import_t4()
 // checks first, for callers to check before they open (and so create) the database.
 void check_t4_import(const T4Import& as);
-int export_t4(Store& store, const std::string& path, bool include_model, const std::string& study = "");
+int export_t4(Store& store, const std::string& path, const std::string& study = "");
 
 }  // namespace mgpu::results

@@ -367,7 +367,7 @@ TEST(T4Store, ImportsIntoAMigratedDatabaseAndExportsBack) {
   EXPECT_EQ(imported[0].samples_ms.size(), 3u);
   EXPECT_EQ(imported[2].status, "compile_error");
   fs::path out = temp_file("back.json", "");
-  EXPECT_EQ(results::export_t4(s, out.string(), false, "conv/t4/A100"), 3);
+  EXPECT_EQ(results::export_t4(s, out.string(), "conv/t4/A100"), 3);
   results::T4File back = results::read_t4(out.string());
   results::T4File orig = results::read_t4(small.string());
   ASSERT_EQ(back.results.size(), 3u);

@@ -153,6 +153,10 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
                         fmt::format("unknown device '{}': choose auto, cuda, emulate or model", d));
     OpTuneReport r = tune_op(o->tune, stop_requested(), [progress](const OpTrialLine& l) {
       if (!progress) return;
+      if (!l.running.empty()) {
+        fmt::print(stderr, "[{}/{}] {}  {} ...\n", l.index, l.budget, l.config.to_json(), l.running);
+        return;
+      }
       std::string result = l.ms ? fmt::format("{:.4f} ms", *l.ms) : l.status == "ok" ? "verified" : l.status;
       fmt::print(stderr, "[{}/{}] {}  {}{}{}\n", l.index, l.budget, l.config.to_json(), result,
                  l.verification.empty() ? "" : "; " + l.verification,

@@ -3,7 +3,8 @@
 // config's verdict), under `seeds` schedules, checked by the race, hazard and deadlock
 // checkers and against the op's CPU reference. Every outcome is a trial (source 'emulate',
 // the class in problem_class, the kernel's hash) in the store, and an earlier verdict for the
-// same (config, kernel hash, class) is reused instead of run again.
+// same (config, kernel hash, class) is reused instead of run again -- a pass only when it ran
+// under at least `seeds` schedules.
 // Contract: prove() returns the verdict of the first class that failed, or passed; the
 // verification problems must build the kernel the tuned problem builds (a class whose kernel
 // hash differs is an env_error: no verdict). Not thread-safe.

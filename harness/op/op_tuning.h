@@ -43,13 +43,14 @@ struct OpTuneOptions {
   std::function<void(const std::string&)> notify;
 };
 
-struct OpTrialLine {  // one trial as it finished, for progress
+struct OpTrialLine {  // one trial as it finished (or, `running` set, as a long one starts), for progress
   int index = 0, budget = 0;
   core::TuningConfig config;
   std::string status;       // ok, or the failing status
   std::string message;
   std::optional<double> ms;
   std::string verification;  // "verified at N classes (M reused)", "failed at CLASS", "" when not verified
+  std::string running;       // non-empty: the trial is starting, and this says what it does
 };
 
 struct OpTuneReport {

@@ -6,7 +6,8 @@
 #                   leave no -wal/-shm beside the database they read, and exit 0 or 143
 #   report stop     Ctrl-C during `report`: exit 130 with a plain line, no Python traceback
 #   second signal   a command blocked where no stop is checked (waiting out another process's
-#                   lock) ends on the second Ctrl-C
+#                   lock) ends on the second Ctrl-C; the same signal sent twice at once by one
+#                   sender (GNU timeout: the process, then its group) is one stop
 #   disk full       the file-size limit reached mid-run (as a full disk): exit 1 naming the
 #                   database, the committed trials intact, the next run resumes (claims freed)
 #   no TMPDIR       temporary files impossible: the trials are env_error (not the configs'
@@ -97,6 +98,20 @@ else
   [ "$rc" = 130 ] && ok "second_signal (exit 130, after $((2 - ok_first)) Ctrl-C)" || { fail "second_signal: exit $rc"; tail -3 "$T/lock.out"; }
 fi
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+
+# --- one stop sent twice by one sender is one stop: GNU timeout signals the process, then its
+# process group (which holds it). The work under way finishes and the summary is printed ---
+S=(attention --arch sm_90a --heads 2 --seq-q 700 --seq-kv 900 --device emulate --trials 3)
+timeout -s INT 4 "$MGPU" "${S[@]}" --db "$T/timeout.db" > "$T/timeout.out" 2>&1; rc=$?
+if [ "$rc" = 124 ] && grep -q "stopped by SIGINT: [0-9]* trials of this run are committed" "$T/timeout.out" && ! crashed "$T/timeout.out"; then
+  ok "gnu_timeout_one_stop (timeout's exit 124, the stop's summary printed)"
+else fail "gnu_timeout_one_stop: exit $rc"; tail -3 "$T/timeout.out" | sed 's/^/  | /'; fi
+"$MGPU" "${S[@]}" --db "$T/twice.db" > "$T/twice.out" 2>&1 & pid=$!
+for _ in $(seq 600); do grep -q '^\[1/' "$T/twice.out" && break; sleep 0.1; done
+kill -INT "$pid"; kill -INT "$pid"; wait "$pid"; rc=$?
+if [ "$rc" = 130 ] && grep -q "stopped by SIGINT: [0-9]* trials of this run are committed" "$T/twice.out"; then
+  ok "same_sender_twice_one_stop (exit 130, the summary printed)"
+else fail "same_sender_twice_one_stop: exit $rc"; tail -3 "$T/twice.out" | sed 's/^/  | /'; fi
 
 # --- the disk fills mid-run (a file-size limit: EFBIG, as ENOSPC would) ---
 db="$T/full.db"

@@ -259,12 +259,12 @@ PY
 bad export_t4_emulate_rows_only 2 "t\.db has no trials to export \(4 virtual-device verifications, which hold no times\)" --fixture good_emulated -- \
   export --db t.db --format t4 -o x.json
 bad export_t4_emulate_study_refused 2 "t\.db has no trials of study 'matmul_sm90/m256_n256_k256_bf16_bf16_kn/mgpu-tune virtual sm_90a \(emulated\)'" \
-  --fixture good_plus_emulated -- export --db t.db --format t4 --include-model --study 'matmul_sm90/m256_n256_k256_bf16_bf16_kn/mgpu-tune virtual sm_90a (emulated)' -o x.json
-# With the verifications beside them, the predictions are the one study (before: two, the
-# second of them holding no time).
-bad export_t4_predictions_beside_verifications 0 "^wrote 4 " --fixture good_plus_emulated --writes -- \
-  export --db t.db --format t4 --include-model -o x.json
-bad export_t4_predictions_need_include_model 2 "t\.db has no trials to export \(4 predictions: add --include-model; 4 virtual-device verifications" \
+  --fixture good_plus_emulated -- export --db t.db --format t4 --study 'matmul_sm90/m256_n256_k256_bf16_bf16_kn/mgpu-tune virtual sm_90a (emulated)' -o x.json
+# Predictions never leave in a T4 file: it cannot label them, and its readers (our import
+# included) would take them for measurements (round 9, F10).
+bad export_t4_include_model_refused 2 "--include-model goes with --format json, cpp or csv: a T4 file holds measurements" \
+  --fixture good_plus_emulated -- export --db t.db --format t4 --include-model -o x.json
+bad export_t4_predictions_said_so 2 "t\.db has no trials to export \(4 predictions, which T4 cannot label: export them with --format json or csv; 4 virtual-device verifications" \
   --fixture good_plus_emulated -- export --db t.db --format t4 -o x.json
 # --- round 4: an import into a new database that fails (file-size limit) leaves nothing (E15) ---
 fixture_t4_big() {

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Attention rows in the store, read back (battery round 9: F6, F7, F10, F11, F12, F14, F17): a
+# damaged row -- a time below 0, a config its template rejects at the row's problem, a problem
+# row whose fields, flops or kernel disagree with its key -- is refused as damaged by every
+# reader and by the tuner (exit 2), and the undamaged database passes them all (the correct
+# twin); an import under our attention template stores the key's problem and checks each config;
+# predictions never leave in a T4 file (it cannot label them); a verdict made under fewer
+# schedules than asked for runs again; a long virtual-device run says how long before it starts.
+set -uo pipefail
+MGPU="${MGPU:?}"
+T="$(mktemp -d /tmp/mgpu-attention-store.XXXXXX)"; trap 'rm -rf "$T"' EXIT
+export MGPU_CACHE_DIR="$T/cache"
+fails=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); sed 's/^/  | /' "$T/out" | tail -8; fi; }
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+sql() { "$PY" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()' "$@"; }
+q() { "$PY" -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$@"; }
+P="--arch sm_90a --heads 2 --seq-q 300 --seq-kv 500"
+KEY=b1_h2_kvh2_sq300_skv500_d128_bf16_noncausal
+
+"$MGPU" attention $P --device model --trials 3 --db "$T/a.db" --quiet > "$T/out" 2>&1; rc=$?
+check "setup: three configs proven and predicted" '[ $rc = 0 ]'
+# The row the tuner ranks first, its config's id, and the problem's id.
+PID=$(q "$T/a.db" "SELECT id FROM problems WHERE key = '$KEY'")
+CID=$(q "$T/a.db" "SELECT config_id FROM trials WHERE source = 'model' ORDER BY median_ms LIMIT 1")
+
+# Each reader, and the tuner resuming, on a copy: all pass on the undamaged database (the
+# twin), all refuse a damaged one as damaged.
+readers() {  # $1 db; prints one rc per reader
+  local db=$1
+  "$MGPU" best --db "$db" --include-model > "$T/r1" 2>&1; printf '%s ' $?
+  "$MGPU" trials --db "$db" > "$T/r2" 2>&1; printf '%s ' $?
+  "$MGPU" export --db "$db" --include-model --format csv -o "$T/x.csv" > "$T/r3" 2>&1; printf '%s ' $?
+  "$MGPU" attention $P --device model --trials 3 --db "$db" --quiet > "$T/r4" 2>&1; printf '%s\n' $?
+  cat "$T/r1" "$T/r2" "$T/r3" "$T/r4" > "$T/out"
+}
+cp "$T/a.db" "$T/twin.db"
+check "the undamaged database passes every reader and the tuner" '[ "$(readers "$T/twin.db")" = "0 0 0 0" ]'
+
+damage() {  # $1 name, $2 SQL, $3 what the message says, $4 the readers' exit codes
+  cp "$T/a.db" "$T/$1.db"
+  sql "$T/$1.db" "$2"
+  local got want=$4 says=$3; got=$(readers "$T/$1.db")
+  check "damaged ($1): refused ($4), named" '[ "$got" = "$want" ] && grep -q "is damaged: trial [0-9]* $says" "$T/out"'
+}
+damage negative_time "UPDATE trials SET median_ms = -1 WHERE source = 'model' AND config_id = $CID" \
+  "has median_ms -1" "2 2 2 2"
+damage fields_not_key "UPDATE problems SET fields = json_set(fields, '\$.heads', 4) WHERE id = $PID" \
+  "has a problem row of attention that is not its key's problem: its fields" "2 2 2 2"
+damage fields_missing "UPDATE problems SET fields = json_remove(fields, '\$.heads') WHERE id = $PID" \
+  "has a problem row of attention that is not its key's problem: its fields" "2 2 2 2"
+damage flops_zero "UPDATE problems SET flops = 0 WHERE id = $PID" \
+  "has a problem row of attention that is not its key's problem: its flops 0" "2 2 2 2"
+# (The tuner's own study is of the real key, which no row holds now: it starts it afresh.)
+damage key_garbage "UPDATE problems SET key = 'garbage' WHERE id = $PID" \
+  "has a problem row of attention that is not its key's problem: its key 'garbage' is no attention problem" "2 2 2 0"
+damage dtype_int4 "UPDATE problems SET dtype = 'int4' WHERE id = $PID" \
+  "has a problem row of attention that is not its key's problem: its types 'int4'" "2 2 2 2"
+# Readers of rows alone (trials, csv) do not judge configs; those that rank do.
+damage config_rejected "UPDATE configs SET json = '{\"block_kv\":128,\"block_q\":64,\"consumer_schedule\":\"serial\",\"max_concurrent_steps\":4}' WHERE id = $CID" \
+  "has a config its template attention_sm90 does not accept .* invalid config (smem)" "2 0 0 0"
+damage problem_of_another_kernel "UPDATE problems SET kernel = 'convolution' WHERE id = $PID" \
+  "has a config its template attention_sm90 does not accept .* its problem is of kernel 'convolution'" "2 0 0 0"
+
+# Import under our attention template (F6): the key's problem, each config checked.
+"$MGPU" attention $P --device model --no-verify --db "$T/m.db" --quiet > "$T/out" 2>&1
+"$PY" - "$T" <<'EOF'
+import json, sqlite3, sys
+t = sys.argv[1]
+rows = sqlite3.connect(t + "/m.db").execute("SELECT c.json, t.median_ms FROM trials t JOIN configs c ON c.id = t.config_id WHERE t.source = 'model'").fetchall()
+res = [{"timestamp": "2026-01-01T00:00:00Z", "configuration": json.loads(c), "times": {}, "invalidity": "correct",
+        "correctness": 1, "measurements": [{"name": "time", "value": ms, "unit": "ms"}], "objectives": ["time"]}
+       for c, ms in rows]
+doc = {"schema_version": "1.0.0", "metadata": {"timeunit": "milliseconds"}, "results": res}
+json.dump(doc, open(t + "/good_T4.json", "w"))
+doc["results"][0]["configuration"] = {"block_kv": 128, "block_q": 64, "max_concurrent_steps": 4}
+json.dump(doc, open(t + "/smem_T4.json", "w"))
+doc["results"][0]["configuration"] = {"tile_m": 64}
+json.dump(doc, open(t + "/alien_T4.json", "w"))
+EOF
+"$MGPU" import --t4 "$T/good_T4.json" --db "$T/i.db" --kernel attention_sm90 --problem bogus --device H100 > "$T/out" 2>&1; rc=$?
+check "import: a key that is no attention problem is exit 2, nothing created" \
+  '[ $rc = 2 ] && grep -q "not a problem of attention_sm90" "$T/out" && [ ! -e "$T/i.db" ]'
+"$MGPU" import --t4 "$T/smem_T4.json" --db "$T/i.db" --kernel attention_sm90 --problem $KEY --device H100 > "$T/out" 2>&1; rc=$?
+check "import: a config the template rejects at the problem is exit 2" '[ $rc = 2 ] && grep -q "result 0: not a config of attention_sm90.*smem" "$T/out"'
+"$MGPU" import --t4 "$T/alien_T4.json" --db "$T/i.db" --kernel attention_sm90 --problem $KEY --device H100 > "$T/out" 2>&1; rc=$?
+check "import: a parameter the template does not have is exit 2" '[ $rc = 2 ] && grep -q "parameter .tile_m. is not one of attention_sm90" "$T/out"'
+"$MGPU" import --t4 "$T/good_T4.json" --db "$T/i.db" --kernel attention_sm90 --problem $KEY --device H100 > "$T/out" 2>&1; rc=$?
+check "import: the problem row is the key's (op, fields, flops)" \
+  '[ $rc = 0 ] && [ "$(q "$T/i.db" "SELECT kernel || '"' '"' || json_extract(fields, '"'$.heads'"') || '"' '"' || (flops > 0) FROM problems")" = "attention 2 1" ]'
+"$MGPU" best --db "$T/i.db" --all-versions --include-model > "$T/out" 2>&1; rc=$?
+check "import: the imported rows show their TFLOP/s" '[ $rc = 0 ] && grep "attention_sm90" "$T/out" | grep -vq "| 0.0 |"'
+"$MGPU" merge "$T/i.db" "$T/m.db" -o "$T/merged.db" > "$T/out" 2>&1; rc=$?
+check "merge with a tuned database: one problem row for the key" \
+  '[ $rc = 0 ] && [ "$(q "$T/merged.db" "SELECT count(*) FROM problems WHERE key = '"'$KEY'"'")" = 1 ]'
+
+# T4 never carries predictions (F10): it cannot label them.
+"$MGPU" export --db "$T/m.db" --include-model --format t4 -o "$T/p_T4.json" > "$T/out" 2>&1; rc=$?
+check "export t4 --include-model: exit 2, the other formats named" '[ $rc = 2 ] && grep -q "goes with --format json, cpp or csv" "$T/out" && [ ! -e "$T/p_T4.json" ]'
+"$MGPU" export --db "$T/m.db" --format t4 --study "attention_sm90/$KEY/model:H100 SXM" -o "$T/p_T4.json" > "$T/out" 2>&1; rc=$?
+check "export t4 of a study of predictions: exit 2, said so" '[ $rc = 2 ] && grep -q "holds cost-model predictions" "$T/out"'
+"$MGPU" export --db "$T/m.db" --format t4 -o "$T/p_T4.json" > "$T/out" 2>&1; rc=$?
+check "export t4 of predictions alone: the hint names json or csv" '[ $rc = 2 ] && grep -q "predictions, which T4 cannot label" "$T/out"'
+"$MGPU" export --db "$T/m.db" --include-model --format json --study x -o "$T/j" > "$T/out" 2>&1; rc=$?
+check "export --study with json: exit 2" '[ $rc = 2 ] && grep -q "study goes with --format t4" "$T/out"'
+
+# A verdict under fewer schedules than asked for runs again (F11); as many or more is reused.
+V="verify attention $P --db $T/v.db --config {}"
+"$MGPU" $V --seeds 1 > "$T/out" 2>&1
+"$MGPU" $V --seeds 2 > "$T/out" 2>&1; rc=$?
+check "verify --seeds 2 after --seeds 1: the classes run again" '[ $rc = 0 ] && grep -q "3 class runs on the virtual device, 0 verdicts reused" "$T/out"'
+"$MGPU" $V --seeds 1 > "$T/out" 2>&1; rc=$?
+check "verify --seeds 1 after --seeds 2: reused" '[ $rc = 0 ] && grep -q "0 class runs on the virtual device, 3 verdicts reused" "$T/out"'
+
+# Messages (F14, F17).
+"$MGPU" verify attention $P --db "$T/v.db" --config '{"block_kv":"64"}' > "$T/out" 2>&1; rc=$?
+check "a number given as a string: the type is named" '[ $rc = 2 ] && grep -q "must be an integer, got the string \"64\"" "$T/out"'
+"$MGPU" attention $P --device emulate --trials 1 --db "$T/e.db" --quiet > "$T/out" 2>&1
+"$MGPU" best --db "$T/e.db" --include-model --all-versions > "$T/out" 2>&1; rc=$?
+check "best of virtual-device verifications alone: says they rank nothing" '[ $rc = 0 ] && grep -q "1 virtual-device verifications" "$T/out"'
+
+# A long virtual-device run says how long, and that a config is running (F12); stopped at once.
+"$MGPU" attention --arch sm_90a --heads 8 --seq-q 4096 --device emulate --trials 1 --db "$T/long.db" > "$T/out" 2>&1 & pid=$!
+for _ in $(seq 300); do grep -q "running on the virtual device" "$T/out" && break; sleep 0.1; done
+kill -INT $pid; wait $pid; rc=$?
+check "a long emulate run: the estimate first, then the running config" \
+  '[ $rc = 130 ] && grep -q "note: the virtual device runs .* about [0-9]* min per config" "$T/out" && grep -q "^\[1/1\] .* running on the virtual device (about" "$T/out"'
+exit $((fails > 0))
