@@ -16,6 +16,7 @@
 #include "core/input_file.h"
 #include "core/sass/cubin_elf.h"
 #include "core/sass/nvdisasm.h"
+#include "core/sass/ptx_main_loop.h"
 #include "core/sass/sass_profile.h"
 #include "harness/exit_codes.h"
 #include "harness/sass_report.h"
@@ -66,7 +67,8 @@ bool declares_kernel(const std::string& ptx, const std::string& kernel) {
 }
 
 // The PTX the user named, checked to be PTX and this kernel's: whether it asks for setmaxnreg.
-bool ptx_asks_for_setmaxnreg(const std::string& path, const std::string& kernel) {
+// The PTX's text, checked to be the cubin's (it declares the kernel).
+std::string kernels_ptx(const std::string& path, const std::string& kernel) {
   const std::string ptx = read_file(path, "PTX file");
   if (auto why = why_not_ptx(ptx))
     throw core::Error(core::ErrorKind::InvalidInput, fmt::format("'{}' is not PTX: {}", path, *why));
@@ -74,7 +76,7 @@ bool ptx_asks_for_setmaxnreg(const std::string& path, const std::string& kernel)
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("the PTX file '{}' declares no kernel '{}' (.entry {}): give the PTX this cubin was "
                                   "assembled from", path, kernel, kernel));
-  return ptx.find("setmaxnreg") != std::string::npos;
+  return ptx;
 }
 
 void run(const Options& o) {
@@ -108,12 +110,14 @@ void run(const Options& o) {
     from_log = r->second;
     advisories = core::assembler_advisories(log);
   }
-  std::optional<bool> ptx_asks_setmaxnreg;
-  if (!o.ptx.empty()) ptx_asks_setmaxnreg = ptx_asks_for_setmaxnreg(o.ptx, f->name);
+  const std::string ptx = o.ptx.empty() ? std::string() : kernels_ptx(o.ptx, f->name);
   require_nvdisasm("sass");
 
   core::KernelEvidence k{core::profile_sass(core::disassemble(image), f->name), advisories,
-                         from_log ? from_log->spill_store_bytes : 0, ptx_asks_setmaxnreg.value_or(false)};
+                         from_log ? from_log->spill_store_bytes : 0, ptx.find("setmaxnreg") != std::string::npos};
+  // What the PTX's main loop asked for, so the assembler's additions can be told apart.
+  if (const core::PtxMainLoop loop = core::ptx_main_loop(ptx); loop.found)
+    k.ptx_main_loop_warpgroup_sync = loop.warpgroup_sync;
   const int registers = from_log ? from_log->registers : f->registers;
   nlohmann::json functions_json = nlohmann::json::array();
   for (const auto& c : functions) functions_json.push_back({{"name", c.name}, {"registers", c.registers}});
@@ -124,7 +128,7 @@ void run(const Options& o) {
                         {"registers_from", from_log ? "ptxas log" : "cubin"},
                         {"spill_store_bytes", from_log ? nlohmann::json(from_log->spill_store_bytes) : nlohmann::json()},
                         {"spill_load_bytes", from_log ? nlohmann::json(from_log->spill_load_bytes) : nlohmann::json()},
-                        {"ptx_asks_setmaxnreg", ptx_asks_setmaxnreg ? nlohmann::json(*ptx_asks_setmaxnreg) : nlohmann::json()},
+                        {"ptx_asks_setmaxnreg", ptx.empty() ? nlohmann::json() : nlohmann::json(k.ptx_has_setmaxnreg)},
                         {"sass", sass_evidence_json(k)}};
   if (o.json) {
     std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -136,7 +140,7 @@ void run(const Options& o) {
   fmt::print("{}: kernel {} ({} of {} in the cubin): {} registers, {}\n", o.cubin, f->name, f - functions.data() + 1,
              functions.size(), registers, spills);
   fmt::print("{}\n", sass_line(out["sass"]));
-  if (!o.ptx.empty() && !*ptx_asks_setmaxnreg)
+  if (!ptx.empty() && !k.ptx_has_setmaxnreg)
     fmt::print("      (the PTX asks for no setmaxnreg: one register budget for every warp)\n");
 }
 

@@ -13,6 +13,7 @@
 #include "core/compile_pool.h"
 #include "core/error.h"
 #include "core/sass/nvdisasm.h"
+#include "core/sass/kernel_evidence.h"
 #include "core/sass/performance_lints.h"
 #include "core/sass/sass_profile.h"
 #include "harness/numeric_options.h"
@@ -20,16 +21,6 @@
 #include "results/output_file.h"
 
 namespace mgpu::harness {
-namespace {
-
-// The SASS evidence of one compiled kernel: its counts, the assembler's advisory codes, lints.
-nlohmann::json sass_evidence(const core::CompiledUnit& u, int spill_store_bytes) {
-  return sass_evidence_json({core::profile_sass(core::disassemble(u.cubin.image)),
-                             core::assembler_advisories(u.cubin.log), spill_store_bytes,
-                             u.ptx.find("setmaxnreg") != std::string::npos});
-}
-
-}  // namespace
 
 void CompileFlags::add(CLI::App& cmd) {
   cmd.add_option("--emit-dir", emit_dir, "Write each kernel's MLIR, PTX and cubin here");
@@ -98,8 +89,7 @@ void compile_configs(const core::ArchSpec& arch, const std::string& template_nam
   if (o.sass)
     for (size_t j = 0; j < jobs.size(); ++j)
       if (out[j].ok())
-        sass[j] = sass_evidence(out[j].result->units.at(0),
-                                out[j].result->units.at(0).cubin.kernels.at(built[j].kernel_name).spill_store_bytes);
+        sass[j] = sass_evidence_json(core::evidence_of(out[j].result->units.at(0), built[j].kernel_name));
   nlohmann::json rows = nlohmann::json::array();
   for (size_t i = 0; i < configs.size(); ++i) {
     const core::CompileOutcome& x = out[job_of_config[i]];

@@ -18,6 +18,7 @@ nlohmann::json sass_evidence_json(const core::KernelEvidence& k) {
                       {"advisories", k.advisories}, {"lints", lints}};
   if (sp.has_main_loop) j["main_loop"] = core::sass_counts_json(sp.main_loop);
   if (sp.has_epilogue) j["epilogue"] = core::sass_counts_json(sp.epilogue);
+  if (k.ptx_main_loop_warpgroup_sync) j["ptx_main_loop_warpgroup_sync"] = *k.ptx_main_loop_warpgroup_sync;
   return j;
 }
 

@@ -54,9 +54,13 @@ check "verify: a config the tuner proved is answered by the store" \
 check "emulate: verified at the problem itself, no times" \
   '[ $rc = 0 ] && grep -q "virtual device: 2 verified at the problem itself, 0 failed" "$T/out"'
 
-"$MGPU" compile attention $P --all --json > "$T/out" 2>&1; rc=$?
+"$MGPU" compile attention $P --all --json --sass > "$T/out" 2>&1; rc=$?
 check "compile --all: the problem's valid configs, each its own kernel, none spilling" \
   '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); c=j[\"configs\"]; print(len(c), j[\"kernels\"], all(r[\"ok\"] and r[\"spill_store_bytes\"] == 0 for r in c), j[\"problem\"])" "$T/out")" = "14 14 True b1_h4_kvh2_sq300_skv500_d64_bf16_causal" ]'
+# The KV loop's fences and waits are what its PTX asks for (softmax needs S before P.V): the
+# assembler added none, so no serialised-mma lint -- nor any other.
+check "compile --all --sass: no lint on any kernel, the PTX's main-loop count beside the SASS's" \
+  '[ "$("$PY" -c "import json,sys; c=json.load(open(sys.argv[1]))[\"configs\"]; print(all(r[\"sass\"][\"lints\"] == [] and r[\"sass\"][\"main_loop\"][\"warpgroup_sync\"] == r[\"sass\"][\"ptx_main_loop_warpgroup_sync\"] for r in c))" "$T/out")" = True ]'
 "$MGPU" compile attention --arch sm_90a --config '{"block_kv":96}' > "$T/out" 2>&1; rc=$?
 check "compile: a config out of the space is exit 2, named" '[ $rc = 2 ] && grep -q "block_kv" "$T/out"'
 "$MGPU" compile attention --arch sm_90a --all --config '{}' > "$T/out" 2>&1; rc=$?

@@ -12,6 +12,7 @@
 #include "core/compiler.h"
 #include "core/emu/device.h"
 #include "core/emu/engines/tensor_map.h"
+#include "core/sass/ptx_main_loop.h"
 #include "core/sass/sass_profile.h"
 #include "kernels/attention/reference.h"
 #include "kernels/attention/sm90_kernel.h"
@@ -246,6 +247,13 @@ TEST(AttentionSm90, EveryValidConfigAssemblesWithoutSpillsOrAdvisories) {
                                     (schedule == kOverlap ? " overlap" : "");
           EXPECT_EQ(r.spill_store_bytes + r.spill_load_bytes, 0) << where;
           EXPECT_TRUE(core::assembler_advisories(cubin.log).empty()) << where << "\n" << cubin.log;
+          // What the KV loop asks of the tensor cores (the serialised-mma lint measures the
+          // assembler against it): serial, a fence and a wait for each of S = Q.K^T and
+          // O += P.V; the overlap, one fence issuing S_j beside P.V of block j-1, a wait down to
+          // one group (S_j) and a wait for all before P_j is packed.
+          const core::PtxMainLoop loop = core::ptx_main_loop(cr.units.at(0).ptx);
+          EXPECT_TRUE(loop.found) << where;
+          EXPECT_EQ(loop.warpgroup_sync, schedule == kOverlap ? 3 : 4) << where;
         }
   EXPECT_GT(valid, 40);
 }

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/sass/nvdisasm.h"
 #include "core/sass/performance_lints.h"
+#include "core/sass/ptx_main_loop.h"
 #include "core/sass/sass_profile.h"
 #include "kernels/matmul_common/operand_tma.h"
 #include "kernels/matmul_sm90/config.h"
@@ -662,6 +663,23 @@ TEST(MatmulSm90, BothBLayoutsAndOutputDtypesCompile) {
         EXPECT_NO_THROW(core::validate_tensor_map_2d(b.tensor_maps.at(1)));
         EXPECT_NO_THROW(core::validate_tensor_map_2d(b.tensor_maps.at(2)));
       }
+}
+
+// A pipelined k-step asks the tensor cores for one fence and one wait, whatever the tile and
+// the ring: more in the PTX's k-loop would serialise its MMAs by the template's own hand (the
+// serialised-mma lint measures only what the assembler adds to this).
+TEST(MatmulSm90, TheKLoopAsksForOneFenceAndOneWaitPerStep) {
+  MatmulProblem p{.m = 1024, .n = 1024, .k = 512};
+  for (int stages : {2, 4})
+    for (int tile_m : {64, 128}) {
+      MatmulConfig c;
+      c.tile_m = tile_m;
+      c.max_concurrent_steps = stages;
+      const core::PtxMainLoop loop =
+          core::ptx_main_loop(core::compile_module(build_matmul(p, c, hopper()).mlir, hopper()).units.at(0).ptx);
+      EXPECT_TRUE(loop.found) << tile_m << " " << stages;
+      EXPECT_EQ(loop.warpgroup_sync, 2) << tile_m << " " << stages;
+    }
 }
 
 // Issue 19: where two accumulators fit (overlaps_epilogue), a tile's epilogue stores run while

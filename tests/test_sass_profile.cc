@@ -12,6 +12,7 @@
 #include "core/sass/bank_conflicts.h"
 #include "core/sass/kernel_evidence.h"
 #include "core/sass/performance_lints.h"
+#include "core/sass/ptx_main_loop.h"
 #include "core/sass/sass_profile.h"
 #include "tests/support/test_data.h"
 
@@ -272,6 +273,132 @@ TEST(PerformanceLints, InjectedWarpgroupWaitsAreSerialisedMmas) {
   k.advisories.clear();
   k.sass.main_loop.warpgroup_sync = 16;  // the nvJitLink 128x192 kernel's k-loop
   EXPECT_EQ(codes(k), (std::vector<std::string>{"serialised-mma"}));
+}
+
+// The PTX's own main loop (ptx_main_loop.h), as LLVM lays an attention kernel's KV loop out
+// (sm_90a, ptxas 13.0): the loop is entered at its P.V half, placed before the header; its exit
+// test sits in a block after the header's wgmmas; the loop-back path jumps backwards to a
+// block that is no loop header. Each mbarrier wait is an inline-asm loop of its own scope, all
+// named LAB_WAIT and DONE. A listing-span reading found a "loop" of half the body there.
+constexpr const char* kKvLoopPtx = R"(
+.visible .entry attention(.param .u64 p0)
+{
+	mov.u32 	%r1, 0;
+	bra.uni 	$L__BB0_2;
+$L__BB0_2:
+	{
+	.reg .pred P1;
+	LAB_WAIT:
+	mbarrier.try_wait.parity.shared::cta.b64 P1, [%rd1], %r2;
+	@P1 bra.uni DONE;
+	bra.uni LAB_WAIT;
+	DONE:
+	}
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%r10, %r11}, %rd2, %rd3, p, 1, 1, 0, 1;
+	wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%r10, %r11}, %rd2, %rd3, p, 1, 1, 0, 1;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 	0;
+	@%p37 bra 	$L__BB0_16;
+	bra.uni 	$L__BB0_15;
+$L__BB0_16:
+	add.s32 	%r708, %r708, 1;
+	setp.ne.b32 	%p40, %r13, %r708;
+	@%p40 bra 	$L__BB0_12;
+	bra.uni 	$L__BB0_17;
+$L__BB0_12:
+	{
+	.reg .pred P1;
+	LAB_WAIT:
+	mbarrier.try_wait.parity.shared::cta.b64 P1, [%rd4], %r2;
+	@P1 bra.uni DONE;
+	bra.uni LAB_WAIT;
+	DONE:
+	}
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%r20, %r21}, %rd5, %rd6, p, 1, 1, 0, 1;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 	0;
+	bra.uni 	$L__BB0_2;
+$L__BB0_15:
+	mbarrier.arrive.shared.b64 	%rd48, [%rd6];
+	bra.uni 	$L__BB0_16;
+$L__BB0_17:
+	ret;
+}
+)";
+
+TEST(PtxMainLoop, TheKvLoopIsTheNaturalLoopNotAListingSpan) {
+  const PtxMainLoop loop = ptx_main_loop(kKvLoopPtx);
+  ASSERT_TRUE(loop.found);
+  EXPECT_EQ(loop.mma, 3);             // both halves: S = Q.K^T and O += P.V
+  EXPECT_EQ(loop.warpgroup_sync, 4);  // a fence and a wait each
+}
+
+TEST(PtxMainLoop, NoLoopNoWgmmaLoopAndAWaitLoopAlone) {
+  EXPECT_FALSE(ptx_main_loop("").found);
+  // Straight-line wgmmas, and a loop (the inline-asm wait) that holds none.
+  const std::string straight = R"(
+{
+	{
+	LAB_WAIT:
+	@P1 bra.uni DONE;
+	bra.uni LAB_WAIT;
+	DONE:
+	}
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%r1}, %rd1, %rd2, p, 1, 1, 0, 1;
+	wgmma.wait_group.sync.aligned 0;
+	ret;
+}
+)";
+  EXPECT_FALSE(ptx_main_loop(straight).found);
+}
+
+TEST(PtxMainLoop, TheInnermostLoopHoldingAWgmmaIsTheMainLoop) {
+  // A tile loop around a k-loop: the k-loop's one fence and one wait, not the tile loop's four.
+  const std::string nested = R"(
+{
+$T:
+	wgmma.fence.sync.aligned;
+	wgmma.wait_group.sync.aligned 0;
+$K:
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%r1}, %rd1, %rd2, p, 1, 1, 0, 1;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 1;
+	@%p1 bra 	$K;
+	wgmma.fence.sync.aligned;
+	wgmma.wait_group.sync.aligned 0;
+	@%p2 bra 	$T;
+	ret;
+}
+)";
+  const PtxMainLoop loop = ptx_main_loop(nested);
+  ASSERT_TRUE(loop.found);
+  EXPECT_EQ(loop.warpgroup_sync, 2);
+  EXPECT_EQ(loop.mma, 1);
+}
+
+// serialised-mma measures the assembler against the PTX: an attention KV step's four fences
+// and waits are what its PTX asks for (softmax needs S before P.V issues), no lint; the same
+// four where the PTX asked for two were added by the assembler, a lint. Without the PTX's count
+// (older evidence) a pipelined matmul k-step's two is the rule.
+TEST(PerformanceLints, SerialisedMmaIsWhatTheAssemblerAddedToThePtxsMainLoop) {
+  KernelEvidence k{profile_sass(fixture("sm90a_default_ptxas.sass")), {}, 0, true, {}};
+  k.sass.main_loop.warpgroup_sync = 4;
+  k.ptx_main_loop_warpgroup_sync = 4;
+  EXPECT_TRUE(lints(k).empty());
+  k.ptx_main_loop_warpgroup_sync = 2;
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"serialised-mma"}));
+  EXPECT_NE(lints(k)[0].message.find("4 warpgroup arrive/wait in the main loop where its PTX has 2"), std::string::npos)
+      << lints(k)[0].message;
+  k.ptx_main_loop_warpgroup_sync.reset();
+  EXPECT_EQ(codes(k), (std::vector<std::string>{"serialised-mma"}));
+  k.ptx_main_loop_warpgroup_sync = 4;  // stored and read back
+  EXPECT_EQ(evidence_from_json(evidence_json(k)).ptx_main_loop_warpgroup_sync, 4);
+  k.ptx_main_loop_warpgroup_sync.reset();
+  EXPECT_FALSE(evidence_from_json(evidence_json(k)).ptx_main_loop_warpgroup_sync.has_value());
 }
 
 TEST(PerformanceLints, SpillsAndLocalMemoryInTheMainLoop) {

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/sass/nvdisasm.h"
+#include "core/sass/ptx_main_loop.h"
 #include "core/sass/sass_profile.h"
 
 namespace mgpu::core {
@@ -46,6 +47,7 @@ KernelEvidence evidence_of(const CompiledUnit& unit, const std::string& kernel_n
   auto it = unit.cubin.kernels.find(kernel_name);
   if (it != unit.cubin.kernels.end()) k.spill_store_bytes = it->second.spill_store_bytes;
   k.ptx_has_setmaxnreg = unit.ptx.find("setmaxnreg") != std::string::npos;
+  if (const PtxMainLoop loop = ptx_main_loop(unit.ptx); loop.found) k.ptx_main_loop_warpgroup_sync = loop.warpgroup_sync;
   return k;
 }
 
@@ -60,6 +62,7 @@ std::string evidence_json(const KernelEvidence& k) {
                       {"advisories", k.advisories},
                       {"spill_store_bytes", k.spill_store_bytes},
                       {"ptx_has_setmaxnreg", k.ptx_has_setmaxnreg}};
+  if (k.ptx_main_loop_warpgroup_sync) j["ptx_main_loop_warpgroup_sync"] = *k.ptx_main_loop_warpgroup_sync;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -78,6 +81,8 @@ KernelEvidence evidence_from_json(std::string_view text) {
     k.advisories = j.value("advisories", std::vector<std::string>{});
     k.spill_store_bytes = j.value("spill_store_bytes", 0);
     k.ptx_has_setmaxnreg = j.value("ptx_has_setmaxnreg", false);
+    if (j.contains("ptx_main_loop_warpgroup_sync"))
+      k.ptx_main_loop_warpgroup_sync = j["ptx_main_loop_warpgroup_sync"].get<int>();
     return k;
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("unreadable kernel evidence: {}", e.what()));

@@ -1,7 +1,7 @@
 // The SASS evidence of one compiled kernel (issue 19), gathered once and kept. Contract:
 // evidence_of() disassembles the unit's cubin (nvdisasm: Error{Unavailable} without it, as
 // disassemble() throws) and reads the assembler's log, the kernel's spills and the PTX's
-// setmaxnreg; it leaves bank_conflicts empty (a verification counts those). evidence_json()
+// setmaxnreg and main-loop wgmma fences and waits (ptx_main_loop.h); it leaves bank_conflicts empty (a verification counts those). evidence_json()
 // and evidence_from_json() round-trip the SASS part as JSON text (the results store keeps it
 // so); a field missing from the text takes its default, so a record written before a field
 // existed still reads; unreadable text throws Error{InvalidInput}. lints_json() is the

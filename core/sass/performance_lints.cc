@@ -14,6 +14,10 @@ bool has(const std::vector<std::string>& codes, const char* code) {
 
 }  // namespace
 
+bool main_loop_syncs_added(const KernelEvidence& k) {
+  return k.sass.has_main_loop && k.sass.main_loop.warpgroup_sync > k.ptx_main_loop_warpgroup_sync.value_or(2);
+}
+
 std::vector<Lint> lints(const KernelEvidence& k) {
   std::vector<Lint> out;
   // The register split the PTX asks for never happens: relocatable assembly drops it (C7504),
@@ -24,11 +28,13 @@ std::vector<Lint> lints(const KernelEvidence& k) {
                                k.sass.whole.setmaxnreg, has(k.advisories, "C7504") ? ", C7504" : "",
                                has(k.advisories, "C7508") ? ", C7508" : "")});
   // ptxas injected warpgroup.arrive/wait around MMAs (C7519/C7517), or the k-loop holds more
-  // than the one fence and one wait a pipelined k-step needs.
+  // than the fences and waits its PTX asked for (a pipelined matmul k-step: one of each; an
+  // attention KV step: two of each, as its softmax needs S before P.V issues).
   const bool injected = has(k.advisories, "C7519") || has(k.advisories, "C7517");
-  if (injected || (k.sass.has_main_loop && k.sass.main_loop.warpgroup_sync > 2))
-    out.push_back({"serialised-mma", fmt::format("wgmmas wait for each other: {} warpgroup arrive/wait in the main loop{}",
-                                                 k.sass.main_loop.warpgroup_sync,
+  if (injected || main_loop_syncs_added(k))
+    out.push_back({"serialised-mma", fmt::format("wgmmas wait for each other: {} warpgroup arrive/wait in the main loop "
+                                                 "where its PTX has {}{}",
+                                                 k.sass.main_loop.warpgroup_sync, k.ptx_main_loop_warpgroup_sync.value_or(2),
                                                  injected ? ", and the assembler says it injected some" : "")});
   if (k.spill_store_bytes > 0)
     out.push_back({"spills", fmt::format("{} bytes of registers spilled to local memory", k.spill_store_bytes)});

@@ -22,6 +22,10 @@ struct KernelEvidence {
   bool ptx_has_setmaxnreg = false;      // the kernel asks for a register split
   // Not from the SASS: a verification's count (parse_bank_conflicts of its stored message).
   std::optional<SharedBankConflicts> bank_conflicts;
+  // The wgmma fences and waits the PTX's own main loop holds (ptx_main_loop.h): what the
+  // template asked for; unknown (older evidence, no PTX loop found): a pipelined matmul k-step's
+  // one fence and one wait.
+  std::optional<int> ptx_main_loop_warpgroup_sync;
 };
 
 struct Lint {
@@ -30,5 +34,8 @@ struct Lint {
 };
 
 std::vector<Lint> lints(const KernelEvidence& k);
+// The serialised-mma test of the main loop alone: its SASS holds more warpgroup arrives/waits
+// than its PTX asked for (the assembler serialised what the template pipelined).
+bool main_loop_syncs_added(const KernelEvidence& k);
 
 }  // namespace mgpu::core

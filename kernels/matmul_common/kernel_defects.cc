@@ -8,9 +8,9 @@ KernelDefects defects_of(const core::KernelEvidence& k) {
   for (const core::Lint& l : core::lints(k)) {
     if (l.code == "setmaxnreg-dropped") d.setmaxnreg_dropped = true;
     else if (l.code == "serialised-mma")
-      // The same test lints() makes for the main loop: more than its one fence and one wait.
-      d.serialised_mma = k.sass.has_main_loop && k.sass.main_loop.warpgroup_sync > 2 ? KernelDefects::Serialised::EveryStep
-                                                                                    : KernelDefects::Serialised::FirstStep;
+      // The same test lints() makes for the main loop: more than the fences and waits its PTX has.
+      d.serialised_mma = core::main_loop_syncs_added(k) ? KernelDefects::Serialised::EveryStep
+                                                       : KernelDefects::Serialised::FirstStep;
     else if (l.code == "spills") d.spill_bytes = k.spill_store_bytes;
     else if (l.code == "local-memory-in-main-loop") d.main_loop_local_ops = k.sass.main_loop.local_memory;
     else if (l.code == "membar-in-main-loop") d.main_loop_membars = k.sass.main_loop.wide_membar;
