@@ -9,7 +9,7 @@ namespace mgpu::kernels {
 
 const std::vector<OpEntry>& ops() {
   static const std::vector<OpEntry> entries = {
-      {"attention", "sm_90a", "sm_90a", attention::attention_template},
+      {"attention", "sm_90a", "sm_90a", attention::attention_template, attention_suites},
   };
   return entries;
 }

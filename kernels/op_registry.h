@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/arch.h"
+#include "kernels/op_suites.h"
 #include "kernels/op_template.h"
 
 namespace mgpu::kernels {
@@ -20,6 +21,7 @@ struct OpEntry {
   std::string archs;               // the targets it has, for --help ("sm_90a")
   std::string default_arch;
   std::function<const OpTemplate&(const core::ArchSpec&)> for_arch;  // throws Error{Unavailable}
+  std::function<std::vector<OpSuite>()> suites;                       // named problem suites
 };
 
 const std::vector<OpEntry>& ops();

@@ -17,6 +17,7 @@
 #include "harness/exit_codes.h"
 #include "harness/numeric_options.h"
 #include "harness/op/op_prover.h"
+#include "harness/op/op_suite.h"
 #include "harness/op/op_tuning.h"
 #include "harness/op/problem_flags.h"
 #include "harness/problem_options.h"
@@ -47,21 +48,33 @@ struct TuneFlags {
   ArchOption arch;
   ProblemFlags problem;
   OpTuneOptions tune;
+  std::string shapes;
   bool json = false, quiet = false;
 };
+
+nlohmann::json report_json(const OpTuneOptions& o, const OpTuneReport& r) {
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& t : r.top) top.push_back({{"config", config_json(t.config)}, {"ms", t.ms}, {"tflops", t.tflops}});
+  nlohmann::json j = {{"template", r.template_name}, {"problem", o.problem.key}, {"device", r.device_name},
+                      {"source", r.source}, {"run", r.run_uuid}, {"space", r.space_size}, {"valid", r.valid},
+                      {"trials_this_run", r.trials_this_run}, {"trials_resumed", r.trials_resumed},
+                      {"failed", r.failed}, {"verified", r.verified}, {"verify_failed", r.verify_failed},
+                      {"verify_reused", r.verify_reused}, {"top", top}, {"interrupted", r.interrupted}};
+  if (!r.unverified_why.empty()) j["not_verified"] = r.unverified_why;
+  return j;
+}
+
+// Whether a finished tuning of one problem failed: a config failed, or (emulate) none was
+// verified though some were left to do, or (model, GPU) nothing ranked.
+bool tuning_failed(const OpTuneReport& r) {
+  if (r.source == "emulate") return r.verify_failed > 0 || (r.verified == 0 && r.trials_resumed == 0);
+  return r.top.empty() || r.verify_failed > 0;
+}
 
 void print_tune_report(const OpTuneOptions& o, const OpTuneReport& r, bool json) {
   const std::string label = r.source == "cuda" ? "measured" : r.source == "model" ? "predicted" : r.source;
   if (json) {
-    nlohmann::json top = nlohmann::json::array();
-    for (const auto& t : r.top) top.push_back({{"config", config_json(t.config)}, {"ms", t.ms}, {"tflops", t.tflops}});
-    nlohmann::json j = {{"template", r.template_name}, {"problem", o.problem.key}, {"device", r.device_name},
-                        {"source", r.source}, {"run", r.run_uuid}, {"space", r.space_size}, {"valid", r.valid},
-                        {"trials_this_run", r.trials_this_run}, {"trials_resumed", r.trials_resumed},
-                        {"failed", r.failed}, {"verified", r.verified}, {"verify_failed", r.verify_failed},
-                        {"verify_reused", r.verify_reused}, {"top", top}, {"interrupted", r.interrupted}};
-    if (!r.unverified_why.empty()) j["not_verified"] = r.unverified_why;
-    std::cout << j.dump(2) << "\n";
+    std::cout << report_json(o, r).dump(2) << "\n";
     return;
   }
   fmt::print("{} on {} ({}), problem {}\n", r.template_name, r.device_name, label, o.problem.key);
@@ -132,15 +145,40 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
       ->check(whole_number(1, 64))
       ->capture_default_str();
   cmd->add_option("--timer", o->tune.timer, "How a GPU times a kernel: cupti, events or auto")->capture_default_str();
+  std::string suites;
+  for (const kernels::OpSuite& s : e.suites ? e.suites() : std::vector<kernels::OpSuite>{})
+    suites += fmt::format("\n    {}: {}", s.name, s.description);
+  cmd->add_option("--shapes", o->shapes,
+                  fmt::format("Tune a suite of problems in turn, each with these options: a .csv or .json file whose "
+                              "columns are the problem flags (batch, heads, kv_heads, seq_q, ...; a problem flag given "
+                              "here fills what a row leaves out), or a suite built in:{}",
+                              suites.empty() ? " none" : suites));
   cmd->add_flag("--json", o->json, "Print the result as JSON (no progress)");
   cmd->add_flag("--quiet,-q", o->quiet, "Print only the summary (no progress)");
   const std::string op = e.op;
-  cmd->callback([o, cmd, op] {
+  cmd->callback([o, cmd, op, e] {
     const core::ArchSpec& arch = o->arch.resolve();
     const kernels::OpTemplate& t = kernels::op_template(op, arch);
     o->tune.op = op;
     o->tune.arch = std::string(arch.name);
-    o->tune.problem = o->problem.problem(t);
+    std::optional<OpProblemSuite> suite;
+    if (!o->shapes.empty()) {
+      suite = load_op_suite(e, t, o->shapes, o->problem.given_values());
+      // Every problem checked before the first runs: one no config can run ends the suite at
+      // once, not after hours (emulate's memory is checked for each as the device is picked).
+      for (std::size_t i = 0; i < suite->problems.size(); ++i) {
+        bool any = false;
+        t.space().enumerate([&](const core::TuningConfig& c) { any = any || !t.why_invalid(suite->problems[i], c); });
+        if (!any)
+          throw core::Error(core::ErrorKind::InvalidInput,
+                            fmt::format("{}: no config of {} is valid for {}: see 'mgpu-tune space {} ...' for the rules",
+                                        suite->where[i], t.name(), suite->problems[i].key, op));
+      }
+      o->tune.problem = suite->problems.front();
+      o->tune.also_fits.assign(suite->problems.begin() + 1, suite->problems.end());
+    } else {
+      o->tune.problem = o->problem.problem(t);
+    }
     o->tune.arguments = arguments_of(op, *cmd);
     if (o->tune.timer != "auto" && o->tune.timer != "cupti" && o->tune.timer != "events")
       throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--timer must be auto, cupti or events, got '{}'", o->tune.timer));
@@ -151,7 +189,7 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
     if (d != "auto" && d != "cuda" && d != "model" && d != "emulate" && d.rfind("replay:", 0) != 0)
       throw core::Error(core::ErrorKind::InvalidInput,
                         fmt::format("unknown device '{}': choose auto, cuda, emulate or model", d));
-    OpTuneReport r = tune_op(o->tune, stop_requested(), [progress](const OpTrialLine& l) {
+    auto on_trial = [progress](const OpTrialLine& l) {
       if (!progress) return;
       if (!l.running.empty()) {
         fmt::print(stderr, "[{}/{}] {}  {} ...\n", l.index, l.budget, l.config.to_json(), l.running);
@@ -161,19 +199,55 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
       fmt::print(stderr, "[{}/{}] {}  {}{}{}\n", l.index, l.budget, l.config.to_json(), result,
                  l.verification.empty() ? "" : "; " + l.verification,
                  l.status == "ok" ? "" : ": " + l.message.substr(0, 300));
-    });
-    print_tune_report(o->tune, r, o->json);
-    if (r.interrupted) {
+    };
+    if (!suite) {
+      OpTuneReport r = tune_op(o->tune, stop_requested(), on_trial);
+      print_tune_report(o->tune, r, o->json);
+      if (r.interrupted) {
+        fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
+                   sigabbrev_np(stop_exit_code() - 128), r.trials_this_run, o->tune.db);
+        throw ExitWith{stop_exit_code()};
+      }
+      // emulate: a config failed, or none was verified (a resume with nothing left to do: exit 0)
+      if (tuning_failed(r)) throw ExitWith{kExitFailure};
+      return;
+    }
+    // A suite: each problem tuned in turn with the same options, its report as it ends.
+    nlohmann::json reports = nlohmann::json::array();
+    int tuned = 0, failed = 0, trials = 0;
+    bool interrupted = false;
+    for (std::size_t i = 0; i < suite->problems.size() && !interrupted; ++i) {
+      o->tune.problem = suite->problems[i];
+      if (progress) fmt::print(stderr, "suite {}: problem {}/{}: {}\n", suite->name, i + 1, suite->problems.size(),
+                               suite->problems[i].key);
+      OpTuneReport r = tune_op(o->tune, stop_requested(), on_trial);
+      o->tune.also_fits.clear();  // checked once, with the first
+      trials += r.trials_this_run;
+      interrupted = r.interrupted;
+      if (o->json) reports.push_back(report_json(o->tune, r));
+      else print_tune_report(o->tune, r, false);
+      if (interrupted) break;
+      ++tuned;
+      failed += tuning_failed(r);
+    }
+    const std::size_t n = suite->problems.size();
+    if (o->json)
+      std::cout << nlohmann::json{{"suite", suite->name}, {"problems", n}, {"tuned", tuned}, {"failed", failed},
+                                  {"duplicates_dropped", suite->duplicates_dropped}, {"reports", reports},
+                                  {"interrupted", interrupted}}
+                       .dump(2)
+                << "\n";
+    else
+      fmt::print("suite {}: {} problems, {} tuned{}{}{}\n", suite->name, n, tuned,
+                 failed ? fmt::format(", {} with a failure", failed) : "",
+                 interrupted ? fmt::format(", {} not reached (stopped)", n - tuned) : "",
+                 suite->duplicates_dropped ? fmt::format(" ({} duplicates dropped)", suite->duplicates_dropped) : "");
+    if (interrupted) {
       fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
-                 sigabbrev_np(stop_exit_code() - 128), r.trials_this_run, o->tune.db);
+                 sigabbrev_np(stop_exit_code() - 128), trials, o->tune.db);
       throw ExitWith{stop_exit_code()};
     }
-    if (r.source == "emulate") {
-      // A config failed, or none was verified (a resume with nothing left to do: exit 0).
-      if (r.verify_failed > 0 || (r.verified == 0 && r.trials_resumed == 0)) throw ExitWith{kExitFailure};
-    } else if (r.top.empty() || r.verify_failed > 0) {
-      throw ExitWith{kExitFailure};
-    }
+    if (failed) throw ExitWith{kExitFailure};
   });
 }
 

@@ -62,7 +62,10 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("--device replay is for matmuls; {} tunes on model, emulate, cuda or auto", o.op));
   Device device = pick_device({o.device, o.db, std::string(t.name()), o.problem.key,
-                               [&](const core::DeviceReport& r) { check_fits(o.problem, r); }},
+                               [&](const core::DeviceReport& r) {
+                                 check_fits(o.problem, r);
+                                 for (const kernels::Problem& p : o.also_fits) check_fits(p, r);
+                               }},
                               arch);
   if (!device.note.empty() && o.notify) o.notify(device.note);
 

@@ -41,6 +41,8 @@ struct OpTuneOptions {
   std::string timer = "auto";
   std::string arguments;
   std::function<void(const std::string&)> notify;
+  // More problems that must fit the virtual device (a suite's, checked before its first runs).
+  std::vector<kernels::Problem> also_fits;
 };
 
 struct OpTrialLine {  // one trial as it finished (or, `running` set, as a long one starts), for progress

@@ -18,10 +18,12 @@ class ProblemFlags {
   void add(CLI::App& cmd, const kernels::OpTemplate& t);
   kernels::Problem problem(const kernels::OpTemplate& t) const { return t.problem(values_); }
   bool given() const;
+  // The values the user set on the command line, by flag name (a switch: "true").
+  std::map<std::string, std::string> given_values() const;
 
  private:
   std::map<std::string, std::string> values_;
-  std::vector<CLI::Option*> options_;
+  std::vector<std::pair<std::string, CLI::Option*>> options_;
 };
 
 }  // namespace mgpu::harness
