@@ -83,7 +83,7 @@ const kernels::OpTemplate* our_op_template(const std::string& name) {
 
 // check_configs() for an op template: the problem is its key's (fields and flops stored with
 // it, as the tuner stores them), and each config one the template's rules accept there.
-results::ProblemRecord op_problem_for(const kernels::OpTemplate& t, const std::string& key, const results::T4File& file,
+results::ProblemRecord op_problem_for(const kernels::OpTemplate& t, const std::string& key, results::T4File& file,
                                       const std::string& path) {
   kernels::Problem p;
   try {
@@ -97,7 +97,7 @@ results::ProblemRecord op_problem_for(const kernels::OpTemplate& t, const std::s
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("--problem {} is not a problem of {}: its canonical key is {}", key, t.name(), p.key));
   for (size_t i = 0; i < file.results.size(); ++i) {
-    const core::TuningConfig& c = file.results[i].config;
+    core::TuningConfig& c = file.results[i].config;
     const std::string where = fmt::format("T4 file {}, result {}", path, i);
     const core::ParamSpace space = t.space();
     for (const auto& [name, value] : c.values())
@@ -107,7 +107,8 @@ results::ProblemRecord op_problem_for(const kernels::OpTemplate& t, const std::s
                           fmt::format("{}: parameter '{}' is not one of {}'s: the file is not a landscape of that "
                                       "template (leave --kernel out to import it as its own kernel)",
                                       where, name, t.name()));
-    // Parameters left out read as the template's defaults, as a stored config does.
+    // Parameters left out read as the template's defaults, as a stored config does; the config
+    // is stored whole, so one kernel is one config of the study (and of every export).
     core::TuningConfig full = t.default_config();
     for (const auto& [name, value] : c.values()) full.set(name, value);
     try {
@@ -116,6 +117,7 @@ results::ProblemRecord op_problem_for(const kernels::OpTemplate& t, const std::s
       throw core::Error(core::ErrorKind::InvalidInput,
                         fmt::format("{}: not a config of {} at {}: {}", where, t.name(), key, e.what()));
     }
+    c = full;
   }
   return problem_record(p);
 }
@@ -187,6 +189,13 @@ void add_import_command(CLI::App& app) {
     results::check_t4_import(as);
     results::check_t4_results(file, o->t4);
     if (stop_requested()) stopped("while the file was read");
+    const bool ours = our_template(as.kernel) || our_op_template(as.kernel);
+    if (ours && o->problem == "t4")
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("--kernel {} is one of our templates: give the problem its results belong to with "
+                                    "--problem KEY (e.g. {})",
+                                    as.kernel, our_template(as.kernel) ? "m4096_n4096_k4096_bf16_bf16_kn"
+                                                                       : our_op_template(as.kernel)->kernel_problems().front().key));
     if (const kernels::MatmulTemplate* t = our_template(as.kernel)) {
       as.shape = problem_for(*t, as.problem);
       as.arch = std::string(t->arch().name);

@@ -324,6 +324,11 @@ void add_regress(CLI::App& app) {
   cmd->callback(deferring_stops("the comparison had finished; the database was only read", [o] {
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     results::RunRow b = s.run(o->baseline), c = s.run(o->candidate);
+    // A run against itself is every config against itself: allowed (the no-change baseline of a
+    // check), but said, so a script's wrong pick does not read as a real comparison.
+    if (b.id == c.id)
+      fmt::print(stderr, "note: --baseline {} and --candidate {} are the same run ({}): each config is compared with "
+                         "itself\n", o->baseline, o->candidate, b.uuid);
     results::RegressReport r = results::compare_runs(s, b.id, c.id, o->threshold_pct / 100, o->max_noise_pct / 100);
     // Two runs with no config in common: a comparison of nothing, which printed as a clean pass
     // ("0 slower, 0 faster, 0 same", exit 0). Bad input: the runs given cannot be compared.

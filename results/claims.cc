@@ -177,7 +177,7 @@ int Claims::counted() {
 
 std::vector<StudyTrial> Claims::trials_after(std::int64_t after_id) {
   return guard_database(path(), [&] {
-    SQLite::Statement q(db_, fmt::format("SELECT t.id, c.json, t.status, t.median_ms, t.noise {} AND t.id > ?7 "
+    SQLite::Statement q(db_, fmt::format("SELECT t.id, c.json, t.status, t.median_ms, t.noise, p.kernel {} AND t.id > ?7 "
                                          "ORDER BY t.id", kStudyTrials));
     bind_study(q, study_);
     q.bind(7, after_id);
@@ -197,7 +197,16 @@ std::vector<StudyTrial> Claims::trials_after(std::int64_t after_id) {
                                   path(), t.id, m.getString().substr(0, 40)));
         t.median_ms = v;
       }
-      if (!q.getColumn(4).isNull()) t.noise = q.getColumn(4).getDouble();
+      if (!q.getColumn(4).isNull()) {
+        const SQLite::Column n = q.getColumn(4);
+        const double v = n.getDouble();
+        if (!(n.isInteger() || n.isFloat()) || !std::isfinite(v) || v < 0)
+          throw core::Error(core::ErrorKind::InvalidInput,
+                            fmt::format("{} is damaged: trial {} has noise {} (a relative spread: 0 or more, finite)",
+                                        path(), t.id, n.getString().substr(0, 40)));
+        t.noise = v;
+      }
+      t.problem_kernel = q.getColumn(5).getString();
       out.push_back(std::move(t));
     }
     return out;

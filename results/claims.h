@@ -38,6 +38,7 @@ struct StudyTrial {
   std::string config_json;
   std::string status;
   std::optional<double> median_ms, noise;
+  std::string problem_kernel;  // the kernel column of its problem row (the study matches the key)
 };
 
 class Claims {

@@ -205,9 +205,10 @@ class Store {
   // carries the shared-memory bank-conflict counts, core/sass/bank_conflicts.h), or nullopt.
   std::optional<std::string> passing_verification_message(const std::string& kernel_hash);
   bool integrity_ok();
-  // Error{InvalidInput} "DB is damaged" when the database's row of p's (kernel, key) has other
-  // sizes, types, fields or flops than `p` (an edited row: trials recorded at `p` would be read
-  // under it). A study checks its problem before it resumes; record_trial() checks it too.
+  // Error{InvalidInput} "DB is damaged" when the database's row of p's (kernel, key) is another
+  // problem: a matmul's other sizes or types; another op's row, judged as every reader judges it
+  // (stored_config.h's problem half: the problem its key names, by value). A study checks its
+  // problem before it resumes; record_trial() checks it too.
   void check_problem(const ProblemRecord& p);
   SQLite::Database& db() { return *db_; }
   const std::string& path() const { return path_; }

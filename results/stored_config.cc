@@ -30,9 +30,12 @@ ProblemRowCheck& problem_check() {
 
 void set_problem_row_check(ProblemRowCheck check) { problem_check() = std::move(check); }
 
+std::optional<std::string> why_problem_row_wrong(const ProblemRecord& problem) {
+  return problem_check() ? problem_check()(problem) : std::nullopt;
+}
+
 void check_problem_row(const std::string& db, std::int64_t trial_id, const ProblemRecord& problem) {
-  if (!problem_check()) return;
-  if (std::optional<std::string> why = problem_check()(problem))
+  if (std::optional<std::string> why = why_problem_row_wrong(problem))
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{} is damaged: trial {} has a problem row of {} that is not its key's problem: {}", db,
                                   trial_id, quoted(problem.kernel), *why));

@@ -46,8 +46,10 @@ inline core::TuningConfig stored_config(const std::string& db, const TrialRow& r
 // store.cc checks itself, or an imported landscape's kernel). Installed by the harness.
 using ProblemRowCheck = std::function<std::optional<std::string>(const ProblemRecord& problem)>;
 void set_problem_row_check(ProblemRowCheck check);
-// Throws Error{InvalidInput} "DB is damaged: trial N has a problem row that is not its key's
-// problem: WHY".
+// Throws Error{InvalidInput} "DB is damaged: trial N has a problem row of OP that is not its
+// key's problem: WHY". why_problem_row_wrong() is the hook's answer alone (nullopt when none is
+// installed), for a check of a row no trial names yet (Store::check_problem).
 void check_problem_row(const std::string& db, std::int64_t trial_id, const ProblemRecord& problem);
+std::optional<std::string> why_problem_row_wrong(const ProblemRecord& problem);
 
 }  // namespace mgpu::results

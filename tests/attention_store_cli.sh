@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Attention rows in the store, read back (battery round 9: F6, F7, F10, F11, F12, F14, F17): a
+# Attention rows in the store, read back (battery rounds 9 and 10): a
 # damaged row -- a time below 0, a config its template rejects at the row's problem, a problem
 # row whose fields, flops or kernel disagree with its key -- is refused as damaged by every
 # reader and by the tuner (exit 2), and the undamaged database passes them all (the correct
 # twin); an import under our attention template stores the key's problem and checks each config;
 # predictions never leave in a T4 file (it cannot label them); a verdict made under fewer
-# schedules than asked for runs again; a long virtual-device run says how long before it starts.
+# schedules than asked for runs again; a long virtual-device run says how long before it starts;
+# the report draws two template versions side by side; a verifying run proves what an unverified
+# one ranked; regress refuses a run against itself.
 set -uo pipefail
 MGPU="${MGPU:?}"
 T="$(mktemp -d /tmp/mgpu-attention-store.XXXXXX)"; trap 'rm -rf "$T"' EXIT
@@ -58,9 +60,17 @@ damage dtype_int4 "UPDATE problems SET dtype = 'int4' WHERE id = $PID" \
   "has a problem row of attention that is not its key's problem: its types 'int4'" "2 2 2 2"
 # Readers of rows alone (trials, csv) do not judge configs; those that rank do.
 damage config_rejected "UPDATE configs SET json = '{\"block_kv\":128,\"block_q\":64,\"consumer_schedule\":\"serial\",\"max_concurrent_steps\":4}' WHERE id = $CID" \
-  "has a config its template attention_sm90 does not accept .* invalid config (smem)" "2 0 0 0"
+  "has a config its template attention_sm90 does not accept .* invalid config (smem)" "2 0 0 2"
 damage problem_of_another_kernel "UPDATE problems SET kernel = 'convolution' WHERE id = $PID" \
-  "has a config its template attention_sm90 does not accept .* its problem is of kernel 'convolution'" "2 0 0 0"
+  "has a config its template attention_sm90 does not accept .* its problem is of kernel 'convolution'" "2 0 0 2"
+damage noise_negative "UPDATE trials SET noise = -0.5 WHERE source = 'model'" "has noise -0.5" "2 2 2 2"
+# Not damage, for every reader and the tuner alike (round 10, F4): a value written 2.0, flops
+# within rounding, a layout column an attention problem does not read.
+for ok in "UPDATE problems SET fields = replace(fields, '\"heads\":2,', '\"heads\":2.0,') WHERE id = $PID" \
+          "UPDATE problems SET flops = flops * (1 + 1e-12) WHERE id = $PID" "UPDATE problems SET layout = 'kn' WHERE id = $PID"; do
+  cp "$T/a.db" "$T/same.db"; sql "$T/same.db" "$ok"
+  check "not damage ($ok): every reader and the tuner pass" '[ "$(readers "$T/same.db")" = "0 0 0 0" ]'
+done
 
 # Import under our attention template (F6): the key's problem, each config checked.
 "$MGPU" attention $P --device model --no-verify --db "$T/m.db" --quiet > "$T/out" 2>&1
@@ -73,6 +83,8 @@ res = [{"timestamp": "2026-01-01T00:00:00Z", "configuration": json.loads(c), "ti
        for c, ms in rows]
 doc = {"schema_version": "1.0.0", "metadata": {"timeunit": "milliseconds"}, "results": res}
 json.dump(doc, open(t + "/good_T4.json", "w"))
+part = dict(doc["results"][0]); part["configuration"] = {k: v for k, v in part["configuration"].items() if k != "consumer_schedule"}
+json.dump(dict(doc, results=[part]), open(t + "/part_T4.json", "w"))
 doc["results"][0]["configuration"] = {"block_kv": 128, "block_q": 64, "max_concurrent_steps": 4}
 json.dump(doc, open(t + "/smem_T4.json", "w"))
 doc["results"][0]["configuration"] = {"tile_m": 64}
@@ -90,6 +102,11 @@ check "import: the problem row is the key's (op, fields, flops)" \
   '[ $rc = 0 ] && [ "$(q "$T/i.db" "SELECT kernel || '"' '"' || json_extract(fields, '"'$.heads'"') || '"' '"' || (flops > 0) FROM problems")" = "attention 2 1" ]'
 "$MGPU" best --db "$T/i.db" --all-versions --include-model > "$T/out" 2>&1; rc=$?
 check "import: the imported rows show their TFLOP/s" '[ $rc = 0 ] && grep "attention_sm90" "$T/out" | grep -vq "| 0.0 |"'
+"$MGPU" import --t4 "$T/part_T4.json" --db "$T/p.db" --kernel attention_sm90 --problem $KEY --device H100 > "$T/out" 2>&1; rc=$?
+check "import: a config leaving a field out is stored whole (the template's default filled)" \
+  '[ $rc = 0 ] && [ "$(q "$T/p.db" "SELECT json_extract(json, '"'$.consumer_schedule'"') IS NOT NULL FROM configs")" = 1 ]'
+"$MGPU" import --t4 "$T/good_T4.json" --db "$T/n.db" --kernel attention_sm90 > "$T/out" 2>&1; rc=$?
+check "import: our template without --problem asks for one" '[ $rc = 2 ] && grep -q "give the problem its results belong to with --problem KEY" "$T/out"'
 "$MGPU" merge "$T/i.db" "$T/m.db" -o "$T/merged.db" > "$T/out" 2>&1; rc=$?
 check "merge with a tuned database: one problem row for the key" \
   '[ $rc = 0 ] && [ "$(q "$T/merged.db" "SELECT count(*) FROM problems WHERE key = '"'$KEY'"'")" = 1 ]'
@@ -118,6 +135,22 @@ check "a number given as a string: the type is named" '[ $rc = 2 ] && grep -q "m
 "$MGPU" attention $P --device emulate --trials 1 --db "$T/e.db" --quiet > "$T/out" 2>&1
 "$MGPU" best --db "$T/e.db" --include-model --all-versions > "$T/out" 2>&1; rc=$?
 check "best of virtual-device verifications alone: says they rank nothing" '[ $rc = 0 ] && grep -q "1 virtual-device verifications" "$T/out"'
+
+# A study of an older template version (no consumer_schedule in its configs) beside the
+# current one: healthy, and the report draws it (round 10, F1: a KeyError traceback).
+cp "$T/a.db" "$T/old.db"
+sql "$T/old.db" "UPDATE templates SET source_hash = '0123456789abcdef' WHERE name = 'attention_sm90'"
+sql "$T/old.db" "UPDATE configs SET json = json_remove(json, '\$.consumer_schedule')"
+"$MGPU" attention $P --device model --db "$T/old.db" --quiet > "$T/out" 2>&1
+"$MGPU" report --db "$T/old.db" -o "$T/rep" > "$T/out" 2>&1; rc=$?
+check "report of two template versions, one without a knob: drawn, no traceback" '[ $rc = 0 ] && ! grep -q "Traceback\|KeyError" "$T/out"'
+# A config an earlier run ranked under --no-verify is proven before this run ranks it (F5).
+"$MGPU" attention $P --device model --no-verify --trials 2 --db "$T/nv.db" --quiet > "$T/out" 2>&1
+"$MGPU" attention $P --device model --trials 3 --db "$T/nv.db" --quiet > "$T/out" 2>&1; rc=$?
+check "a verifying run proves the configs an unverified run ranked" \
+  '[ $rc = 0 ] && grep -q "verified on the virtual device first: 3 passed" "$T/out" && [ "$(q "$T/nv.db" "SELECT count(DISTINCT config_id) FROM trials WHERE source = '"'emulate'"'")" = 3 ]'
+"$MGPU" regress --db "$T/a.db" --baseline 1 --candidate 1 > "$T/out" 2>&1; rc=$?
+check "regress of a run against itself: said so" 'grep -q "are the same run .*: each config is compared with itself" "$T/out"'
 
 # A long virtual-device run says how long, and that a config is running (F12); stopped at once.
 "$MGPU" attention --arch sm_90a --heads 8 --seq-q 4096 --device emulate --trials 1 --db "$T/long.db" > "$T/out" 2>&1 & pid=$!

@@ -3,7 +3,8 @@
 # tuned in turn with one set of options -- CSV and JSON files whose columns are the problem
 # flags ('-' or '_'), a problem flag on the command line filling what rows leave out, switch
 # cells, duplicates dropped, the built-in suites; a second run resumes (nothing measured twice);
-# bad suites are exit 2, named by file and line, before any database is written.
+# bad suites are exit 2, named by file and line, before any database is written. Campaigns of
+# attention tasks: planned from a suite or keys, run by run-task into shards, their status.
 set -uo pipefail
 MGPU="${MGPU:?}"
 T="$(mktemp -d /tmp/mgpu-attention-suite.XXXXXX)"; trap 'rm -rf "$T"' EXIT
@@ -48,4 +49,35 @@ bad bad_switch "bad.csv line 2: causal is true or false" 'heads,causal\n2,maybe\
 bad no_valid_config "bad.csv line 3: no config of attention_sm90 is valid" 'heads,seq_q\n2,300\n1,2147483647\n'
 bad header_only "the problem suite .* is empty" 'heads,seq_q\n'
 bad unknown_name "'bogus' is no attention suite (built in: fa3, llama3-8b-prefill)" '' bogus
+# --- campaigns of attention tasks (harness/campaign): planned from a suite or keys, each task
+# run by run-task as `mgpu-tune attention` runs it, into its own shard ---
+printf 'heads,seq_q,seq_kv\n2,300,500\n2,130,200\n' > "$T/c.csv"
+"$MGPU" campaign plan --op attention --arch sm_90a --shapes "$T/c.csv" --device model --trials 2 --strategy model \
+  -o "$T/camp.json" > "$T/out" 2>&1; rc=$?
+check "campaign plan --op attention: one task per problem" \
+  '[ $rc = 0 ] && grep -q "wrote .*camp.json: 2 tasks" "$T/out" && [ "$("$PY" -c "import json,sys; t=json.load(open(sys.argv[1]))[\"tasks\"]; print(t[0][\"op\"], t[1][\"problem\"])" "$T/camp.json")" = "attention b1_h2_kvh2_sq130_skv200_d128_bf16_noncausal" ]'
+"$MGPU" campaign run-task "$T/camp.json" 1 > "$T/out" 2>&1; rc=$?
+check "run-task: the attention task tuned into its shard, its exit recorded" \
+  '[ $rc = 0 ] && grep -q "task 1 attention b1_h2_kvh2_sq130_skv200_d128_bf16_noncausal: 2 new trials" "$T/out" && [ "$(cat "$T/camp-shards/task-1.status")" = 0 ] && [ "$(q "$T/camp-shards/task-1.db" "SELECT count(*) FROM trials WHERE source = '"'model'"'")" = 2 ]'
+"$MGPU" campaign status "$T/camp.json" > "$T/out" 2>&1; rc=$?
+check "status: the done task and the one never submitted, by key" \
+  '[ $rc = 0 ] && grep -q "task   1  done .*b1_h2_kvh2_sq130_skv200_d128_bf16_noncausal" "$T/out" && grep -q "task   0  not submitted" "$T/out"'
+"$MGPU" campaign plan --op attention --arch sm_90a --problem b1_h4_kvh2_sq256_skv256_d64_bf16_causal --device model \
+  -o "$T/keys.json" > "$T/out" 2>&1; rc=$?
+check "campaign plan --op attention --problem KEY" '[ $rc = 0 ] && grep -q ": 1 tasks" "$T/out"'
+cbad() {  # name, expected message, plan arguments...
+  local name=$1 says=$2; shift 2
+  "$MGPU" campaign plan --arch sm_90a "$@" -o "$T/bad.json" > "$T/out" 2>&1; local rc=$?
+  check "campaign plan ($name): exit 2, named, no file" '[ $rc = 2 ] && grep -q -- "$says" "$T/out" && [ ! -e "$T/bad.json" ]'
+}
+cbad matmul_flag "--m is a matmul's" --op attention --m 256 --shapes "$T/c.csv"
+cbad time_budget "an attention task has no time budget" --op attention --time-budget 60 --shapes "$T/c.csv"
+cbad no_problems "exactly one of --shapes SUITE and --problem KEY" --op attention
+cbad bad_key "bad attention key" --op attention --problem m256_n256_k256_bf16_bf16_kn
+cbad replay "device is auto, cuda, model or emulate" --op attention --device replay:x.db --shapes "$T/c.csv"
+cbad no_op "there is no op 'conv'" --op conv --shapes "$T/c.csv"
+cbad key_for_matmul "--problem KEY is for another op's tasks" --m 256 --n 256 --k 256 --problem x
+"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); d['tasks'][0]['op']='conv'; json.dump(d, open(sys.argv[2], 'w'))" "$T/camp.json" "$T/edited.json"
+"$MGPU" campaign status "$T/edited.json" > "$T/out" 2>&1; rc=$?
+check "a campaign file naming an op there is not: exit 2" '[ $rc = 2 ] && grep -q "\"op\" .conv. is no op" "$T/out"'
 exit $((fails > 0))

@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/json_input.h"
+#include "kernels/op_registry.h"
 #include "results/output_file.h"
 
 namespace mgpu::harness {
@@ -109,20 +110,36 @@ void refuse_unknown_keys(const nlohmann::json& j, std::initializer_list<std::str
 }
 
 CampaignTask read_task(const nlohmann::json& t) {
-  refuse_unknown_keys(t, {"index", "arch", "problem", "strategy", "trials", "time_budget_s", "device", "seed", "key"},
+  refuse_unknown_keys(t, {"index", "op", "arch", "problem", "strategy", "trials", "time_budget_s", "device", "seed", "key"},
                       "the task");
-  refuse_unknown_keys(t.at("problem"), {"m", "n", "k", "dtype", "out_dtype", "layout"}, "its \"problem\"");
   CampaignTask task;
   task.index = static_cast<int>(integer(t, "index", 0, kMaxInt));
   task.arch = t.at("arch");
-  const auto& p = t.at("problem");
-  // The problem's own bounds are the tuning command's to check (negative sizes included).
-  task.problem.m = integer(p, "m", -kMaxInt, kMaxInt);
-  task.problem.n = integer(p, "n", -kMaxInt, kMaxInt);
-  task.problem.k = integer(p, "k", -kMaxInt, kMaxInt);
-  task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
-  task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
-  task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
+  if (t.contains("op")) task.op = t.at("op").get<std::string>();
+  if (task.op != "matmul") {
+    std::string ops;
+    bool known = false;
+    for (const kernels::OpEntry& e : kernels::ops()) {
+      known = known || e.op == task.op;
+      ops += ", " + e.op;
+    }
+    if (!known)
+      throw Error(ErrorKind::InvalidInput, fmt::format("the task's \"op\" '{}' is no op (matmul{})", task.op.substr(0, 40), ops));
+    if (!t.at("problem").is_string())
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("an {} task's \"problem\" is its key (text), not {}", task.op, t.at("problem").dump()));
+    task.problem_key = t.at("problem").get<std::string>();
+  } else {
+    refuse_unknown_keys(t.at("problem"), {"m", "n", "k", "dtype", "out_dtype", "layout"}, "its \"problem\"");
+    const auto& p = t.at("problem");
+    // The problem's own bounds are the tuning command's to check (negative sizes included).
+    task.problem.m = integer(p, "m", -kMaxInt, kMaxInt);
+    task.problem.n = integer(p, "n", -kMaxInt, kMaxInt);
+    task.problem.k = integer(p, "k", -kMaxInt, kMaxInt);
+    task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
+    task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
+    task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
+  }
   task.strategy = t.at("strategy");
   task.trials = static_cast<int>(integer(t, "trials", -kMaxInt, kMaxInt));
   task.time_budget_s = t.value("time_budget_s", 0.0);
@@ -242,13 +259,19 @@ Campaign load_campaign(const std::string& path) {
 
 void save_campaign(const Campaign& c) {
   nlohmann::json tasks = nlohmann::json::array();
-  for (const CampaignTask& t : c.tasks)
-    tasks.push_back({{"index", t.index}, {"arch", t.arch},
-                     {"problem", {{"m", t.problem.m}, {"n", t.problem.n}, {"k", t.problem.k},
-                                  {"dtype", to_string(t.problem.in_dtype)}, {"out_dtype", to_string(t.problem.out_dtype)},
-                                  {"layout", to_string(t.problem.b_layout)}}},
-                     {"strategy", t.strategy}, {"trials", t.trials}, {"time_budget_s", t.time_budget_s},
-                     {"device", t.device}, {"seed", t.seed}, {"key", t.problem.key()}});
+  for (const CampaignTask& t : c.tasks) {
+    nlohmann::json task = {{"index", t.index}, {"arch", t.arch}, {"strategy", t.strategy}, {"trials", t.trials},
+                           {"time_budget_s", t.time_budget_s}, {"device", t.device}, {"seed", t.seed}, {"key", t.key()}};
+    if (t.op == "matmul") {
+      task["problem"] = {{"m", t.problem.m}, {"n", t.problem.n}, {"k", t.problem.k},
+                         {"dtype", to_string(t.problem.in_dtype)}, {"out_dtype", to_string(t.problem.out_dtype)},
+                         {"layout", to_string(t.problem.b_layout)}};
+    } else {
+      task["op"] = t.op;
+      task["problem"] = t.problem_key;
+    }
+    tasks.push_back(std::move(task));
+  }
   nlohmann::json subs = nlohmann::json::array();
   for (const CampaignSubmission& s : c.submissions)
     subs.push_back({{"job", s.job}, {"merge_job", s.merge_job}, {"tasks", s.tasks}, {"partition", s.partition},

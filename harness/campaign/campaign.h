@@ -1,12 +1,13 @@
-// A tuning campaign: the (template, arch, problem, strategy, budget) tasks a team runs across
+// A tuning campaign: the (op, arch, problem, strategy, budget) tasks a team runs across
 // many GPUs, in one JSON file next to its shared working folder. Contract: the folder beside
 // CAMPAIGN.json holds NAME-shards/task-I.db (each task's own SQLite shard: no two tasks ever
 // write one file), NAME-shards/task-I.status (written by the task when it ends: its exit
 // code), NAME-logs/, NAME-slurm/ (the generated sbatch scripts) and NAME.db (the merge of the
 // shards). load_campaign() throws Error{InvalidInput} naming the file and what is wrong: not a
 // campaign, a field of the wrong type, an integer out of its range (a seed beyond
-// 0..kMaxCampaignSeed included), tasks out of order (the tasks' tuning options are checked
-// by the tuning command's own checks: cmd_campaign.cc);
+// 0..kMaxCampaignSeed included), tasks out of order, an op the registry does not know (the
+// tasks' tuning options and an op's problem key are checked by the tuning command's own checks:
+// cmd_campaign.cc); a task without "op" is a matmul (files written before ops existed);
 // save_campaign() replaces the file atomically.
 #pragma once
 
@@ -25,7 +26,12 @@ inline constexpr std::uint64_t kMaxCampaignSeed = 4294967295;
 struct CampaignTask {
   int index = 0;
   std::string arch;  // canonical, e.g. "sm_90a"
+  // The op: "matmul" (its own face, `problem`), or one of kernels/op_registry.h's (attention),
+  // whose problem is its canonical key (the op's template reads it back).
+  std::string op = "matmul";
   kernels::MatmulProblem problem;
+  std::string problem_key;
+  std::string key() const { return op == "matmul" ? problem.key() : problem_key; }
   std::string strategy = "tpe";
   int trials = 100;
   double time_budget_s = 0;

@@ -1,5 +1,6 @@
 #include "harness/campaign/cmd_campaign.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -19,6 +20,8 @@
 #include "harness/cli.h"
 #include "harness/exit_codes.h"
 #include "harness/numeric_options.h"
+#include "harness/op/op_suite.h"
+#include "harness/op/op_tuning.h"
 #include "harness/problem_options.h"
 #include "harness/tune/shape_suite.h"
 #include "harness/stop_signals.h"
@@ -27,8 +30,10 @@
 #include "harness/tune/landscape_tune.h"
 #include "harness/tune/t4_landscape.h"
 #include "kernels/matmul_template.h"
+#include "kernels/op_registry.h"
 #include "harness/version.h"
 #include "results/store.h"
+#include "search/strategy.h"
 
 namespace mgpu::harness {
 namespace {
@@ -89,6 +94,57 @@ void check_task(const TuneOptions& t) {
   check_task_fits_virtual_device(t);
 }
 
+// What the op tuner is asked for by task i (a task of an op of the registry).
+OpTuneOptions op_task_options(const Campaign& c, int i) {
+  const CampaignTask& task = c.tasks[i];
+  const kernels::OpTemplate& t = kernels::op_template(task.op, core::parse_arch(task.arch));
+  OpTuneOptions o;
+  o.op = task.op;
+  o.arch = task.arch;
+  o.problem = t.problem_from_key(task.problem_key);
+  o.strategy = task.strategy;
+  o.trials = task.trials;
+  o.device = task.device;
+  o.seed = task.seed;
+  o.db = c.shard(i);
+  o.arguments = fmt::format("campaign run-task {} {}", c.path, i);
+  return o;
+}
+
+// An op task passes what `mgpu-tune <op>` would check before it writes: its template for the
+// arch, its key, a device and strategy it takes, a budget, a config valid at the problem, and
+// the virtual device's memory for an emulate task.
+void check_op_task(const Campaign& c, int i) {
+  const CampaignTask& task = c.tasks[i];
+  const OpTuneOptions o = op_task_options(c, i);  // the template and the key
+  if (o.problem.key != task.problem_key)
+    throw Error(ErrorKind::InvalidInput, fmt::format("the problem '{}' is written {}", task.problem_key, o.problem.key));
+  if (task.time_budget_s != 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("an {} task has no time budget (--trials bounds it)", task.op));
+  if (task.device != "auto" && task.device != "cuda" && task.device != "model" && task.device != "emulate")
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("an {} task's device is auto, cuda, model or emulate, not '{}'", task.op, task.device));
+  const std::vector<std::string> strategies = search::strategy_names();
+  if (std::find(strategies.begin(), strategies.end(), task.strategy) == strategies.end())
+    throw Error(ErrorKind::InvalidInput, fmt::format("unknown strategy '{}'", task.strategy));
+  if (task.trials < 1) throw Error(ErrorKind::InvalidInput, fmt::format("trials {} (at least 1)", task.trials));
+  const kernels::OpTemplate& t = kernels::op_template(task.op, core::parse_arch(task.arch));
+  bool any = false;
+  t.space().enumerate([&](const core::TuningConfig& cfg) { any = any || !t.why_invalid(o.problem, cfg); });
+  if (!any)
+    throw Error(ErrorKind::InvalidInput, fmt::format("no config of {} is valid for {}", t.name(), o.problem.key));
+  if (task.device == "emulate" && o.problem.bytes > static_cast<double>(emu::kDeviceMemory))
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{} needs {:.1f} GiB on the virtual device, which has {} GiB", o.problem.key,
+                            o.problem.bytes / double(1 << 30), emu::kDeviceMemory >> 30));
+}
+
+// Either kind of task, as run-task will be told it.
+void check_any_task(const Campaign& c, int i) {
+  if (c.tasks[i].op == "matmul") check_task(task_options(c, i));
+  else check_op_task(c, i);
+}
+
 // Each --arch of a plan once (sm_90 and sm_90a are one): twice, every shape would be tuned twice,
 // into two shards, for one merged study.
 void check_archs_once(const std::vector<std::string>& archs) {
@@ -110,12 +166,12 @@ void check_tasks_differ(const Campaign& c, const std::vector<int>& tasks) {
   std::map<std::string, int> first;
   for (int i : tasks) {
     const CampaignTask& t = c.tasks[i];
-    std::string what = fmt::format("{} {} {} {} {} {} {}", t.arch, t.problem.key(), t.strategy, t.trials, t.time_budget_s,
-                                   t.device, t.seed);
+    std::string what = fmt::format("{} {} {} {} {} {} {} {}", t.op, t.arch, t.key(), t.strategy, t.trials,
+                                   t.time_budget_s, t.device, t.seed);
     auto [it, fresh] = first.emplace(what, i);
     if (!fresh)
       throw Error(ErrorKind::InvalidInput, fmt::format("{}: task {} repeats task {} ({} {}): remove one", c.path, i,
-                                                       it->second, t.arch, t.problem.key()));
+                                                       it->second, t.arch, t.key()));
   }
 }
 
@@ -125,10 +181,10 @@ void check_tasks(const Campaign& c, const std::vector<int>& tasks) {
   check_tasks_differ(c, tasks);
   for (int i : tasks) {
     try {
-      check_task(task_options(c, i));
+      check_any_task(c, i);
     } catch (const Error& e) {
       throw Error(ErrorKind::InvalidInput, fmt::format("{} task {} ({} {}): {}", c.path, i, c.tasks[i].arch,
-                                                       c.tasks[i].problem.key(), e.what()));
+                                                       c.tasks[i].key(), e.what()));
     }
   }
 }
@@ -244,21 +300,102 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
              array_spec(tasks, o.max_parallel), merge_job, c.merged_db());
 }
 
+struct PlanOptions {
+  std::vector<std::string> archs, problem_keys;
+  MatmulProblemOptions problem;
+  std::string op = "matmul", shapes, output, name, strategy = "tpe", device = "auto";
+  int trials = 100;
+  double time_budget_s = 0;
+  std::uint64_t seed = 0;
+  bool json = false;
+};
+
+// The planned campaign written (never over an existing file), and said.
+void write_plan(const Campaign& c, bool json) {
+  if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));
+  save_campaign(c);
+  if (json) {
+    std::cout << nlohmann::json{{"campaign", c.path}, {"name", c.name}, {"tasks", c.tasks.size()},
+                                {"shards", fmt::format("{}/{}-shards", c.dir(), c.name)}, {"merged_db", c.merged_db()}}
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+    return;
+  }
+  fmt::print("wrote {}: {} tasks; shards will be {}/{}-shards/task-N.db, merged into {}\n", c.path, c.tasks.size(),
+             c.dir(), c.name, c.merged_db());
+}
+
+// A plan of another op's tasks: its problems from its suite (--shapes) or by key (--problem),
+// one task per (arch, problem), each checked as run-task will run it.
+void plan_op_campaign(const PlanOptions& o, const CLI::App& cmd) {
+  const kernels::OpEntry* entry = nullptr;
+  for (const kernels::OpEntry& e : kernels::ops())
+    if (e.op == o.op) entry = &e;
+  if (!entry) throw Error(ErrorKind::InvalidInput, fmt::format("--op: there is no op '{}'", o.op));
+  for (const char* flag : {"--m", "--n", "--k", "--dtype", "--out-dtype", "--layout"})
+    if (cmd.count(flag))
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{} is a matmul's: an {} task's problem comes from --shapes or --problem", flag, o.op));
+  if (o.time_budget_s != 0)
+    throw Error(ErrorKind::InvalidInput, fmt::format("an {} task has no time budget: --trials bounds it", o.op));
+  if (o.shapes.empty() == o.problem_keys.empty())
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("--op {} takes its problems from exactly one of --shapes SUITE and --problem KEY", o.op));
+  check_archs_once(o.archs);
+  Campaign c;
+  c.path = o.output;
+  c.name = o.name.empty() ? fs::path(o.output).stem().string() : o.name;
+  check_campaign_names(c);
+  for (const std::string& a : o.archs) {
+    const core::ArchSpec& arch = core::parse_arch(a);
+    const kernels::OpTemplate& t = kernels::op_template(o.op, arch);
+    std::vector<std::string> keys = o.problem_keys;
+    if (!o.shapes.empty()) {
+      keys.clear();
+      for (const kernels::Problem& p : load_op_suite(*entry, t, o.shapes, {}).problems) keys.push_back(p.key);
+    }
+    for (const std::string& key : keys) {
+      CampaignTask task;
+      task.index = static_cast<int>(c.tasks.size());
+      task.arch = std::string(arch.name);
+      task.op = o.op;
+      task.problem_key = key;
+      task.strategy = o.strategy;
+      task.trials = o.trials;
+      task.device = o.device;
+      task.seed = o.seed;
+      c.tasks.push_back(task);
+      try {
+        check_op_task(c, task.index);  // what run-task will be told
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::InvalidInput) throw;
+        throw Error(ErrorKind::InvalidInput, fmt::format("{} ({}): {}", key.substr(0, 80), arch.name, e.what()));
+      }
+    }
+  }
+  check_tasks_differ(c, [&] {
+    std::vector<int> all;
+    for (const CampaignTask& t : c.tasks) all.push_back(t.index);
+    return all;
+  }());
+  write_plan(c, o.json);
+}
+
 void add_plan(CLI::App& parent) {
-  struct O {
-    std::vector<std::string> archs;
-    MatmulProblemOptions problem;
-    std::string shapes, output, name, strategy = "tpe", device = "auto";
-    int trials = 100;
-    double time_budget_s = 0;
-    std::uint64_t seed = 0;
-    bool json = false;
-  };
+  using O = PlanOptions;
   auto o = std::make_shared<O>();
   auto* cmd = parent.add_subcommand("plan", "Write a campaign file: one tuning task per (arch, shape)");
   cmd->add_option("--arch", o->archs, "Target(s): sm_90a, sm_100a (repeat for several)")->required();
+  std::string ops = "matmul";
+  for (const kernels::OpEntry& e : kernels::ops()) ops += ", " + e.op;
+  cmd->add_option("--op", o->op, "The op every task tunes: " + ops + " (another op's problems come from --shapes or --problem)")
+      ->capture_default_str();
   o->problem.add(*cmd);
-  cmd->add_option("--shapes", o->shapes, "A shape suite (file or name, as for 'matmul --shapes') instead of --m/--n/--k");
+  cmd->add_option("--shapes", o->shapes,
+                  "A suite: for matmul, a shape suite (file or name, as for 'matmul --shapes') instead of --m/--n/--k; "
+                  "for another op, its problem suite (as for 'mgpu-tune <op> --shapes')");
+  cmd->add_option("--problem", o->problem_keys, "Another op's problem by its key (repeat for several), e.g. "
+                                                "b1_h32_kvh8_sq8192_skv8192_d128_bf16_causal");
   cmd->add_option("--strategy", o->strategy, "Search strategy of every task")->capture_default_str();
   cmd->add_option("--trials", o->trials, "Trials per task")->check(whole_number(1, 1000000000))->capture_default_str();
   cmd->add_option("--time-budget", o->time_budget_s, "Search seconds per task (0: no limit)")
@@ -272,6 +409,13 @@ void add_plan(CLI::App& parent) {
   cmd->add_option("-o,--output", o->output, "The campaign file to write (CAMPAIGN.json)")->required();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->callback([o, cmd] {
+    if (o->op != "matmul") {
+      plan_op_campaign(*o, *cmd);
+      return;
+    }
+    if (!o->problem_keys.empty())
+      throw Error(ErrorKind::InvalidInput, "--problem KEY is for another op's tasks (--op); a matmul's problem is --m/--n/--k "
+                                           "or --shapes");
     kernels::MatmulProblem base = o->problem.resolve();
     std::vector<kernels::MatmulProblem> shapes = {base};
     std::optional<ShapeSuite> suite;
@@ -291,22 +435,20 @@ void add_plan(CLI::App& parent) {
     for (const std::string& a : o->archs) {
       const core::ArchSpec& arch = core::parse_arch(a);
       for (const kernels::MatmulProblem& p : shapes) {
-        c.tasks.push_back({static_cast<int>(c.tasks.size()), std::string(arch.name), p, o->strategy, o->trials,
-                           o->time_budget_s, o->device, o->seed});
+        CampaignTask task;
+        task.index = static_cast<int>(c.tasks.size());
+        task.arch = std::string(arch.name);
+        task.problem = p;
+        task.strategy = o->strategy;
+        task.trials = o->trials;
+        task.time_budget_s = o->time_budget_s;
+        task.device = o->device;
+        task.seed = o->seed;
+        c.tasks.push_back(task);
         check_task(task_options(c, c.tasks.back().index));  // what run-task will be told
       }
     }
-    if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));
-    save_campaign(c);
-    if (o->json) {
-      std::cout << nlohmann::json{{"campaign", c.path}, {"name", c.name}, {"tasks", c.tasks.size()},
-                                  {"shards", fmt::format("{}/{}-shards", c.dir(), c.name)}, {"merged_db", c.merged_db()}}
-                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-                << "\n";
-      return;
-    }
-    fmt::print("wrote {}: {} tasks; shards will be {}/{}-shards/task-N.db, merged into {}\n", c.path, c.tasks.size(),
-               c.dir(), c.name, c.merged_db());
+    write_plan(c, o->json);
   });
 }
 
@@ -352,7 +494,7 @@ void add_status(CLI::App& parent) {
     if (o->json) {
       nlohmann::json tasks = nlohmann::json::array();
       for (size_t i = 0; i < states.size(); ++i)
-        tasks.push_back({{"index", i}, {"arch", c.tasks[i].arch}, {"problem", c.tasks[i].problem.key()},
+        tasks.push_back({{"index", i}, {"op", c.tasks[i].op}, {"arch", c.tasks[i].arch}, {"problem", c.tasks[i].key()},
                          {"state", states[i].state}, {"detail", states[i].detail}});
       std::cout << nlohmann::json{{"campaign", c.path}, {"slurm_source", source}, {"counts", count}, {"tasks", tasks},
                                   {"merged_db", merged ? c.merged_db() : ""}}
@@ -361,7 +503,7 @@ void add_status(CLI::App& parent) {
       return;
     }
     for (size_t i = 0; i < states.size(); ++i)
-      fmt::print("task {:>3}  {:<13} {:<8} {:<36} {}\n", i, states[i].state, c.tasks[i].arch, c.tasks[i].problem.key(),
+      fmt::print("task {:>3}  {:<13} {:<8} {:<36} {}\n", i, states[i].state, c.tasks[i].arch, c.tasks[i].key(),
                  states[i].detail);
     std::string summary;
     for (auto& [state, n] : count) summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, state);
@@ -399,6 +541,36 @@ void add_resume(CLI::App& parent) {
   });
 }
 
+// Another op's task, as `mgpu-tune <op>` runs it, into the task's shard; its exit code recorded.
+void run_op_task(const Campaign& c, int index) {
+  const CampaignTask& task = c.tasks[index];
+  int code = 0;
+  install_stop_handlers();  // a Slurm time limit (SIGTERM) commits, records 143, and the task resumes
+  try {
+    check_op_task(c, index);
+    OpTuneOptions t = op_task_options(c, index);
+    t.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
+    fs::create_directories(fs::path(t.db).parent_path());
+    OpTuneReport r = tune_op(t, stop_requested(), [](const OpTrialLine& l) {  // into the task's log
+      if (l.running.empty())
+        fmt::print(stderr, "[{}/{}] {}  {}\n", l.index, l.budget, l.config.to_json(),
+                   l.ms ? fmt::format("{:.4f} ms", *l.ms) : l.status);
+    });
+    fmt::print("task {} {} {}: {} new trials ({} resumed, {} failed) into {}\n", index, task.op, task.problem_key,
+               r.trials_this_run, r.trials_resumed, r.failed, t.db);
+    if (r.interrupted) {
+      code = stop_exit_code();
+      record_task_exit(c, index, code);
+      throw ExitWith{code};
+    }
+  } catch (const Error& e) {
+    code = core::exit_code_for(e.kind());
+    record_task_exit(c, index, code);
+    throw;
+  }
+  record_task_exit(c, index, code);
+}
+
 void add_run_task(CLI::App& parent) {
   struct O {
     std::string campaign;
@@ -414,6 +586,10 @@ void add_run_task(CLI::App& parent) {
     if (o->index < 0 || o->index >= static_cast<int>(c.tasks.size()))
       throw Error(ErrorKind::InvalidInput, fmt::format("{} has no task {} (0..{})", c.path, o->index, c.tasks.size() - 1));
     const CampaignTask& task = c.tasks[o->index];
+    if (task.op != "matmul") {
+      run_op_task(c, o->index);
+      return;
+    }
     TuneOptions t = task_options(c, o->index);
     t.notify = [](const std::string& note) { fmt::print(stderr, "note: {}\n", note); };
     fs::create_directories(fs::path(t.db).parent_path());

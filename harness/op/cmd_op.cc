@@ -439,8 +439,10 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
   int verified = 0, failed = 0, reused = 0, ran = 0, configs = 0;
   nlohmann::json rows = nlohmann::json::array();
   bool interrupted = false;
+  // What there is to verify, counted first: a stopped run says how many it did not reach.
+  std::vector<std::vector<core::TuningConfig>> todos;
   for (const kernels::Problem& p : problems) {
-    std::vector<core::TuningConfig> todo;
+    std::vector<core::TuningConfig>& todo = todos.emplace_back();
     if (one) {
       todo.push_back(*one);
     } else {
@@ -448,12 +450,15 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
         if (!t.why_invalid(p, c)) todo.push_back(c);
       });
     }
-    for (const core::TuningConfig& c : todo) {
+    configs += static_cast<int>(todo.size());
+  }
+  for (std::size_t pi = 0; pi < problems.size(); ++pi) {
+    const kernels::Problem& p = problems[pi];
+    for (const core::TuningConfig& c : todos[pi]) {
       if (stop_requested()) {
         interrupted = true;
         break;
       }
-      ++configs;
       OpProof proof;
       try {
         proof = prover.prove(p, c, prover.kernel_hash(p, c));
@@ -488,12 +493,16 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
   }
   store.end_run(run);
   if (o.json) {
-    std::cout << nlohmann::json{{"template", t.name()}, {"verified", verified}, {"failed", failed},
-                                {"class_runs", ran}, {"class_reused", reused}, {"verifications", rows}}.dump(2)
+    std::cout << nlohmann::json{{"template", t.name()}, {"configs", configs}, {"verified", verified}, {"failed", failed},
+                                {"not_reached", configs - verified - failed}, {"class_runs", ran},
+                                {"class_reused", reused}, {"verifications", rows}}.dump(2)
               << "\n";
   } else {
-    fmt::print("{}: {} configs at {} problems: {} verified, {} failed; {} class runs on the virtual device, {} verdicts "
-               "reused from {}\n", t.name(), configs, problems.size(), verified, failed, ran, reused, o.db);
+    fmt::print("{}: {} configs at {} problems: {} verified, {} failed{}; {} class runs on the virtual device, {} verdicts "
+               "reused from {}\n", t.name(), configs, problems.size(), verified, failed,
+               interrupted ? fmt::format(", {} not reached (stopped: the same command resumes)", configs - verified - failed)
+                           : "",
+               ran, reused, o.db);
   }
   if (interrupted) {
     fmt::print(stderr, "mgpu-tune: stopped by SIG{}: the verifications that finished are committed in {}\n",

@@ -126,7 +126,15 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   auto learn = [&](const results::StudyTrial& r) {
     if (!known.insert(r.config_json).second) return false;
     const bool ok = r.status == "ok" && r.median_ms;
-    strategy->tell(results::stored_config(o.db, r.id, tmpl, nullptr, r.config_json), ok ? r.median_ms : std::nullopt);
+    // A row of this study is judged as every reader judges it: its problem row must be of this
+    // op, and an ok row's config one the template accepts at the problem (a failed trial's
+    // config may be one it rejects).
+    if (r.problem_kernel != problem.kernel)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{} is damaged: trial {} has a problem row of kernel '{}' under the key {} of {}",
+                                    o.db, r.id, r.problem_kernel.substr(0, 40), problem.key, problem.kernel));
+    strategy->tell(results::stored_config(o.db, r.id, tmpl, ok ? &problem : nullptr, r.config_json),
+                   ok ? r.median_ms : std::nullopt);
     if (ok) results[r.config_json] = *r.median_ms;
     return true;
   };
@@ -139,6 +147,31 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   std::unique_ptr<OpProver> prover;
   if (worker_env) prover = std::make_unique<OpProver>(store, run, t, o.verify_seeds, *worker_env);
   const std::string classes = prover ? joined_classes(t, o.problem) : "";
+
+  // Configs an earlier run ranked unproven (--no-verify) are proven now, before they rank here:
+  // by default one the virtual device fails never ranks. A verdict already stored is reused.
+  if (prover && device.source != "emulate")
+    for (auto it = results.begin(); it != results.end() && !interrupted;) {
+      const core::TuningConfig c = results::stored_config(o.db, 0, tmpl, &problem, it->first);
+      OpProof proof;
+      try {
+        proof = prover->prove(o.problem, c, prover->kernel_hash(o.problem, c));
+      } catch (const core::Error& e) {
+        if (e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable || interrupted) throw;
+        proof.ok = false;
+        proof.status = "compile_error";
+      }
+      rep.verify_reused += proof.reused;
+      if (proof.ok) {
+        if (proof.ran > 0) ++rep.verified;
+        ++it;
+      } else if (proof.status == "env_error") {
+        ++it;  // no verdict (a stop, the machine): the next run proves it
+      } else {
+        ++rep.verify_failed;  // recorded by the prover; it never ranks
+        it = results.erase(it);
+      }
+    }
 
   int index = claims.counted();
   while (!interrupted) {

@@ -85,10 +85,14 @@ def _axis_order(v):
 
 
 def _varying(trials):
+    """The parameters whose value varies, among those every config has: a group may hold rows of
+    several template versions (a knob added later is absent from the older rows' configs)."""
+    common = set.intersection(*(set(t["config"]) for t in trials)) if trials else set()
     values = {}
     for t in trials:
         for k, v in t["config"].items():
-            values.setdefault(k, set()).add(v)
+            if k in common:
+                values.setdefault(k, set()).add(v)
     return {k: sorted(v, key=_axis_order) for k, v in values.items() if len(v) > 1}
 
 

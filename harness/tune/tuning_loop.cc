@@ -185,6 +185,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   rep.device_name = device.env.device_name;
   rep.peak_tflops = device.rates->peak_tflops_bf16;
   results::Claims claims(store.db(), {tmpl, o.problem.key(), device.env.device_name, device.source}, o.db);
+  const results::ProblemRecord study_problem = problem_record(o.problem);
 
   // What every run (earlier ones, and concurrent ones as they go) measured for this study is
   // told to the strategy and not measured again.
@@ -196,7 +197,15 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
     last_seen = std::max(last_seen, r.id);
     if (!known.insert(r.config_json).second) return false;  // a config measured twice counts once
     bool ok = r.status == "ok" && r.median_ms;
-    strategy->tell(results::stored_config(o.db, r.id, tmpl, nullptr, r.config_json), ok ? r.median_ms : std::nullopt);
+    // A row of this study is judged as every reader judges it: its problem row must be of this
+    // op, and an ok row's config one the template accepts at the problem (a failed trial's
+    // config may be one it rejects).
+    if (r.problem_kernel != study_problem.kernel)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{} is damaged: trial {} has a problem row of kernel '{}' under the key {} of {}",
+                                    o.db, r.id, r.problem_kernel.substr(0, 40), study_problem.key, study_problem.kernel));
+    strategy->tell(results::stored_config(o.db, r.id, tmpl, ok ? &study_problem : nullptr, r.config_json),
+                   ok ? r.median_ms : std::nullopt);
     if (ok) {
       results[r.config_json] = *r.median_ms;
       noise_of[r.config_json] = r.noise.value_or(0);

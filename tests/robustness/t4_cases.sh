@@ -188,7 +188,7 @@ bad import_twice_adds_nothing 0 "^imported 0 trials of k on d into t.db \(2 alre
   sh: '$MGPU import --t4 r.json --db t.db --kernel k --device d > /dev/null && echo "$($MGPU import --t4 r.json --db t.db --kernel k --device d) rows=$('"$COUNT_TRIALS"')"'
 bad import_foreign_params_into_template 2 "T4 file r.json, result 0: parameter 'x' is not one of matmul_sm90's" --fixture t4 -- \
   import --t4 r.json --db t.db --kernel matmul_sm90 --problem m256_n256_k256_bf16_bf16_kn --device 'model:H100 SXM'
-bad import_template_needs_its_problem 2 "--problem t4 is not a problem of matmul_sm90: a problem key reads like" --fixture t4 -- \
+bad import_template_needs_its_problem 2 "--kernel matmul_sm90 is one of our templates: give the problem its results belong to with --problem KEY" --fixture t4 -- \
   import --t4 r.json --db t.db --kernel matmul_sm90 --device 'model:H100 SXM'
 # Round 8 (F11): names and types alone let a config the template cannot have (tile_m -5 or 7) in.
 fixture_t4_bad_tile() {
