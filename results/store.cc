@@ -246,20 +246,25 @@ std::int64_t Store::template_id(const TemplateId& t) {
   });
 }
 
+// A problem's columns, in the problems table's order, as parameters 1..8 of `s`.
+static void bind_problem_columns(SQLite::Statement& s, const ProblemRecord& p) {
+  s.bind(1, p.kernel);
+  s.bind(2, p.key);
+  s.bind(3, p.m);
+  s.bind(4, p.n);
+  s.bind(5, p.k);
+  s.bind(6, p.dtype);
+  s.bind(7, p.out_dtype);
+  s.bind(8, p.layout);
+}
+
 void Store::check_problem(const ProblemRecord& p) {
   guard_database(path_, [&] {
     if (p.kernel == "matmul") {
       // A matmul row of this key with other sizes or types blocks the insert: it was edited.
       SQLite::Statement clash(*db_, "SELECT count(*) FROM problems WHERE kernel = ? AND key = ? AND NOT (m IS ? AND "
                                     "n IS ? AND k IS ? AND dtype IS ? AND out_dtype IS ? AND layout IS ?)");
-      clash.bind(1, p.kernel);
-      clash.bind(2, p.key);
-      clash.bind(3, p.m);
-      clash.bind(4, p.n);
-      clash.bind(5, p.k);
-      clash.bind(6, p.dtype);
-      clash.bind(7, p.out_dtype);
-      clash.bind(8, p.layout);
+      bind_problem_columns(clash, p);
       if (clash.executeStep() && clash.getColumn(0).getInt() > 0)
         throw Error(ErrorKind::InvalidInput,
                     fmt::format("{} is damaged: its problem row {} has sizes or types other than the key says", path_,
@@ -288,14 +293,7 @@ std::int64_t Store::problem_id(const ProblemRecord& p) {
   check_problem(p);  // a row already there of this (kernel, key) is the same problem
   SQLite::Statement ins(*db_, "INSERT OR IGNORE INTO problems(kernel, key, m, n, k, dtype, out_dtype, layout, fields, "
                               "flops) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  ins.bind(1, p.kernel);
-  ins.bind(2, p.key);
-  ins.bind(3, p.m);
-  ins.bind(4, p.n);
-  ins.bind(5, p.k);
-  ins.bind(6, p.dtype);
-  ins.bind(7, p.out_dtype);
-  ins.bind(8, p.layout);
+  bind_problem_columns(ins, p);
   ins.bind(9, p.fields);
   if (p.flops) ins.bind(10, *p.flops);
   else ins.bind(10);

@@ -202,8 +202,8 @@ class ResultsCliVerification : public ResultsCli {
 TEST_F(ResultsCliVerification, BestAndExportShowEachRowsVerificationAndSkipFailedConfigs) {
   predicted(R"({"tile_m":64})", 0.1, "k64");  // the fastest prediction: the virtual device found a hazard
   emulated(R"({"tile_m":64})", "hazard", "k64");
-  predicted(R"({"tile_m":256})", 0.2, "k256");
-  emulated(R"({"tile_m":256})", "ok", "k256");
+  predicted(R"({"tile_m":128})", 0.2, "k256");
+  emulated(R"({"tile_m":128})", "ok", "k256");
 
   Ran measured = run("best --db " + db_);
   EXPECT_EQ(measured.exit_code, 0) << measured.out;
