@@ -159,7 +159,8 @@ void add_sass_command(CLI::App& app) {
                   "The `ptxas -v` output of this cubin: registers and spill bytes as the assembler reports them, and "
                   "its advisory codes (e.g. C7504: setmaxnreg ignored)");
   cmd->add_option("--ptx", o->ptx, "The PTX this cubin was assembled from: tells whether it asked for setmaxnreg, "
-                                   "so that a dropped one is linted");
+                                   "so that a dropped one is linted, and how many wgmma fences and waits its main "
+                                   "loop asked for (without it, a pipelined matmul k-step's 2 is assumed)");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->footer(std::string(
       "Examples:\n"

@@ -22,7 +22,7 @@ const OpTemplate& op_template(std::string_view op, const core::ArchSpec& arch) {
       } catch (const core::Error& err) {
         // The target is the user's choice: one the op has no template for is bad input.
         if (err.kind() != core::ErrorKind::Unavailable) throw;
-        throw core::Error(core::ErrorKind::InvalidInput, fmt::format("{} (--arch {})", err.what(), e.archs));
+        throw core::Error(core::ErrorKind::InvalidInput, err.what());  // it names the targets there are
       }
     }
   throw core::Error(core::ErrorKind::InvalidInput, fmt::format("there is no op '{}'", op));

@@ -149,6 +149,8 @@ check "report of two template versions, one without a knob: drawn, no traceback"
 "$MGPU" attention $P --device model --trials 3 --db "$T/nv.db" --quiet > "$T/out" 2>&1; rc=$?
 check "a verifying run proves the configs an unverified run ranked" \
   '[ $rc = 0 ] && grep -q "verified on the virtual device first: 3 passed" "$T/out" && [ "$(q "$T/nv.db" "SELECT count(DISTINCT config_id) FROM trials WHERE source = '"'emulate'"'")" = 3 ]'
+"$MGPU" best --db "$T/nv.db" --include-model > "$T/out" 2>&1; rc=$?
+check "... and best labels them virtual (round 11, F2)" '[ $rc = 0 ] && grep -q "| model | virtual |" "$T/out" && ! grep -q "| model | none |" "$T/out"'
 "$MGPU" regress --db "$T/a.db" --baseline 1 --candidate 1 > "$T/out" 2>&1; rc=$?
 check "regress of a run against itself: said so" 'grep -q "are the same run .*: each config is compared with itself" "$T/out"'
 

@@ -32,6 +32,22 @@ printf '{"name": "mine", "problems": [{"heads": 2, "seq_q": 300, "seq_kv": 500, 
 "$MGPU" attention --arch sm_90a --shapes "$T/j.json" --device model --trials 1 --db "$T/j.db" > "$T/out" 2>&1; rc=$?
 check "json file: its name, both problems" '[ $rc = 0 ] && grep -q "^suite mine: 2 problems, 2 tuned" "$T/out"'
 
+# An empty cell leaves its column out: the command line's value (a switch's too), else the default.
+printf 'heads,seq_q,seq_kv,causal\n2,300,,\n' > "$T/empty.csv"
+"$MGPU" attention --arch sm_90a --causal --seq-kv 400 --shapes "$T/empty.csv" --device model --trials 1 --db "$T/e.db" > "$T/out" 2>&1; rc=$?
+check "an empty cell takes the command line's value (--causal, --seq-kv)" \
+  '[ $rc = 0 ] && grep -q "problem b1_h2_kvh2_sq300_skv400_d128_bf16_causal" "$T/out"'
+printf '[{"seq_q": 300, "seq-q": 400}]' > "$T/twice.json"
+"$MGPU" attention --arch sm_90a --shapes "$T/twice.json" --device model --db "$T/t.db" > "$T/out" 2>&1; rc=$?
+check "a JSON row naming one flag twice (seq_q, seq-q): exit 2" '[ $rc = 2 ] && grep -q "name one flag (seq-q): give it once" "$T/out" && [ ! -e "$T/t.db" ]'
+# A stop in the second problem: it is stopped partway (its trials committed), none left unreached.
+printf 'heads,seq_q,seq_kv\n1,64,64\n2,700,900\n' > "$T/stop.csv"
+"$MGPU" attention --arch sm_90a --shapes "$T/stop.csv" --device emulate --trials 4 --db "$T/s.db" > "$T/out" 2>&1 & pid=$!
+for _ in $(seq 900); do grep -q "problem 2/2" "$T/out" && break; sleep 0.1; done
+kill -INT $pid; wait $pid; rc=$?
+check "a suite stopped in its second problem: exit 130, 1 tuned, 1 stopped partway, 0 not reached" \
+  '[ $rc = 130 ] && grep -q "^suite stop: 2 problems, 1 tuned, 1 stopped partway ([0-9]* new trials committed), 0 not reached" "$T/out" && grep -q "interrupted: [0-9]* trials of this run committed" "$T/out"'
+
 "$MGPU" attention --arch sm_90a --help > "$T/out" 2>&1
 check "--help lists the built-in suites" 'grep -q "fa3: FlashAttention-3" "$T/out" && grep -q "llama3-8b-prefill" "$T/out"'
 

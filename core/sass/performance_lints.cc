@@ -32,10 +32,14 @@ std::vector<Lint> lints(const KernelEvidence& k) {
   // attention KV step: two of each, as its softmax needs S before P.V issues).
   const bool injected = has(k.advisories, "C7519") || has(k.advisories, "C7517");
   if (injected || main_loop_syncs_added(k))
-    out.push_back({"serialised-mma", fmt::format("wgmmas wait for each other: {} warpgroup arrive/wait in the main loop "
-                                                 "where its PTX has {}{}",
-                                                 k.sass.main_loop.warpgroup_sync, k.ptx_main_loop_warpgroup_sync.value_or(2),
-                                                 injected ? ", and the assembler says it injected some" : "")});
+    out.push_back({"serialised-mma",
+                   fmt::format("wgmmas wait for each other: {} warpgroup arrive/wait in the main loop {}{}",
+                               k.sass.main_loop.warpgroup_sync,
+                               k.ptx_main_loop_warpgroup_sync
+                                   ? fmt::format("where its PTX has {}", *k.ptx_main_loop_warpgroup_sync)
+                                   : std::string("where a pipelined k-step has 2 (its PTX was not read: a kernel whose "
+                                                 "loop needs more, as attention's does, is judged with it)"),
+                               injected ? ", and the assembler says it injected some" : "")});
   if (k.spill_store_bytes > 0)
     out.push_back({"spills", fmt::format("{} bytes of registers spilled to local memory", k.spill_store_bytes)});
   if (k.sass.has_main_loop && k.sass.main_loop.local_memory > 0)

@@ -1,6 +1,7 @@
 #include "harness/campaign/cmd_campaign.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -561,6 +562,8 @@ void run_op_task(const Campaign& c, int index) {
     if (r.interrupted) {
       code = stop_exit_code();
       record_task_exit(c, index, code);
+      fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}; 'campaign resume' "
+                         "continues the task\n", sigabbrev_np(code - 128), r.trials_this_run, t.db);
       throw ExitWith{code};
     }
   } catch (const Error& e) {
@@ -602,6 +605,8 @@ void add_run_task(CLI::App& parent) {
       if (r.interrupted) {
         code = stop_exit_code();
         record_task_exit(c, o->index, code);
+        fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}; 'campaign "
+                           "resume' continues the task\n", sigabbrev_np(code - 128), r.trials_this_run, t.db);
         throw ExitWith{code};
       }
     } catch (const Error& e) {

@@ -95,6 +95,9 @@ void print_tune_report(const OpTuneOptions& o, const OpTuneReport& r, bool json)
       fmt::print("  {}. {}  {:.4f} ms = {:.1f} TFLOP/s ({})\n", i + 1, r.top[i].config.to_json(), r.top[i].ms,
                  r.top[i].tflops, label);
   }
+  if (r.interrupted)
+    fmt::print("  interrupted: {} trials of this run committed; run the same command again to resume\n",
+               r.trials_this_run);
   fmt::print("  run {} in {}\n", r.run_uuid, o.db);
 }
 
@@ -214,7 +217,7 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
     }
     // A suite: each problem tuned in turn with the same options, its report as it ends.
     nlohmann::json reports = nlohmann::json::array();
-    int tuned = 0, failed = 0, trials = 0;
+    int tuned = 0, failed = 0, trials = 0, stopped_trials = 0;
     bool interrupted = false;
     for (std::size_t i = 0; i < suite->problems.size() && !interrupted; ++i) {
       o->tune.problem = suite->problems[i];
@@ -226,13 +229,20 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
       interrupted = r.interrupted;
       if (o->json) reports.push_back(report_json(o->tune, r));
       else print_tune_report(o->tune, r, false);
-      if (interrupted) break;
+      if (interrupted) {
+        stopped_trials = r.trials_this_run;
+        break;
+      }
       ++tuned;
       failed += tuning_failed(r);
     }
     const std::size_t n = suite->problems.size();
+    // A stop leaves the problem it was in stopped partway (its finished trials committed), and the
+    // ones after it not reached.
+    const std::size_t not_reached = interrupted ? n - tuned - 1 : 0;
     if (o->json)
       std::cout << nlohmann::json{{"suite", suite->name}, {"problems", n}, {"tuned", tuned}, {"failed", failed},
+                                  {"stopped_partway", interrupted ? 1 : 0}, {"not_reached", not_reached},
                                   {"duplicates_dropped", suite->duplicates_dropped}, {"reports", reports},
                                   {"interrupted", interrupted}}
                        .dump(2)
@@ -240,7 +250,9 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
     else
       fmt::print("suite {}: {} problems, {} tuned{}{}{}\n", suite->name, n, tuned,
                  failed ? fmt::format(", {} with a failure", failed) : "",
-                 interrupted ? fmt::format(", {} not reached (stopped)", n - tuned) : "",
+                 interrupted ? fmt::format(", 1 stopped partway ({} new trials committed), {} not reached",
+                                           stopped_trials, not_reached)
+                             : "",
                  suite->duplicates_dropped ? fmt::format(" ({} duplicates dropped)", suite->duplicates_dropped) : "");
     if (interrupted) {
       fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",

@@ -46,16 +46,16 @@ bool is_switch(const kernels::OpTemplate& t, const std::string& flag) {
   return false;
 }
 
-// A switch's cell: true/1 sets it, false/0 (or empty) sets it off.
+// A switch's cell: true/1 sets it, false/0 sets it off.
 void set_value(const kernels::OpTemplate& t, Row& row, const std::string& flag, const std::string& value,
                const std::string& where) {
-  if (flag.empty()) return;
+  if (flag.empty() || value.empty()) return;  // an empty cell leaves the column out: the command line's, else the default
   if (!is_switch(t, flag)) {
     row[flag] = value;
     return;
   }
   if (value == "true" || value == "1") row[flag] = "true";
-  else if (value == "false" || value == "0" || value.empty()) row[flag] = "false";  // off, whatever the command line says
+  else if (value == "false" || value == "0") row[flag] = "false";  // off, whatever the command line says
   else
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("{}: {} is true or false (or 1 or 0), got '{}'", where, flag, value.substr(0, 40)));
@@ -128,8 +128,12 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
     if (!doc[i].is_object())
       throw Error(ErrorKind::InvalidInput, fmt::format("{}: a problem is an object of flag: value", where));
     Row row;
+    std::map<std::string, std::string> named;  // flag -> the key that named it
     for (const auto& [k, v] : doc[i].items()) {
       const std::string flag = flag_of(t, k, where);
+      if (!flag.empty() && !named.emplace(flag, k).second)
+        throw Error(ErrorKind::InvalidInput, fmt::format("{}: '{}' and '{}' name one flag ({}): give it once", where,
+                                                         named[flag].substr(0, 40), k.substr(0, 40), flag));
       std::string value;
       if (v.is_boolean()) value = v.get<bool>() ? "true" : "false";
       else if (v.is_number_integer()) value = v.dump();

@@ -6,10 +6,11 @@
 // throws Error{InvalidInput} naming the file and the row ("s.csv line 3: --heads: ...").
 //   CSV:  a header line naming the columns (the op's problem flags, '-' or '_' alike: batch,
 //         heads, kv_heads, seq_q, ...; and name and note, for people), then one problem per line
-//         (LF or CRLF); '#' comments and blank lines skipped; a UTF-8 byte order mark skipped. A
-//         switch column (causal) holds true/false or 1/0.
+//         (LF or CRLF); lines starting with '#' (comments) and blank lines skipped; a UTF-8 byte
+//         order mark skipped; no quoting. An empty cell leaves its column out. A switch column
+//         (causal) holds true/false or 1/0.
 //   JSON: [{"heads": 32, "seq_q": 4096, "causal": true, ...}, ...] or {"name": "...", "problems": [...]}.
-// An unknown column or key, one named twice, a row with more or fewer cells than the header, or
+// An unknown column or key, one named twice (seq_q and seq-q are one), a row with more or fewer cells than the header, or
 // an empty suite is Error{InvalidInput}.
 #pragma once
 

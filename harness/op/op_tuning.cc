@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <SQLiteCpp/Statement.h>
 #include <fmt/format.h>
 
 #include "core/compiler.h"
@@ -19,6 +20,7 @@
 #include "harness/version.h"
 #include "kernels/op_registry.h"
 #include "results/claims.h"
+#include "results/database.h"
 #include "results/stored_config.h"
 #include "results/store.h"
 #include "search/strategy.h"
@@ -123,8 +125,10 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   results::Claims claims(store.db(), {tmpl, o.problem.key, device.env.device_name, device.source}, o.db);
   std::set<std::string> known;
   std::map<std::string, double> results;
+  std::map<std::string, std::int64_t> trial_of;  // config -> the study's trial that ranks it
   auto learn = [&](const results::StudyTrial& r) {
     if (!known.insert(r.config_json).second) return false;
+    trial_of[r.config_json] = r.id;
     const bool ok = r.status == "ok" && r.median_ms;
     // A row of this study is judged as every reader judges it: its problem row must be of this
     // op, and an ok row's config one the template accepts at the problem (a failed trial's
@@ -164,6 +168,16 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
       rep.verify_reused += proof.reused;
       if (proof.ok) {
         if (proof.ran > 0) ++rep.verified;
+        // The trial that ranks it gets the keys its verdicts are found by (the kernel and the
+        // classes), as a verifying run records them: its label is then "virtual", not "none".
+        results::guard_database(o.db, [&] {
+          SQLite::Statement keys(store.db(), "UPDATE trials SET kernel_hash = ?, problem_class = ? WHERE id = ? AND "
+                                             "(kernel_hash = '' OR problem_class = '')");
+          keys.bind(1, prover->kernel_hash(o.problem, c));
+          keys.bind(2, classes);
+          keys.bind(3, trial_of.at(it->first));
+          keys.exec();
+        });
         ++it;
       } else if (proof.status == "env_error") {
         ++it;  // no verdict (a stop, the machine): the next run proves it
