@@ -158,8 +158,10 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
     for (auto it = results.begin(); it != results.end() && !interrupted;) {
       const core::TuningConfig c = results::stored_config(o.db, 0, tmpl, &problem, it->first);
       OpProof proof;
+      std::string hash;
       try {
-        proof = prover->prove(o.problem, c, prover->kernel_hash(o.problem, c));
+        hash = prover->kernel_hash(o.problem, c);
+        proof = prover->prove(o.problem, c, hash);
       } catch (const core::Error& e) {
         if (e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable || interrupted) throw;
         proof.ok = false;
@@ -173,7 +175,7 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
         results::guard_database(o.db, [&] {
           SQLite::Statement keys(store.db(), "UPDATE trials SET kernel_hash = ?, problem_class = ? WHERE id = ? AND "
                                              "(kernel_hash = '' OR problem_class = '')");
-          keys.bind(1, prover->kernel_hash(o.problem, c));
+          keys.bind(1, hash);
           keys.bind(2, classes);
           keys.bind(3, trial_of.at(it->first));
           keys.exec();
