@@ -622,7 +622,8 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
   std::map<std::string, TrialRow> winners;
   for (TrialRow& r : rows) {
     if (!is_current(r.tmpl)) continue;
-    stored_config(path_, r);  // a damaged config never ranks: the database is refused (exit 2)
+    // A damaged config never ranks: the database is refused (exit 2).
+    const core::TuningConfig whole = stored_config(path_, r);
     bool failed = false;
     for (const std::string& cls : verification_classes(r.problem_class))
       failed = failed || failed_keys.count(key_of(r.config_json, r.kernel_hash, cls)) > 0;
@@ -630,6 +631,9 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
       if (failed_verification) failed_verification->push_back(r);
       continue;
     }
+    // What ranks is what the row means: a config that leaves a parameter out, its default filled
+    // in (exports are read by mgpu-bench and production code, which take whole configs).
+    r.config_json = whole.to_json();
     std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.tmpl.name, r.tmpl.source_hash,
                                   r.tmpl.backend_hash, r.problem.key, r.env.device_name, r.env.arch, r.source);
     auto it = winners.find(key);

@@ -72,6 +72,16 @@ for ok in "UPDATE problems SET fields = replace(fields, '\"heads\":2,', '\"heads
   check "not damage ($ok): every reader and the tuner pass" '[ "$(readers "$T/same.db")" = "0 0 0 0" ]'
 done
 
+# A stored config that leaves a parameter out means it at its default (results/stored_config.h):
+# what ranks and what is exported is the whole config, which mgpu-bench takes (round 11, F8.1).
+cp "$T/a.db" "$T/part.db"
+sql "$T/part.db" "UPDATE configs SET json = json_remove(json, '\$.max_concurrent_steps') WHERE id = $CID"
+"$MGPU" export --db "$T/part.db" --include-model --format json -o "$T/part_x" > "$T/out" 2>&1; rc=$?
+check "a partial config is exported whole" \
+  '[ $rc = 0 ] && "$PY" -c "import json,glob,sys; d=json.load(open(glob.glob(sys.argv[1]+\"/*.json\")[0])); sys.exit(0 if all(\"max_concurrent_steps\" in e[\"config\"] for e in d[\"entries\"].values()) else 1)" "$T/part_x"'
+nice "${MGPU_BENCH:?}" --configs "$T/part_x" --device model --no-record > "$T/out" 2>&1; rc=$?
+check "mgpu-bench takes that export" '[ $rc = 0 ]'
+
 # Import under our attention template (F6): the key's problem, each config checked.
 "$MGPU" attention $P --device model --no-verify --db "$T/m.db" --quiet > "$T/out" 2>&1
 "$PY" - "$T" <<'EOF'

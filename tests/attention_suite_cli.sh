@@ -17,7 +17,7 @@ q() { "$PY" -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(
 printf '\xEF\xBB\xBFheads,seq_q,seq-kv,causal,note\r\n2,300,500,0,small\r\n# a comment\n\n2,300,500,true,\n4,256,,1,self\n2,300,500,false,again\n' > "$T/s.csv"
 "$MGPU" attention --arch sm_90a --head-dim 64 --shapes "$T/s.csv" --device model --trials 1 --db "$T/a.db" > "$T/out" 2>&1; rc=$?
 check "csv: three problems tuned (a duplicate dropped), --head-dim filling the rows" \
-  '[ $rc = 0 ] && grep -q "^suite s: 3 problems, 3 tuned (1 duplicates dropped)" "$T/out"'
+  '[ $rc = 0 ] && grep -q "^suite s: 3 problems, 3 tuned (1 duplicates dropped) (1 line beginning with .#. skipped as a comment: .*s.csv line 3)" "$T/out"'
 check "csv: each problem its own row, as the rows and the flag say" \
   '[ "$(q "$T/a.db" "SELECT group_concat(key, '"' '"') FROM (SELECT DISTINCT p.key FROM trials t JOIN problems p ON p.id = t.problem_id WHERE t.source = '"'model'"' ORDER BY p.key)")" = "b1_h2_kvh2_sq300_skv500_d64_bf16_causal b1_h2_kvh2_sq300_skv500_d64_bf16_noncausal b1_h4_kvh4_sq256_skv256_d64_bf16_causal" ]'
 "$MGPU" attention --arch sm_90a --head-dim 64 --shapes "$T/s.csv" --device model --trials 1 --db "$T/a.db" > "$T/out" 2>&1; rc=$?
@@ -64,6 +64,7 @@ bad bad_value "bad.csv line 2: .*heads" 'heads,seq_q\nabc,300\n'
 bad bad_switch "bad.csv line 2: causal is true or false" 'heads,causal\n2,maybe\n'
 bad no_valid_config "bad.csv line 3: no config of attention_sm90 is valid" 'heads,seq_q\n2,300\n1,2147483647\n'
 bad header_only "the problem suite .* is empty" 'heads,seq_q\n'
+bad only_comments "is empty (1 line beginning with '#' skipped as a comment: .*bad.csv line 2)" 'name,heads\n#1 prefill,2\n'
 bad unknown_name "'bogus' is no attention suite (built in: fa3, llama3-8b-prefill)" '' bogus
 # --- campaigns of attention tasks (harness/campaign): planned from a suite or keys, each task
 # run by run-task as `mgpu-tune attention` runs it, into its own shard ---
@@ -81,6 +82,13 @@ check "status: the done task and the one never submitted, by key" \
 "$MGPU" campaign plan --op attention --arch sm_90a --problem b1_h4_kvh2_sq256_skv256_d64_bf16_causal --device model \
   -o "$T/keys.json" > "$T/out" 2>&1; rc=$?
 check "campaign plan --op attention --problem KEY" '[ $rc = 0 ] && grep -q ": 1 tasks" "$T/out"'
+# An emulate task holds its problem in the node's memory: submit asks Slurm for a node that has
+# it (10 x 6.1 GiB of Q, K, V and O, plus 4 GiB for the tuner), a model task asks for nothing.
+"$MGPU" campaign plan --op attention --arch sm_90a --problem b1_h32_kvh32_sq200000_skv200000_d128_bf16_noncausal \
+  --device emulate -o "$T/big.json" > /dev/null 2>&1 && "$MGPU" campaign submit "$T/big.json" --partition p --dry-run > "$T/out" 2>&1; rc=$?
+check "campaign submit of a big emulate task asks for its memory (--mem)" '[ $rc = 0 ] && grep -q "^#SBATCH --mem=66G$" "$T/out"'
+"$MGPU" campaign submit "$T/keys.json" --partition p --dry-run > "$T/out" 2>&1; rc=$?
+check "campaign submit of a model task asks for no memory" '[ $rc = 0 ] && ! grep -q -- "--mem" "$T/out"'
 cbad() {  # name, expected message, plan arguments...
   local name=$1 says=$2; shift 2
   "$MGPU" campaign plan --arch sm_90a "$@" -o "$T/bad.json" > "$T/out" 2>&1; local rc=$?

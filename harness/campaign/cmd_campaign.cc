@@ -1,5 +1,7 @@
 #include "harness/campaign/cmd_campaign.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -140,6 +142,35 @@ void check_op_task(const Campaign& c, int i) {
                             o.problem.bytes / double(1 << 30), emu::kDeviceMemory >> 30));
 }
 
+// The memory the node that runs task i must have (0: no more than any node): an emulate task
+// holds its problem in the node's memory, which only Slurm knows, so submit asks for it.
+// Submit asks for 4 GiB more, for the tuner itself (the compiler, the virtual device's workers):
+// a request at the problem's bytes alone would have Slurm kill a small task.
+double task_machine_bytes(const Campaign& c, int i) {
+  if (c.tasks[i].device != "emulate") return 0;
+  if (c.tasks[i].op == "matmul") return emulate_machine_bytes(c.tasks[i].problem);
+  return op_emulate_machine_bytes(op_task_options(c, i).problem);
+}
+constexpr double kTunerProcessBytes = 4.0 * double(1 << 30);
+
+// A plan's emulate tasks that this machine could not run: said, not refused (the nodes that will
+// run them are Slurm's to choose, by the --mem that submit asks for).
+void note_machine_memory(const Campaign& c) {
+  const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  int over = 0;
+  double most = 0;
+  for (const CampaignTask& t : c.tasks) {
+    const double need = task_machine_bytes(c, t.index);
+    if (need > machine) ++over;
+    most = std::max(most, need);
+  }
+  if (over > 0)
+    fmt::print(stderr,
+               "note: {} emulate task(s) need a node with more memory than this machine's {:.1f} GiB (at most {:.1f} "
+               "GiB): 'campaign submit' asks Slurm for it (sbatch --mem); 'campaign run-task' here would refuse them\n",
+               over, machine / double(1 << 30), most / double(1 << 30));
+}
+
 // Either kind of task, as run-task will be told it.
 void check_any_task(const Campaign& c, int i) {
   if (c.tasks[i].op == "matmul") check_task(task_options(c, i));
@@ -254,6 +285,8 @@ void submit_tasks(Campaign& c, const std::vector<int>& tasks, SubmitOptions o, b
   if (tasks.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("{} has no tasks: nothing to submit", c.path));
   check_tasks(c, tasks);
   o.mgpu_tune = executable_path();
+  for (int i : tasks)
+    if (double need = task_machine_bytes(c, i); need > 0) o.mem_bytes = std::max(o.mem_bytes, need + kTunerProcessBytes);
   fs::create_directories(c.scripts_dir());
   fs::create_directories(c.logs_dir());
   fs::create_directories(fs::path(c.shard(0)).parent_path());
@@ -315,6 +348,7 @@ struct PlanOptions {
 void write_plan(const Campaign& c, bool json) {
   if (fs::exists(c.path)) throw Error(ErrorKind::InvalidInput, fmt::format("{} exists: choose another file", c.path));
   save_campaign(c);
+  note_machine_memory(c);
   if (json) {
     std::cout << nlohmann::json{{"campaign", c.path}, {"name", c.name}, {"tasks", c.tasks.size()},
                                 {"shards", fmt::format("{}/{}-shards", c.dir(), c.name)}, {"merged_db", c.merged_db()}}
@@ -353,7 +387,10 @@ void plan_op_campaign(const PlanOptions& o, const CLI::App& cmd) {
     std::vector<std::string> keys = o.problem_keys;
     if (!o.shapes.empty()) {
       keys.clear();
-      for (const kernels::Problem& p : load_op_suite(*entry, t, o.shapes, {}).problems) keys.push_back(p.key);
+      const OpProblemSuite suite = load_op_suite(*entry, t, o.shapes, {});
+      for (const kernels::Problem& p : suite.problems) keys.push_back(p.key);
+      if (!suite.comments.empty() && &a == &o.archs.front())
+        fmt::print(stderr, "note: {}{}\n", o.shapes, comments_note(suite));
     }
     for (const std::string& key : keys) {
       CampaignTask task;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <cstdio>
@@ -133,6 +134,8 @@ std::string array_script(const Campaign& c, const std::vector<int>& tasks, const
       fmt::arg("array", array_spec(tasks, o.max_parallel)), fmt::arg("output", sbatch_file(c.logs_dir(), "task-%a.out")));
   if (o.gpus_per_task > 0) s += fmt::format("#SBATCH --gpus-per-task={}\n", o.gpus_per_task);
   if (!o.time_limit.empty()) s += fmt::format("#SBATCH --time={}\n", o.time_limit);
+  if (o.mem_bytes > 0)  // --device emulate runs the problem in the node's memory: Slurm places it where it fits
+    s += fmt::format("#SBATCH --mem={}G\n", static_cast<long long>(std::ceil(o.mem_bytes / double(1 << 30))));
   s += fmt::format("\nexec {} campaign run-task {} \"$SLURM_ARRAY_TASK_ID\"\n", quote(o.mgpu_tune), quote(c.path));
   return s;
 }

@@ -23,6 +23,7 @@ struct SubmitOptions {
   int max_parallel = 0;      // 0: no limit
   std::string time_limit;    // sbatch --time, empty: the partition's default
   std::string mgpu_tune;     // the executable the tasks run (on the shared filesystem)
+  double mem_bytes = 0;      // memory each task's node must have (sbatch --mem), 0: the partition's default
 };
 
 // --partition, --time, --gpus-per-task and --max-parallel, before they go into #SBATCH

@@ -243,17 +243,19 @@ void add_tune_command(CLI::App& app, const kernels::OpEntry& e) {
     if (o->json)
       std::cout << nlohmann::json{{"suite", suite->name}, {"problems", n}, {"tuned", tuned}, {"failed", failed},
                                   {"stopped_partway", interrupted ? 1 : 0}, {"not_reached", not_reached},
-                                  {"duplicates_dropped", suite->duplicates_dropped}, {"reports", reports},
+                                  {"duplicates_dropped", suite->duplicates_dropped},
+                                  {"comment_lines", suite->comments.size()}, {"reports", reports},
                                   {"interrupted", interrupted}}
                        .dump(2)
                 << "\n";
     else
-      fmt::print("suite {}: {} problems, {} tuned{}{}{}\n", suite->name, n, tuned,
+      fmt::print("suite {}: {} problems, {} tuned{}{}{}{}\n", suite->name, n, tuned,
                  failed ? fmt::format(", {} with a failure", failed) : "",
                  interrupted ? fmt::format(", 1 stopped partway ({} new trials committed), {} not reached",
                                            stopped_trials, not_reached)
                              : "",
-                 suite->duplicates_dropped ? fmt::format(" ({} duplicates dropped)", suite->duplicates_dropped) : "");
+                 suite->duplicates_dropped ? fmt::format(" ({} duplicates dropped)", suite->duplicates_dropped) : "",
+                 comments_note(*suite));
     if (interrupted) {
       fmt::print(stderr, "mgpu-tune: stopped by SIG{}: {} trials of this run are committed in {}\n",
                  sigabbrev_np(stop_exit_code() - 128), trials, o->tune.db);

@@ -61,7 +61,8 @@ void set_value(const kernels::OpTemplate& t, Row& row, const std::string& flag, 
                 fmt::format("{}: {} is true or false (or 1 or 0), got '{}'", where, flag, value.substr(0, 40)));
 }
 
-std::vector<std::pair<Row, std::string>> read_csv(const kernels::OpTemplate& t, const std::string& path) {
+std::vector<std::pair<Row, std::string>> read_csv(const kernels::OpTemplate& t, const std::string& path,
+                                                   std::vector<std::string>* comments) {
   std::istringstream in(core::read_input_file(path, "problem suite file"));
   std::vector<std::pair<Row, std::string>> rows;
   std::vector<std::string> columns;
@@ -71,8 +72,12 @@ std::vector<std::pair<Row, std::string>> read_csv(const kernels::OpTemplate& t, 
     if (n == 1 && (line.rfind("\xFF\xFE", 0) == 0 || line.rfind("\xFE\xFF", 0) == 0))
       throw Error(ErrorKind::InvalidInput, fmt::format("{} is UTF-16: save it as UTF-8", path));
     line = trimmed(line);
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty()) continue;
     const std::string where = fmt::format("{} line {}", path, n);
+    if (line[0] == '#') {  // counted: a first cell such as a name "#1 prefill" reads as one
+      comments->push_back(where);
+      continue;
+    }
     std::vector<std::string> cells;
     std::stringstream ss(line);
     for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(trimmed(cell));
@@ -151,6 +156,13 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
 
 }  // namespace
 
+std::string comments_note(const OpProblemSuite& suite) {
+  if (suite.comments.empty()) return "";
+  const bool one = suite.comments.size() == 1;
+  return fmt::format(" ({} line{} beginning with '#' skipped as {}: {}{})", suite.comments.size(), one ? "" : "s",
+                     one ? "a comment" : "comments", one ? "" : "the first ", suite.comments.front());
+}
+
 OpProblemSuite load_op_suite(const kernels::OpEntry& op, const kernels::OpTemplate& t, const std::string& spec,
                              const std::map<std::string, std::string>& given) {
   namespace fs = std::filesystem;
@@ -160,7 +172,7 @@ OpProblemSuite load_op_suite(const kernels::OpEntry& op, const kernels::OpTempla
   if (ext == ".csv" || ext == ".json") {
     core::check_input_file(spec, "problem suite file");  // a FIFO would block, /dev/zero never end
     suite.name = fs::path(spec).stem().string();
-    rows = ext == ".csv" ? read_csv(t, spec) : read_json(t, spec, &suite.name);
+    rows = ext == ".csv" ? read_csv(t, spec, &suite.comments) : read_json(t, spec, &suite.name);
   } else {
     std::string names;
     for (const kernels::OpSuite& s : op.suites ? op.suites() : std::vector<kernels::OpSuite>{}) {
@@ -201,7 +213,8 @@ OpProblemSuite load_op_suite(const kernels::OpEntry& op, const kernels::OpTempla
     suite.problems.push_back(std::move(p));
     suite.where.push_back(where);
   }
-  if (suite.problems.empty()) throw Error(ErrorKind::InvalidInput, fmt::format("the problem suite {} is empty", spec));
+  if (suite.problems.empty())
+    throw Error(ErrorKind::InvalidInput, fmt::format("the problem suite {} is empty{}", spec, comments_note(suite)));
   return suite;
 }
 

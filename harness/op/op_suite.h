@@ -6,7 +6,8 @@
 // throws Error{InvalidInput} naming the file and the row ("s.csv line 3: --heads: ...").
 //   CSV:  a header line naming the columns (the op's problem flags, '-' or '_' alike: batch,
 //         heads, kv_heads, seq_q, ...; and name and note, for people), then one problem per line
-//         (LF or CRLF); lines starting with '#' (comments) and blank lines skipped; a UTF-8 byte
+//         (LF or CRLF); lines starting with '#' (comments, counted and said: a name cell "#1" first
+//         in its row would read as one) and blank lines skipped; a UTF-8 byte
 //         order mark skipped; no quoting. An empty cell leaves its column out. A switch column
 //         (causal) holds true/false or 1/0.
 //   JSON: [{"heads": 32, "seq_q": 4096, "causal": true, ...}, ...] or {"name": "...", "problems": [...]}.
@@ -27,7 +28,11 @@ struct OpProblemSuite {
   std::vector<kernels::Problem> problems;
   std::vector<std::string> where;  // per problem: "s.csv line 3", "s.json problem #2", "suite fa3 row 4"
   int duplicates_dropped = 0;
+  std::vector<std::string> comments;  // a CSV's lines skipped as comments ("s.csv line 2"), said with the summary
 };
+
+// " (2 lines beginning with '#' skipped as comments: the first s.csv line 2)", or "" when none.
+std::string comments_note(const OpProblemSuite& suite);
 
 OpProblemSuite load_op_suite(const kernels::OpEntry& op, const kernels::OpTemplate& t, const std::string& file_or_name,
                              const std::map<std::string, std::string>& given);

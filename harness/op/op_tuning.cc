@@ -31,9 +31,7 @@ namespace {
 void check_fits(const kernels::Problem& p, const core::DeviceReport& report) {
   const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   const double device = static_cast<double>(report.gpus.front().memory_bytes);
-  // Inputs and outputs on the virtual device, in this machine's memory, plus the CPU reference's
-  // float64 copies of them (4x the 16-bit bytes).
-  const double need = 5 * p.bytes;
+  const double need = op_emulate_machine_bytes(p) / 2;
   if (p.bytes > device || need > machine / 2)
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("--device emulate runs the problem itself, and {} needs about {:.1f} GiB here (the "
@@ -55,6 +53,12 @@ std::string duration_text(double s) {
 }
 
 }  // namespace
+
+double op_emulate_machine_bytes(const kernels::Problem& p) {
+  // Inputs and outputs on the virtual device, in this machine's memory, plus the CPU reference's
+  // float64 copies of them (4x the 16-bit bytes); twice that, for everything else a worker holds.
+  return 2 * 5 * p.bytes;
+}
 
 OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupted,
                      const std::function<void(const OpTrialLine&)>& on_trial) {

@@ -69,6 +69,11 @@ struct OpTuneReport {
   std::vector<Ranked> top;  // best first
 };
 
+// The memory a machine must have for --device emulate to take `problem`: the virtual device's
+// buffers and the reference's float64 copies, with as much again to spare. tune_op refuses a
+// problem over this machine's; a campaign asks Slurm for it (sbatch --mem) for its emulate tasks.
+double op_emulate_machine_bytes(const kernels::Problem& problem);
+
 OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupted,
                      const std::function<void(const OpTrialLine&)>& on_trial);
 

@@ -75,6 +75,16 @@ Device pick_device(const TuneOptions& o, const core::ArchSpec& arch, const kerne
 
 }  // namespace
 
+double emulate_machine_bytes(const kernels::MatmulProblem& p) {
+  // The worker also holds, on the host (harness/measure/emulator_verifier.cc): A and B as
+  // generated, the float64 reference C is checked against, and C read back -- counted twice,
+  // as a schedule's result is kept to compare the next one's with it.
+  const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
+  const double host = (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n) * 2 + mn * 8 +
+                      2 * mn * kernels::size_in_bytes(p.out_dtype);
+  return p.min_bytes() + host;
+}
+
 std::optional<std::string> why_too_big_to_emulate(const kernels::MatmulProblem& p, double device_bytes, double machine_bytes) {
   constexpr double kGiB = double(1 << 30);
   const std::string advice = "Verify its configs with --device model (each is verified on the virtual device at small "
@@ -82,12 +92,8 @@ std::optional<std::string> why_too_big_to_emulate(const kernels::MatmulProblem& 
   if (p.min_bytes() > device_bytes)
     return fmt::format("--device emulate runs the problem itself, and {} needs {:.1f} GiB of device memory; the virtual "
                        "device has {:.0f} GiB. {}", p.key(), p.min_bytes() / kGiB, device_bytes / kGiB, advice);
-  // The worker also holds, on the host (harness/measure/emulator_verifier.cc): A and B as
-  // generated, the float64 reference C is checked against, and C read back -- counted twice,
-  // as a schedule's result is kept to compare the next one's with it.
   const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
-  const double host = (static_cast<double>(p.m) * p.k + static_cast<double>(p.k) * p.n) * 2 + mn * 8 +
-                      2 * mn * kernels::size_in_bytes(p.out_dtype);
+  const double host = emulate_machine_bytes(p) - p.min_bytes();
   if (p.min_bytes() + host > machine_bytes)
     return fmt::format("--device emulate runs the problem itself, and {} needs {:.1f} GiB of memory: {:.1f} GiB on the "
                        "virtual device and {:.1f} GiB on the host (the float64 reference its result is checked against, "

@@ -131,6 +131,9 @@ void check_tune_options(const TuneOptions& options);
 // (`machine_bytes`). tune() refuses such a problem (Error{InvalidInput}) before it writes.
 std::optional<std::string> why_too_big_to_emulate(const kernels::MatmulProblem& problem, double device_bytes,
                                                   double machine_bytes);
+// The memory a machine must have for --device emulate to take `problem` (the device's and the
+// host's part together): what a campaign asks Slurm for (sbatch --mem) for its emulate tasks.
+double emulate_machine_bytes(const kernels::MatmulProblem& problem);
 // The same for every problem of a suite, before the first is tuned: sets up the virtual device
 // as --device emulate does and throws Error{InvalidInput} for the first problem it cannot run.
 void check_emulate_problems(const TuneOptions& options, const std::vector<kernels::MatmulProblem>& problems);
