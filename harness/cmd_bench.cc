@@ -138,7 +138,7 @@ void run(const Options& o) {
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
-  auto* bench = app.add_subcommand("bench", "Benchmark one config on the GPU against cuBLASLt");
+  auto* bench = app.add_subcommand("bench", "Benchmark one config on the GPU (a matmul against cuBLASLt)");
   bench->require_subcommand(1);
   auto o = std::make_shared<Options>();
   auto* cmd = bench->add_subcommand("matmul", "One matmul config, measured --repeat times, vs cuBLASLt");

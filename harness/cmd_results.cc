@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/arch.h"
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/cmd_trials.h"
@@ -18,6 +19,7 @@
 #include "harness/numeric_options.h"
 #include "harness/stop_signals.h"
 #include "harness/measure/trial_record.h"
+#include "harness/op/op_suite.h"
 #include "harness/tune/shape_suite.h"
 #include "kernels/matmul_template.h"
 #include "kernels/op_registry.h"
@@ -174,9 +176,35 @@ void add_best(CLI::App& app) {
   }));
 }
 
+// The problems of an op's suite (a file or a suite's name, read as `mgpu-tune OP --shapes` reads
+// it), as the store keys them.
+results::SuiteShapes suite_shapes(const std::string& op, const std::string& spec) {
+  results::SuiteShapes suite;
+  suite.file = spec;  // an input: the export refuses to write over it
+  if (op == "matmul") {  // matmul's suites are not behind the op registry yet
+    ShapeSuite loaded = load_shape_suite(spec, kernels::MatmulProblem{});
+    suite.name = loaded.name;
+    for (const kernels::MatmulProblem& p : loaded.shapes) suite.shapes.push_back(problem_record(p));
+    return suite;
+  }
+  const kernels::OpEntry* entry = nullptr;
+  std::string ops = "matmul";
+  for (const kernels::OpEntry& e : kernels::ops()) {
+    ops += ", " + e.op;
+    if (e.op == op) entry = &e;
+  }
+  if (!entry) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--op: there is no op '{}' ({})", op.substr(0, 40), ops));
+  const kernels::OpTemplate& t = entry->for_arch(core::parse_arch(entry->default_arch));
+  const OpProblemSuite loaded = load_op_suite(*entry, t, spec, {});
+  suite.name = loaded.name;
+  suite.exact_fields = t.kernel_fields();
+  for (const kernels::Problem& p : loaded.problems) suite.shapes.push_back(problem_record(p));
+  return suite;
+}
+
 void add_export(CLI::App& app) {
   struct O {
-    std::string db, format, output, shapes, study;
+    std::string db, format, output, shapes, study, op = "matmul";
     bool include_model = false, all_versions = false, json = false, require_verified = false;
   };
   auto o = std::make_shared<O>();
@@ -196,8 +224,12 @@ void add_export(CLI::App& app) {
   cmd->add_flag("--all-versions", o->all_versions, "Include rows of older template versions (stale)");
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
   cmd->add_option("--shapes", o->shapes,
-                  "A shape suite (file or name, as for 'matmul --shapes'): json and cpp exports then say how each "
-                  "of its shapes is served (exact, nearest tuned shape, or default)");
+                  "A suite of --op's problems (file or name, as for 'matmul --shapes' or 'attention --shapes'): json "
+                  "and cpp exports then say how each of its problems is served (exact, nearest tuned problem, or "
+                  "default)");
+  std::string ops = "matmul";
+  for (const kernels::OpEntry& e : kernels::ops()) ops += ", " + e.op;
+  cmd->add_option("--op", o->op, fmt::format("The op whose problems --shapes lists: {}", ops))->capture_default_str();
   cmd->add_flag("--require-verified", o->require_verified,
                 "Refuse (exit 1, nothing written) when any entry is verified neither on hardware nor on the "
                 "virtual device (json and cpp)");
@@ -217,10 +249,9 @@ void add_export(CLI::App& app) {
     if (!o->shapes.empty()) {
       if (o->format == "csv" || o->format == "t4")
         throw core::Error(core::ErrorKind::InvalidInput, "--shapes goes with --format json or cpp");
-      ShapeSuite loaded = load_shape_suite(o->shapes, kernels::MatmulProblem{});
-      suite.name = loaded.name;
-      suite.file = o->shapes;  // an input: the export refuses to write over it
-      for (const kernels::MatmulProblem& p : loaded.shapes) suite.shapes.push_back(problem_record(p));
+      suite = suite_shapes(o->op, o->shapes);
+    } else if (o->op != "matmul") {
+      throw core::Error(core::ErrorKind::InvalidInput, "--op names the op of a --shapes suite: give --shapes too");
     }
     results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
     auto current = o->all_versions ? std::vector<results::TemplateId>{} : current_templates();
@@ -250,7 +281,7 @@ void add_export(CLI::App& app) {
     if (!o->json && !skipped.empty()) fmt::print("{}\n", skipped);
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
-      // A suite is of one op's problems (matmul shapes): it says nothing of another op's entries.
+      // A suite is of one op's problems: it says nothing of another op's entries.
       for (results::TrialRow& t : s.best(o->include_model, current))
         if (t.problem.kernel == suite.shapes.front().kernel)
           groups[fmt::format("{} on {}", t.tmpl.name, t.env.arch)].push_back(std::move(t));
@@ -258,10 +289,14 @@ void add_export(CLI::App& app) {
         std::map<std::string, int> how;
         for (const results::Coverage& c : results::coverage(suite, rows)) ++how[c.how];
         summary["coverage"].push_back({{"suite", suite.name}, {"shapes", suite.shapes.size()}, {"served", name},
-                                       {"exact", how["exact"]}, {"nearest", how["nearest"]}, {"default", how["default"]}});
+                                       {"exact", how["exact"]}, {"nearest", how["nearest"]}, {"default", how["default"]},
+                                       {"none", how["none"]}});
+        // "none": the lookup returns nullptr (no tuned problem of the kernel fields, e.g. a head dim).
         if (!o->json)
-          fmt::print("suite {} ({} shapes), {}: {} exact, {} nearest, {} default\n", suite.name, suite.shapes.size(),
-                     name, how["exact"], how["nearest"], how["default"]);
+          fmt::print("suite {} ({} shapes), {}: {} exact, {} nearest, {}\n", suite.name, suite.shapes.size(), name,
+                     how["exact"], how["nearest"],
+                     suite.exact_fields.empty() ? fmt::format("{} default", how["default"])
+                                                : fmt::format("{} none (nullptr)", how["none"]));
       }
     }
     if (o->json) std::cout << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -54,16 +54,32 @@ std::optional<std::string> why_not_ptx(const std::string& text) {
   return std::nullopt;
 }
 
-// Whether the PTX declares `kernel` (".entry NAME"), as the PTX this cubin came from does.
-bool declares_kernel(const std::string& ptx, const std::string& kernel) {
+// Where the PTX declares `kernel` (".entry NAME"), as the PTX this cubin came from does; npos if
+// it does not.
+size_t kernel_entry(const std::string& ptx, const std::string& kernel) {
   auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
   for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) {
     size_t i = at + 6;
     while (i < ptx.size() && std::isspace(static_cast<unsigned char>(ptx[i]))) ++i;
     if (ptx.compare(i, kernel.size(), kernel) == 0 && (i + kernel.size() == ptx.size() || !ident(ptx[i + kernel.size()])))
-      return true;
+      return at;
   }
-  return false;
+  return std::string::npos;
+}
+bool declares_kernel(const std::string& ptx, const std::string& kernel) { return kernel_entry(ptx, kernel) != std::string::npos; }
+
+// The wgmma.mma_async instructions of `kernel`'s body (to the next entry): ptxas issues one
+// HGMMA for each (sm_90a, ptxas 13.0: 16 and 32 in the attention kernels, 16 in matmul's), so a
+// PTX of another config -- an attention schedule peels a step the other does not -- is told
+// apart from the cubin's own.
+int wgmma_count(const std::string& ptx, const std::string& kernel) {
+  const size_t begin = kernel_entry(ptx, kernel);
+  const size_t end = std::min(ptx.find(".entry", begin + 6), ptx.size());
+  int n = 0;
+  for (size_t at = ptx.find("wgmma.mma_async", begin); at != std::string::npos && at < end;
+       at = ptx.find("wgmma.mma_async", at + 1))
+    ++n;
+  return n;
 }
 
 // The PTX the user named, checked to be PTX and this kernel's: whether it asks for setmaxnreg.
@@ -115,6 +131,12 @@ void run(const Options& o) {
 
   core::KernelEvidence k{core::profile_sass(core::disassemble(image), f->name), advisories,
                          from_log ? from_log->spill_store_bytes : 0, ptx.find("setmaxnreg") != std::string::npos};
+  if (!ptx.empty() && wgmma_count(ptx, f->name) != k.sass.whole.mma)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("the PTX file '{}' is not this cubin's: its kernel '{}' has {} wgmma.mma_async where "
+                                  "the cubin has {} HGMMA (the assembler issues one for each): give the PTX this cubin "
+                                  "was assembled from",
+                                  o.ptx, f->name, wgmma_count(ptx, f->name), k.sass.whole.mma));
   // What the PTX's main loop asked for, so the assembler's additions can be told apart.
   if (const core::PtxMainLoop loop = core::ptx_main_loop(ptx); loop.found)
     k.ptx_main_loop_warpgroup_sync = loop.warpgroup_sync;
@@ -142,6 +164,9 @@ void run(const Options& o) {
   fmt::print("{}\n", sass_line(out["sass"]));
   if (!ptx.empty() && !k.ptx_has_setmaxnreg)
     fmt::print("      (the PTX asks for no setmaxnreg: one register budget for every warp)\n");
+  if (ptx.empty() && k.sass.has_main_loop && k.sass.whole.mma > 0)
+    fmt::print("      (without --ptx the main loop's {} warpgroup arrive/wait are not judged: serialised-mma measures "
+               "the assembler against its PTX)\n", k.sass.main_loop.warpgroup_sync);
 }
 
 }  // namespace

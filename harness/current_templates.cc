@@ -87,6 +87,9 @@ std::optional<std::string> check_problem(const results::ProblemRecord& p) {
     const results::ProblemRecord want = problem_record(parsed);
     if (want.key != p.key) return fmt::format("its key '{}' is written {}", p.key.substr(0, 80), want.key);
     const nlohmann::json have_fields = nlohmann::json::parse(p.fields, nullptr, /*allow_exceptions=*/false);
+    // (A discarded value -- text that is no JSON -- compares unequal to nothing: said first.)
+    if (have_fields.is_discarded() || !have_fields.is_object())
+      return fmt::format("its fields {} are not a JSON object", p.fields.substr(0, 200));
     if (have_fields != nlohmann::json::parse(want.fields))
       return fmt::format("its fields {} are not its key's {}", p.fields.substr(0, 200), want.fields);
     if (p.dtype != want.dtype || p.out_dtype != want.out_dtype)

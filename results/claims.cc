@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "results/database.h"
+#include "results/stored_config.h"
 
 namespace mgpu::results {
 namespace {
@@ -211,6 +212,16 @@ std::vector<StudyTrial> Claims::trials_after(std::int64_t after_id) {
     }
     return out;
   });
+}
+
+core::TuningConfig study_trial_config(const std::string& db, const StudyTrial& r, const TemplateId& tmpl,
+                                      const ProblemRecord& problem) {
+  if (r.problem_kernel != problem.kernel)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is damaged: trial {} has a problem row of kernel '{}' under the key {} of {}", db,
+                                  r.id, r.problem_kernel.substr(0, 40), problem.key, problem.kernel));
+  const bool ok = r.status == "ok" && r.median_ms;
+  return stored_config(db, r.id, tmpl, ok ? &problem : nullptr, r.config_json);
 }
 
 }  // namespace mgpu::results

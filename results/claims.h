@@ -18,6 +18,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include "core/tuning_config.h"
 #include "results/store.h"
 
 namespace mgpu::results {
@@ -40,6 +41,14 @@ struct StudyTrial {
   std::optional<double> median_ms, noise;
   std::string problem_kernel;  // the kernel column of its problem row (the study matches the key)
 };
+
+// A row of a study, judged as every reader judges it (results/stored_config.h): its problem row
+// must be of the study's op (`problem.kernel`), and an ok row's config one `tmpl` accepts at
+// `problem` (a failed trial's config may be one it rejects). Returns the config whole, for the
+// strategy; throws Error{InvalidInput} "DB is damaged: trial N ..." otherwise. `db` names the
+// database in messages.
+core::TuningConfig study_trial_config(const std::string& db, const StudyTrial& r, const TemplateId& tmpl,
+                                      const ProblemRecord& problem);
 
 class Claims {
  public:

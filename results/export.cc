@@ -1,5 +1,6 @@
 #include "results/export.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "core/error.h"
 #include "results/output_file.h"
+#include "results/stored_config.h"
 #include "results/verified_best.h"
 
 namespace mgpu::results {
@@ -142,6 +144,12 @@ ProblemFields problem_fields(const ProblemRecord& p, const std::string& what) {
                                   comment_text(p.fields.substr(0, 80))));
   ProblemFields out;
   for (const auto& [name, value] : fields.items()) {
+    // A number is read by value, as every reader of the row reads it (stored_config.h): 2.0 is 2.
+    if (value.is_number_float() && std::isfinite(value.get<double>()) && std::trunc(value.get<double>()) == value.get<double>() &&
+        std::fabs(value.get<double>()) < 9.0e15) {
+      out.emplace_back(name, static_cast<std::int64_t>(value.get<double>()));
+      continue;
+    }
     const bool number = value.is_number_integer() && (!value.is_number_unsigned() ||
                                                      value.get<std::uint64_t>() <= std::uint64_t(INT64_MAX));
     if (!number && !value.is_string() && !value.is_boolean())
@@ -158,12 +166,13 @@ namespace {
 // How far tuned problem `e` is from `s` as the header's lookup measures it: infinity unless
 // both are of one op with the same fields and the same text and switches; else the product of
 // the numbers' size ratios (1 for the same problem).
-double problem_distance(const ProblemFields& e, const ProblemFields& s) {
+double problem_distance(const ProblemFields& e, const ProblemFields& s, const std::vector<std::string>& exact) {
   if (e.size() != s.size()) return HUGE_VAL;
   double d = 1;
   for (std::size_t i = 0; i < e.size(); ++i) {
     if (e[i].first != s[i].first) return HUGE_VAL;
-    if (e[i].second.is_number_integer() && s[i].second.is_number_integer()) {
+    const bool matched_exactly = std::find(exact.begin(), exact.end(), e[i].first) != exact.end();
+    if (!matched_exactly && e[i].second.is_number_integer() && s[i].second.is_number_integer()) {
       const double a = e[i].second.get<double>(), b = s[i].second.get<double>();
       d *= a > b ? a / b : b / a;
     } else if (e[i].second != s[i].second) {
@@ -178,12 +187,15 @@ double problem_distance(const ProblemFields& e, const ProblemFields& s) {
 std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries) {
   std::vector<Coverage> out;
   for (const ProblemRecord& s : suite.shapes) {
-    Coverage c{s.key, "default", entries.empty() ? "" : entries.front().problem.key, 0};
+    // No match: the header's lookup falls back to the first entry only for an op with no exact
+    // fields; one with them returns nullptr (a kernel of another head dim would be wrong).
+    Coverage c = suite.exact_fields.empty() && !entries.empty() ? Coverage{s.key, "default", entries.front().problem.key, 0}
+                                                                : Coverage{s.key, "none", "", 0};
     const ProblemFields want = problem_fields(s, fmt::format("suite shape {}", comment_text(s.key)));
     double best = 1e300;
     for (const TrialRow& e : entries) {
       if (e.problem.kernel != s.kernel) continue;
-      const double d = problem_distance(problem_fields(e.problem, fmt::format("trial {}", e.id)), want);
+      const double d = problem_distance(problem_fields(e.problem, fmt::format("trial {}", e.id)), want, suite.exact_fields);
       if (d < best) {
         best = d;
         c = {s.key, e.problem.key == s.key ? "exact" : "nearest", e.problem.key, d};
@@ -241,9 +253,14 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
       nlohmann::json shapes = nlohmann::json::object();
       for (const Coverage& c : coverage(suite, rows_of[name]))
         shapes[c.shape] = {{"how", c.how}, {"entry", c.entry}, {"size_ratio", c.size_ratio}};
+      std::string exact;
+      for (const std::string& f : suite.exact_fields) exact += ", " + f;
       doc["coverage"] = {{"suite", suite.name},
-                         {"lookup", "exact problem key, else the nearest tuned shape of the same dtypes and layout "
-                                    "(smallest product of the M, N, K size ratios), else the first entry"},
+                         {"lookup", fmt::format("exact problem key, else the nearest tuned problem of the same text "
+                                                "fields and switches{} (smallest product of the other numbers' size "
+                                                "ratios), else {}",
+                                                exact.empty() ? "" : " and the same" + exact.substr(1),
+                                                exact.empty() ? "the first entry" : "none")},
                          {"shapes", shapes}};
     }
   }
@@ -264,10 +281,10 @@ nlohmann::json problem_json(const ProblemRecord& p) {
   if (p.kernel == "matmul")
     return {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"dtype", p.dtype}, {"out_dtype", p.out_dtype}, {"layout", p.layout}};
   // Another op: its own fields (schema 8), in its order, after the op's name.
-  nlohmann::ordered_json fields = nlohmann::ordered_json::parse(p.fields, nullptr, false);
   nlohmann::json j = {{"op", p.kernel}};
-  if (fields.is_object())
-    for (const auto& [name, value] : fields.items()) j[name] = value;
+  const nlohmann::json fields = nlohmann::json::parse(p.fields, nullptr, false);
+  if (fields.is_object() && !fields.empty())  // (an imported landscape's problem has none)
+    for (auto& [name, value] : problem_fields(p, "problem " + p.key.substr(0, 80))) j[name] = std::move(value);
   return j;
 }
 
@@ -290,7 +307,9 @@ int export_csv(Store& store, const std::string& csv_path, bool include_model) {
                        t.uuid, t.run_id, t.created_at, t.tmpl.name, t.tmpl.source_hash, t.problem.key, t.problem.m,
                        t.problem.n, t.problem.k, t.problem.dtype, t.problem.out_dtype, t.problem.layout,
                        t.problem.kernel, csv_field(t.problem.fields), csv_field(t.env.device_name), t.env.arch, t.env.driver_version, t.env.cuda_version,
-                       csv_field(t.config_json), t.status, t.source, opt_str(t.median_ms), opt_str(t.min_ms),
+                       // an ok row's config whole, as best and the json export give it (stored_config.h)
+                       csv_field(t.status == "ok" ? stored_config(store.path(), t).to_json() : t.config_json), t.status,
+                       t.source, opt_str(t.median_ms), opt_str(t.min_ms),
                        opt_str(t.mean_ms), opt_str(t.noise), t.samples_ms.size(), opt_str(t.verification_error),
                        t.throttled ? 1 : 0, opt_str(t.compile_ms), opt_str(t.registers), opt_str(t.smem_bytes),
                        opt_str(t.spill_bytes), csv_field(t.message), label->second);
@@ -472,7 +491,8 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
           out << fmt::format("//   {:<36} {}\n", comment_text(c.shape),
                              comment_text(c.how == "exact"     ? std::string("exact")
                                           : c.how == "nearest" ? fmt::format("nearest: {} (size ratio {:.2f})", c.entry, c.size_ratio)
-                                                               : fmt::format("default: {} (no tuned shape of its dtypes and layout)", c.entry)));
+                                          : c.how == "default" ? fmt::format("default: {} (no tuned problem of its text fields)", c.entry)
+                                                               : std::string("none: nullptr (no tuned problem of its kernel fields)")));
       }
     }
     // The nearest-problem rule, spelled out for the op's fields.

@@ -32,11 +32,12 @@
 // folder the export created is removed again when a write fails (a full disk): no empty
 // folder, nor a part of the export, is left behind.
 // Each returns the number of entries (json, cpp) or rows (csv) written.
-// Coverage: given the shapes of a suite, json and cpp also say for each (template, device or
-// arch) of the suite's op how every suite shape is served -- "exact" (tuned), "nearest" (the
-// lookup's nearest tuned problem of the same text fields -- a matmul's dtypes and layout --:
-// smallest product of the size ratios), or "default" (none of its text fields: the table's
-// first entry).
+// Coverage: given the problems of a suite, json and cpp also say for each (template, device or
+// arch) of the suite's op how every suite problem is served, as the header's lookup serves it --
+// "exact" (tuned), "nearest" (the nearest tuned problem of the same text fields and switches --
+// a matmul's dtypes and layout -- and the same exact fields -- an attention's head dim --:
+// smallest product of the other numbers' size ratios), else "default" (the table's first entry,
+// for an op with no exact fields) or "none" (the lookup returns nullptr).
 #pragma once
 
 #include <string>
@@ -61,7 +62,7 @@ ProblemFields problem_fields(const ProblemRecord& p, const std::string& what);
 
 struct Coverage {
   std::string shape;  // problem key of the suite shape
-  std::string how;    // exact | nearest | default
+  std::string how;    // exact | nearest | default | none
   std::string entry;  // the tuned shape that serves it
   double size_ratio = 1;
 };
@@ -69,6 +70,7 @@ struct SuiteShapes {
   std::string name;
   std::vector<ProblemRecord> shapes;
   std::string file;  // what the suite was read from (a file, or a suite's name): an input too
+  std::vector<std::string> exact_fields;  // the op's numeric fields a lookup matches exactly (kernel_fields())
 };
 // How `suite` is served by tuned `entries` (rows of one template and device or arch).
 std::vector<Coverage> coverage(const SuiteShapes& suite, const std::vector<TrialRow>& entries);

@@ -281,7 +281,14 @@ void Store::check_problem(const ProblemRecord& p) {
     stored.dtype = row.getColumn(0).getString();
     stored.out_dtype = row.getColumn(1).getString();
     stored.fields = row.getColumn(2).getString();
+    // What query_trials() refuses first, said the same way: the key's check reads parsed fields.
+    if (!nlohmann::json::accept(stored.fields) || !nlohmann::json::parse(stored.fields).is_object())
+      throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: its problem row {} of {} has fields that are "
+                                                       "not a JSON object", path_, p.key.substr(0, 80), p.kernel));
     if (row.getColumn(3).isNull()) stored.flops.reset();
+    else if (!row.getColumn(3).isFloat() && !row.getColumn(3).isInteger())
+      throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: its problem row {} of {} has flops that are not "
+                                                       "a number", path_, p.key.substr(0, 80), p.kernel));
     else stored.flops = row.getColumn(3).getDouble();
     if (std::optional<std::string> why = why_problem_row_wrong(stored))
       throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: its problem row {} of {} is not its key's "
@@ -474,7 +481,7 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
                                           later_trial_columns(schema_), kTrialJoins, where));
     bind(q);
     std::vector<TrialRow> out;
-    std::set<std::string> checked_problems;
+    std::set<std::string> checked_problems, checked_configs;
     while (q.executeStep()) {
       TrialRow r;
       int i = 0;
@@ -557,6 +564,13 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
                                               r.problem.dtype, r.problem.out_dtype))
               .second)
         check_problem_row(path_, r.id, r.problem);
+      // An ok row's config is judged as the rows that rank are (stored_config.h), by every
+      // reader alike: a csv or T4 export, regress or merge passed what best refused.
+      if (r.status == "ok" &&
+          checked_configs.insert(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", r.tmpl.name, r.tmpl.source_hash, r.problem.key,
+                                             r.problem.fields, r.config_json))
+              .second)
+        (void)stored_config(path_, r);
       out.push_back(std::move(r));
     }
     return out;

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "results/output_file.h"
+#include "results/stored_config.h"
 #include "results/t4_format.h"
 
 namespace mgpu::results {
@@ -148,6 +149,8 @@ int export_t4(Store& store, const std::string& path, const std::string& study) {
       ++untimed;
       continue;
     }
+    // An ok row's config whole (stored_config.h): a T4 reader is told every parameter.
+    if (t.status == "ok") t.config_json = stored_config(store.path(), t).to_json();
     studies[key][t.config_json] = std::move(t);  // oldest first: the latest wins
   }
   const std::string no_predictions = "a T4 file holds measurements and has no way to label a prediction (its "

@@ -42,7 +42,9 @@
 # cost model (mgpu-tests GpuAttention.*): OUTDIR/attention.tsv, a line per config as measured,
 # OUTDIR/attention.md the best per shape (scripts/attention_table.py); ATTENTION_SECONDS bounds it
 # (600 by default); then `mgpu-tune attention --device cuda` at head dim 128, seq 8192, batch 4 x
-# 16 heads into OUTDIR/attention.db (ATTENTION_TUNE_SECONDS, 300).
+# 16 heads into OUTDIR/attention.db (ATTENTION_TUNE_SECONDS, 300); then `bench attention` of the
+# serial and the intra-warpgroup-overlap schedules, A B A B, non-causal and causal, into
+# OUTDIR/attention_bench.log (ATTENTION_BENCH_SECONDS, 60 each).
 # The models, splitk and lease folders are packed into OUTDIR/NAME.tgz at the end (a lease brings
 # back only a few files).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
@@ -194,6 +196,15 @@ for s in "${steps[@]}"; do
       # at its classes, checked on the GPU at them, then timed at head dim 128, seq 8192.
       timeout --kill-after=10 "${ATTENTION_TUNE_SECONDS:-300}" $run mgpu-tune attention --arch sm_90a --batch 4 \
         --heads 16 --seq-q 8192 --head-dim 128 --device cuda --db "$out/attention.db" >"$out/attention_tune.log" 2>&1 || rc=1
+      # Which consumer schedule the default should be: the two, A B A B, at the goal problem
+      # (head dim 128, seq 8192, non-causal, then causal), by `bench attention`.
+      for causal in "" --causal; do
+        for sched in serial intra_wg_overlap serial intra_wg_overlap; do
+          timeout --kill-after=10 "${ATTENTION_BENCH_SECONDS:-60}" $run mgpu-tune bench attention --arch sm_90a \
+            --batch 4 --heads 16 --seq-q 8192 --head-dim 128 $causal --repeat 3 --min-time 0.1 \
+            --config "{\"consumer_schedule\":\"$sched\"}" >>"$out/attention_bench.log" 2>&1 || rc=1
+        done
+      done
       verdict[attention]="rc=$rc $(($(wc -l <"$out/attention.tsv" 2>/dev/null || echo 1) - 1)) configs measured, then tuned ($(grep -m1 ' 1\. ' "$out/attention_tune.log" | sed 's/^ *//')) in $((SECONDS - t0)) s" ;;
     lease)
       mkdir -p "$out/lease"

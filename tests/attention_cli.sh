@@ -61,6 +61,20 @@ check "compile --all: the problem's valid configs, each its own kernel, none spi
 # assembler added none, so no serialised-mma lint -- nor any other.
 check "compile --all --sass: no lint on any kernel, the PTX's main-loop count beside the SASS's" \
   '[ "$("$PY" -c "import json,sys; c=json.load(open(sys.argv[1]))[\"configs\"]; print(all(r[\"sass\"][\"lints\"] == [] and r[\"sass\"][\"main_loop\"][\"warpgroup_sync\"] == r[\"sass\"][\"ptx_main_loop_warpgroup_sync\"] for r in c))" "$T/out")" = True ]'
+# `sass` of one schedule's cubin: without --ptx the loop's count is not judged (no lint, said);
+# with its own PTX no lint; with the other schedule's PTX (another wgmma count) exit 2.
+for s in serial intra_wg_overlap; do
+  "$MGPU" compile attention $P --config "{\"consumer_schedule\":\"$s\"}" --emit-dir "$T/k_$s" > /dev/null 2>&1
+done
+C1=$(ls "$T"/k_serial/*.cubin); P1=$(ls "$T"/k_serial/*.ptx); P2=$(ls "$T"/k_intra_wg_overlap/*.ptx)
+"$MGPU" sass "$C1" > "$T/out" 2>&1; rc=$?
+check "sass without --ptx: no serialised-mma, the loop's count said not judged" \
+  '[ $rc = 0 ] && grep -q "lints: none" "$T/out" && grep -q "without --ptx the main loop.s [0-9]* warpgroup arrive/wait are not judged" "$T/out"'
+"$MGPU" sass "$C1" --ptx "$P1" > "$T/out" 2>&1; rc=$?
+check "sass with its own PTX: no lint" '[ $rc = 0 ] && grep -q "lints: none" "$T/out"'
+"$MGPU" sass "$C1" --ptx "$P2" > "$T/out" 2>&1; rc=$?
+check "sass with another schedule's PTX: exit 2, the counts named" \
+  '[ $rc = 2 ] && grep -q "is not this cubin.s: its kernel .attention. has [0-9]* wgmma.mma_async where the cubin has [0-9]* HGMMA" "$T/out"'
 "$MGPU" compile attention --arch sm_90a --config '{"block_kv":96}' > "$T/out" 2>&1; rc=$?
 check "compile: a config out of the space is exit 2, named" '[ $rc = 2 ] && grep -q "block_kv" "$T/out"'
 "$MGPU" compile attention --arch sm_90a --all --config '{}' > "$T/out" 2>&1; rc=$?

@@ -58,18 +58,25 @@ damage key_garbage "UPDATE problems SET key = 'garbage' WHERE id = $PID" \
   "has a problem row of attention that is not its key's problem: its key 'garbage' is no attention problem" "2 2 2 0"
 damage dtype_int4 "UPDATE problems SET dtype = 'int4' WHERE id = $PID" \
   "has a problem row of attention that is not its key's problem: its types 'int4'" "2 2 2 2"
-# Readers of rows alone (trials, csv) do not judge configs; those that rank do.
+# An ok row's config is judged by every reader of rows (round 12, F1: csv, t4, trials, regress and merge passed it).
 damage config_rejected "UPDATE configs SET json = '{\"block_kv\":128,\"block_q\":64,\"consumer_schedule\":\"serial\",\"max_concurrent_steps\":4}' WHERE id = $CID" \
-  "has a config its template attention_sm90 does not accept .* invalid config (smem)" "2 0 0 2"
+  "has a config its template attention_sm90 does not accept .* invalid config (smem)" "2 2 2 2"
 damage problem_of_another_kernel "UPDATE problems SET kernel = 'convolution' WHERE id = $PID" \
-  "has a config its template attention_sm90 does not accept .* its problem is of kernel 'convolution'" "2 0 0 2"
+  "has a config its template attention_sm90 does not accept .* its problem is of kernel 'convolution'" "2 2 2 2"
 damage noise_negative "UPDATE trials SET noise = -0.5 WHERE source = 'model'" "has noise -0.5" "2 2 2 2"
+# Fields that are no JSON at all: the tuner resumed the study and wrote under it (round 12, F2).
+damage fields_unparseable "UPDATE problems SET fields = '{' WHERE id = $PID" \
+  "has a problem whose fields are not a JSON object" "2 2 2 2"
+damage fields_empty_text "UPDATE problems SET fields = '' WHERE id = $PID" \
+  "has a problem whose fields are not a JSON object" "2 2 2 2"
 # Not damage, for every reader and the tuner alike (round 10, F4): a value written 2.0, flops
 # within rounding, a layout column an attention problem does not read.
 for ok in "UPDATE problems SET fields = replace(fields, '\"heads\":2,', '\"heads\":2.0,') WHERE id = $PID" \
           "UPDATE problems SET flops = flops * (1 + 1e-12) WHERE id = $PID" "UPDATE problems SET layout = 'kn' WHERE id = $PID"; do
   cp "$T/a.db" "$T/same.db"; sql "$T/same.db" "$ok"
   check "not damage ($ok): every reader and the tuner pass" '[ "$(readers "$T/same.db")" = "0 0 0 0" ]'
+  "$MGPU" export --db "$T/same.db" --include-model --format cpp -o "$T/same.h" > "$T/out" 2>&1; rc=$?
+  check "not damage ($ok): the C++ export passes too (round 12, F3)" '[ $rc = 0 ]'
 done
 
 # A stored config that leaves a parameter out means it at its default (results/stored_config.h):
@@ -81,6 +88,11 @@ check "a partial config is exported whole" \
   '[ $rc = 0 ] && "$PY" -c "import json,glob,sys; d=json.load(open(glob.glob(sys.argv[1]+\"/*.json\")[0])); sys.exit(0 if all(\"max_concurrent_steps\" in e[\"config\"] for e in d[\"entries\"].values()) else 1)" "$T/part_x"'
 nice "${MGPU_BENCH:?}" --configs "$T/part_x" --device model --no-record > "$T/out" 2>&1; rc=$?
 check "mgpu-bench takes that export" '[ $rc = 0 ]'
+"$MGPU" export --db "$T/part.db" --include-model --format csv -o "$T/part.csv" > "$T/out" 2>&1; rc=$?
+check "the csv export gives it whole too (round 12, F5)" \
+  '[ $rc = 0 ] && ! grep -q "\"\"block_q\"\":[0-9]*,\"\"consumer_schedule\"\":\"\"[a-z_]*\"\"}" "$T/part.csv"'
+"$MGPU" attention $P --device model --trials 3 --db "$T/part.db" > "$T/out" 2>&1; rc=$?
+check "the tuner ranks and reports it whole" '[ $rc = 0 ] && grep " 1\. " "$T/out" | grep -q max_concurrent_steps'
 
 # Import under our attention template (F6): the key's problem, each config checked.
 "$MGPU" attention $P --device model --no-verify --db "$T/m.db" --quiet > "$T/out" 2>&1
@@ -170,4 +182,8 @@ for _ in $(seq 300); do grep -q "running on the virtual device" "$T/out" && brea
 kill -INT $pid; wait $pid; rc=$?
 check "a long emulate run: the estimate first, then the running config" \
   '[ $rc = 130 ] && grep -q "note: the virtual device runs .* about [0-9]* min per config" "$T/out" && grep -q "^\[1/1\] .* running on the virtual device (about" "$T/out"'
+# A problem beyond the virtual device: the number said is the number compared (round 12, F6).
+"$MGPU" attention --arch sm_90a --heads 128 --seq-q 200000 --device emulate --db "$T/big.db" > "$T/out" 2>&1; rc=$?
+check "emulate beyond the virtual device: exit 2, its bytes against its 16 GiB, nothing written" \
+  '[ $rc = 2 ] && grep -q "needs 24.5 GiB of device memory; the virtual device has 16 GiB" "$T/out" && [ ! -e "$T/big.db" ]'
 exit $((fails > 0))

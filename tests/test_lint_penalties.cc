@@ -215,6 +215,7 @@ TEST(LintPenalties, DefectsFromTheSassFixtures) {
   EXPECT_TRUE(d.setmaxnreg_dropped);
   EXPECT_EQ(s.serialised_mma, KernelDefects::Serialised::FirstStep);
   injected.sass.main_loop.warpgroup_sync = 16;
+  injected.ptx_main_loop_warpgroup_sync = 2;  // judged against the PTX's k-step
   EXPECT_EQ(defects_of(injected).serialised_mma, KernelDefects::Serialised::EveryStep);
   core::KernelEvidence banks = kept;
   banks.bank_conflicts = core::SharedBankConflicts{3584, 512, 4096, 512};

@@ -458,6 +458,26 @@ TEST_F(Nightly, AnAttentionProblemIsABenchmarkBesideTheMatmuls) {
   Ran config = run(fmt::format("{}/mgpu-bench --configs {} --device model --no-record", kBin, (dir_ / "config.json").string()));
   EXPECT_EQ(config.code, 2) << config.out;
   EXPECT_NE(config.out.find("block_kv"), std::string::npos) << config.out;
+
+  // An export folder holding a predicted and a measured entry of one problem benchmarks the
+  // measured one, whichever file's name sorts first (round 12, F4: the first file won).
+  nlohmann::json measured = nlohmann::json::parse(slurp(file));
+  measured["device"] = "NVIDIA H100 80GB HBM3";
+  measured["entries"][key]["source"] = "cuda";
+  nlohmann::json& schedule = measured["entries"][key]["config"]["consumer_schedule"];
+  schedule = schedule == "serial" ? "intra_wg_overlap" : "serial";
+  const std::string want = measured["entries"][key]["config"].dump();
+  for (const auto& [predicted_name, measured_name] : {std::pair{"a.json", "b.json"}, std::pair{"b.json", "a.json"}}) {
+    const fs::path two = dir_ / "two";
+    fs::remove_all(two);
+    fs::create_directories(two);
+    fs::copy_file(file, two / predicted_name);
+    std::ofstream((two / measured_name).string()) << measured.dump();
+    const std::vector<SuiteEntry> picked = suite_from_export(two.string());
+    ASSERT_EQ(picked.size(), 1u);
+    EXPECT_TRUE(picked[0].measured) << measured_name;
+    EXPECT_EQ(picked[0].config.to_json(), want) << measured_name;
+  }
 }
 
 TEST_F(Nightly, TheReportRefusesBadInputWithoutWritingAnything) {

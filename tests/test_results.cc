@@ -539,6 +539,24 @@ int main() {}
   std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Wextra -Werror use_ops.cc -o use_ops 2> err.txt", dir_.string());
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt")) << header;
 
+  // A suite of attention problems is covered as that lookup serves it: the head dim matched
+  // exactly, the sequence by its size ratio, and no tuned kernel of a head dim is "none" (nullptr),
+  // never the first entry.
+  auto suite_problem = [&](std::int64_t seq, std::int64_t d) { return attention(seq, d, false, 64, 1).problem; };
+  SuiteShapes suite{"attn", {suite_problem(1024, 128), suite_problem(6000, 128), suite_problem(1024, 256)}, "", {"head_dim"}};
+  std::vector<TrialRow> rows;
+  for (TrialRow& r : s.best(false))
+    if (r.problem.kernel == "attention") rows.push_back(r);
+  const std::vector<Coverage> c = coverage(suite, rows);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].how, "exact");
+  EXPECT_EQ(c[1].how, "nearest");
+  EXPECT_EQ(c[1].entry, "b1_h8_kvh8_sq8192_skv8192_d128_bf16_noncausal");
+  EXPECT_EQ(c[2].how, "none");  // the d64 row is a size ratio of 4 away, but another kernel
+  EXPECT_EQ(c[2].entry, "");
+  EXPECT_EQ(export_cpp(s, path("ops_cov.h"), false, {}, suite, declared), 4);
+  EXPECT_NE(slurp(path("ops_cov.h")).find("none: nullptr (no tuned problem of its kernel fields)"), std::string::npos);
+
   // A row whose problem is not its op's: refused by name, nothing written.
   TrialRecord damaged = attention(2048, 128, false, 64, 0.2);
   damaged.problem.fields = R"({"batch":1,"heads":8})";

@@ -23,8 +23,8 @@ struct KernelEvidence {
   // Not from the SASS: a verification's count (parse_bank_conflicts of its stored message).
   std::optional<SharedBankConflicts> bank_conflicts;
   // The wgmma fences and waits the PTX's own main loop holds (ptx_main_loop.h): what the
-  // template asked for; unknown (older evidence, no PTX loop found): a pipelined matmul k-step's
-  // one fence and one wait.
+  // template asked for; unknown (older evidence, `sass` without --ptx, no PTX loop found): the
+  // main loop's count is not judged (only the assembler's own advisories are).
   std::optional<int> ptx_main_loop_warpgroup_sync;
 };
 
@@ -35,7 +35,8 @@ struct Lint {
 
 std::vector<Lint> lints(const KernelEvidence& k);
 // The serialised-mma test of the main loop alone: its SASS holds more warpgroup arrives/waits
-// than its PTX asked for (the assembler serialised what the template pipelined).
+// than its PTX asked for (the assembler serialised what the template pipelined); false when the
+// PTX's count is unknown.
 bool main_loop_syncs_added(const KernelEvidence& k);
 
 }  // namespace mgpu::core

@@ -57,9 +57,13 @@ kernels::Problem op_problem(const std::string& op, const std::string& arch, cons
   throw Error(ErrorKind::InvalidInput, fmt::format("{}: {}", where, what));
 }
 
+// One entry per (template, problem): a measured config before a predicted one, then the device
+// first by name (an export folder's files are read in name order; a file's name says nothing).
 void add(std::map<std::string, SuiteEntry>& by_name, SuiteEntry e) {
   e.name = e.template_name + "/" + e.problem.key;
-  by_name.emplace(e.name, std::move(e));  // first one wins: one entry per (template, problem)
+  auto [it, fresh] = by_name.emplace(e.name, e);
+  if (!fresh && std::make_pair(!e.measured, e.tuned_on) < std::make_pair(!it->second.measured, it->second.tuned_on))
+    it->second = std::move(e);
 }
 
 void read_export_file(const std::filesystem::path& file, std::map<std::string, SuiteEntry>& by_name) {
@@ -78,6 +82,7 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
       e.arch = doc.at("arch").get<std::string>();
       e.tuned_on = doc.value("device", "");
       e.verification = entry.value("verification", "none");  // exports before issue 17 carry none
+      e.measured = entry.value("source", "") == "cuda";
       try {
         e.config = core::TuningConfig::from_json(entry.at("config").dump());
         // A config that cannot work -- a field missing or out of range, a rule broken -- is
@@ -125,6 +130,7 @@ std::vector<SuiteEntry> suite_from_database(const std::string& db_path, bool inc
     e.template_name = t.tmpl.name;
     e.arch = t.env.arch;
     e.tuned_on = t.env.device_name;
+    e.measured = t.source == "cuda";
     try {
       e.problem = t.problem.kernel == "matmul"
                       ? problem_record(problem_of(t.problem.m, t.problem.n, t.problem.k, t.problem.dtype,

@@ -5,7 +5,8 @@
 // Contract: entries come back in a stable order (template, then problem key), each named
 // "TEMPLATE/PROBLEM_KEY" -- the Google Benchmark name a filter matches; an entry is listed
 // once per (template, problem) even if several devices were tuned (the device that runs the
-// suite is the one that matters tonight). Unreadable or malformed input throws
+// suite is the one that matters tonight): a measured config before a predicted one, then the
+// first device by name -- from a database and from an export folder alike, never by file name. Unreadable or malformed input throws
 // Error{InvalidInput} naming the file and what is wrong. Each entry carries its config's
 // verification (results/verified_best.h; an export without one reads "none"); a config the
 // virtual device failed is never in the suite (`skipped_note` says how many rows were left out).
@@ -29,6 +30,7 @@ struct SuiteEntry {
   core::TuningConfig config;
   std::string tuned_on;       // the device the config was tuned on
   std::string verification;   // hardware | virtual | none
+  bool measured = false;      // timed on a GPU (source cuda), not predicted
 };
 
 // Why suite_from_database(db_path, include_model) is empty, in one sentence naming what the

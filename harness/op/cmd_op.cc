@@ -16,6 +16,7 @@
 #include "harness/config_option.h"
 #include "harness/exit_codes.h"
 #include "harness/numeric_options.h"
+#include "harness/op/cmd_op_bench.h"
 #include "harness/op/op_prover.h"
 #include "harness/op/op_suite.h"
 #include "harness/op/op_tuning.h"
@@ -560,6 +561,7 @@ void add_op_commands(CLI::App& app) {
     add_space_subcommand(*app.get_subcommand("space"), e);
     add_verify_subcommand(*app.get_subcommand("verify"), e);
     add_compile_subcommand(*app.get_subcommand("compile"), e);
+    add_op_bench_subcommand(*app.get_subcommand("bench"), e);
   }
 }
 

@@ -31,14 +31,22 @@ namespace {
 void check_fits(const kernels::Problem& p, const core::DeviceReport& report) {
   const double machine = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   const double device = static_cast<double>(report.gpus.front().memory_bytes);
-  const double need = op_emulate_machine_bytes(p) / 2;
-  if (p.bytes > device || need > machine / 2)
+  // The number compared is the number said, and the one a campaign asks Slurm for.
+  const double need = op_emulate_machine_bytes(p);
+  constexpr double kGiB = double(1 << 30);
+  const std::string advice = fmt::format("Tune with --device model (each config is verified on the virtual device at "
+                                         "small problems of the same classes) or 'verify {}'", p.op);
+  if (p.bytes > device)
     throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("--device emulate runs the problem itself, and {} needs about {:.1f} GiB here (the "
-                                  "virtual device's buffers and the reference's float64 copies): too much for this "
-                                  "machine. Tune with --device model (each config is verified on the virtual device "
-                                  "at small problems of the same classes) or 'verify {}'",
-                                  p.key, need / double(1 << 30), p.op));
+                      fmt::format("--device emulate runs the problem itself, and {} needs {:.1f} GiB of device "
+                                  "memory; the virtual device has {:.0f} GiB. {}",
+                                  p.key, p.bytes / kGiB, device / kGiB, advice));
+  if (need > machine)
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("--device emulate runs the problem itself, and {} needs about {:.1f} GiB of memory "
+                                  "(the virtual device's buffers, {:.1f} GiB, the reference's float64 copies and as "
+                                  "much again for the rest); this machine has {:.1f} GiB. {}",
+                                  p.key, need / kGiB, p.bytes / kGiB, machine / kGiB, advice));
 }
 
 // How fast the virtual device runs a kernel's arithmetic on one core of the machines it was
@@ -132,18 +140,14 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   std::map<std::string, std::int64_t> trial_of;  // config -> the study's trial that ranks it
   auto learn = [&](const results::StudyTrial& r) {
     if (!known.insert(r.config_json).second) return false;
-    trial_of[r.config_json] = r.id;
     const bool ok = r.status == "ok" && r.median_ms;
-    // A row of this study is judged as every reader judges it: its problem row must be of this
-    // op, and an ok row's config one the template accepts at the problem (a failed trial's
-    // config may be one it rejects).
-    if (r.problem_kernel != problem.kernel)
-      throw core::Error(core::ErrorKind::InvalidInput,
-                        fmt::format("{} is damaged: trial {} has a problem row of kernel '{}' under the key {} of {}",
-                                    o.db, r.id, r.problem_kernel.substr(0, 40), problem.key, problem.kernel));
-    strategy->tell(results::stored_config(o.db, r.id, tmpl, ok ? &problem : nullptr, r.config_json),
-                   ok ? r.median_ms : std::nullopt);
-    if (ok) results[r.config_json] = *r.median_ms;
+    // Ranked and reported whole, as best gives it (a stored config that leaves a parameter out
+    // means its default).
+    const core::TuningConfig whole = results::study_trial_config(o.db, r, tmpl, problem);
+    known.insert(whole.to_json());
+    trial_of[whole.to_json()] = r.id;
+    strategy->tell(whole, ok ? r.median_ms : std::nullopt);
+    if (ok) results[whole.to_json()] = *r.median_ms;
     return true;
   };
   for (const results::StudyTrial& r : claims.trials_after(0))

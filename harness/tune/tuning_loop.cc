@@ -203,18 +203,14 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
     last_seen = std::max(last_seen, r.id);
     if (!known.insert(r.config_json).second) return false;  // a config measured twice counts once
     bool ok = r.status == "ok" && r.median_ms;
-    // A row of this study is judged as every reader judges it: its problem row must be of this
-    // op, and an ok row's config one the template accepts at the problem (a failed trial's
-    // config may be one it rejects).
-    if (r.problem_kernel != study_problem.kernel)
-      throw core::Error(core::ErrorKind::InvalidInput,
-                        fmt::format("{} is damaged: trial {} has a problem row of kernel '{}' under the key {} of {}",
-                                    o.db, r.id, r.problem_kernel.substr(0, 40), study_problem.key, study_problem.kernel));
-    strategy->tell(results::stored_config(o.db, r.id, tmpl, ok ? &study_problem : nullptr, r.config_json),
-                   ok ? r.median_ms : std::nullopt);
+    // Ranked and reported whole, as best gives it (left-out parameters at their defaults).
+    const core::TuningConfig whole = results::study_trial_config(o.db, r, tmpl, study_problem);
+    const std::string json = whole.to_json();
+    known.insert(json);
+    strategy->tell(whole, ok ? r.median_ms : std::nullopt);
     if (ok) {
-      results[r.config_json] = *r.median_ms;
-      noise_of[r.config_json] = r.noise.value_or(0);
+      results[json] = *r.median_ms;
+      noise_of[json] = r.noise.value_or(0);
     }
     return true;
   };

@@ -15,7 +15,13 @@ std::vector<Neighbour> nearest_winners(results::Store& store, const results::Tem
   if (shapes <= 0) return {};
   // The best ok trial per other problem, for this template version, device and source.
   std::map<std::string, results::TrialRow> best;
-  for (results::TrialRow& t : store.trials()) {
+  // Only this template's ok rows of the source are read: a row of another op's study, damaged or
+  // not, is none of this study's business (the attention tuner reads its own study alone too).
+  results::TrialFilter rows;
+  rows.status = "ok";
+  rows.source = source;
+  rows.template_name = tmpl.name;
+  for (results::TrialRow& t : store.trials(rows)) {
     if (t.status != "ok" || !t.median_ms || t.source != source || t.tmpl.name != tmpl.name ||
         t.tmpl.source_hash != tmpl.source_hash || t.env.device_name != env.device_name ||
         t.problem.key == problem.key())

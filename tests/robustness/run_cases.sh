@@ -118,8 +118,8 @@ bad compile_tile_k_int_max 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_
 bad compile_tile_m_negative 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m -128)"
 bad compile_tile_m_zero 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m 0)"
 bad compile_tile_m_fraction 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m 128.5)"
-bad compile_tile_m_float_whole 2 "'tile_m' must be written as an integer (128), got 128.0" -- "${C[@]}" --config "$(cfg tile_m 128.0)"
-bad compile_tile_m_exponent 2 "'tile_m' must be written as an integer (100), got 100.0" -- "${C[@]}" --config "$(cfg tile_m 1e2)"
+bad compile_tile_m_float_whole 2 "'tile_m' must be written as an integer \(128\), got 128.0" -- "${C[@]}" --config "$(cfg tile_m 128.0)"
+bad compile_tile_m_exponent 2 "'tile_m' must be written as an integer \(100\), got 100.0" -- "${C[@]}" --config "$(cfg tile_m 1e2)"
 bad compile_tile_m_string 2 "no integer 'tile_m'" -- "${C[@]}" --config "$(cfg tile_m '"128"')"
 bad compile_tile_m_bool 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m true)"
 bad compile_tile_m_null 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m null)"
@@ -192,6 +192,15 @@ done
 bad matmul_cuda_on_the_virtual_device 2 "--device cuda: the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device cuda --trials 1 --db '$DB'
 bad matmul_auto_on_the_virtual_device_predicts 0 "the CUDA driver loaded is the virtual device.*labelled 'model'" --writes -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' matmul --arch sm_90a --m 256 --n 256 --k 256 --device auto --no-compile --trials 1 --db '$DB'
 bad bench_on_the_virtual_device_measures_nothing 3 "the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' bench matmul --arch sm_90a
+bad mgpu_bench_on_the_virtual_device_measures_nothing 3 "mgpu-bench: no GPU to run the suite on \(the CUDA driver loaded is the virtual device" --fixture good -- sh: env MGPU_CUDA_DRIVER="$VCUDA" "$(dirname "$MGPU")/mgpu-bench" --db '$DB' --include-model
+# --- bench attention: the same contract, through the op's template ---
+bad bench_attention_on_the_virtual_device_measures_nothing 3 "the CUDA driver loaded is the virtual device" -- sh: env MGPU_CUDA_DRIVER="$VCUDA" '"$MGPU"' bench attention --arch sm_90a --heads 2 --seq-q 300
+bad bench_attention_config_over_smem 2 "invalid config \(smem\)" -- bench attention --arch sm_90a --config '{"block_kv":128,"block_q":64,"consumer_schedule":"serial","max_concurrent_steps":4}'
+bad bench_attention_unknown_key 2 "tile_m" -- bench attention --arch sm_90a --config '{"tile_m":64}'
+bad bench_attention_repeat_0 2 "error: --repeat.*must be a whole number between 1 and 1000, got '0'" -- bench attention --arch sm_90a --repeat 0
+bad bench_attention_max_below_min 2 "--max-time 0.1 is below --min-time 0.5" -- bench attention --arch sm_90a --max-time 0.1
+bad bench_attention_no_template 2 "there is no attention template for sm_100a \(only sm_90a\)" -- bench attention --arch sm_100a
+bad bench_attention_bad_problem 2 "error: --heads: must be a whole number" -- bench attention --arch sm_90a --heads 0
 fixture_deep_mlir() { python3 -c "print('module {' + 'gpu.module @m {' * 5000 + '}' * 5000 + '}')" > "$W/deep.mlir"; }
 bad compile_mlir_nested_too_deep 2 "the MLIR module nests 5001 levels deep; at most 256 are read" --fixture deep_mlir -- compile --mlir '$W/deep.mlir' --arch sm_90a --no-cache
 bad matmul_db_under_a_file 2 "cannot use the database .*t.db/x.db: .*t.db is a file, not a folder, so nothing can be under it" --fixture good -- matmul "${M[@]}" --trials 1 --db '$DB/x.db'
