@@ -101,6 +101,7 @@ void run(const std::vector<std::string>& dbs, bool json) {
   std::map<std::string, int> why_left_out;
   for (const std::string& db : dbs) {
     results::Store s = results::Store::open(db, results::OpenMode::ReadOnly);
+    s.check_every_row();  // damaged for every reader or for none
     results::TrialFilter f;
     f.status = "ok";
     f.source = "cuda";

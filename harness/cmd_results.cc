@@ -282,9 +282,20 @@ void add_export(CLI::App& app) {
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
       // A suite is of one op's problems: it says nothing of another op's entries.
+      // Served as each output serves it: a json file per device, the C++ header per arch.
       for (results::TrialRow& t : s.best(o->include_model, current))
         if (t.problem.kernel == suite.shapes.front().kernel)
-          groups[fmt::format("{} on {}", t.tmpl.name, t.env.arch)].push_back(std::move(t));
+          groups[fmt::format("{} on {}", t.tmpl.name, o->format == "json" ? t.env.device_name : t.env.arch)]
+              .push_back(std::move(t));
+      if (groups.empty()) {  // said, not silent: every problem of the suite is served by nothing
+        const std::string op = suite.shapes.front().kernel;
+        summary["coverage"].push_back({{"suite", suite.name}, {"shapes", suite.shapes.size()}, {"served", ""},
+                                       {"exact", 0}, {"nearest", 0}, {"default", 0}, {"none", suite.shapes.size()}});
+        if (!o->json)
+          fmt::print("suite {} ({} shapes): no {} entry was exported{}, so none is served (the header's lookup "
+                     "returns nullptr)\n",
+                     suite.name, suite.shapes.size(), op, o->include_model ? "" : " (predictions need --include-model)");
+      }
       for (auto& [name, rows] : groups) {
         std::map<std::string, int> how;
         for (const results::Coverage& c : results::coverage(suite, rows)) ++how[c.how];

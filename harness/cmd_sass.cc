@@ -1,6 +1,8 @@
 #include "harness/cmd_sass.h"
 
 #include <algorithm>
+#include <map>
+#include <regex>
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -68,18 +70,39 @@ size_t kernel_entry(const std::string& ptx, const std::string& kernel) {
 }
 bool declares_kernel(const std::string& ptx, const std::string& kernel) { return kernel_entry(ptx, kernel) != std::string::npos; }
 
-// The wgmma.mma_async instructions of `kernel`'s body (to the next entry): ptxas issues one
-// HGMMA for each (sm_90a, ptxas 13.0: 16 and 32 in the attention kernels, 16 in matmul's), so a
-// PTX of another config -- an attention schedule peels a step the other does not -- is told
-// apart from the cubin's own.
-int wgmma_count(const std::string& ptx, const std::string& kernel) {
+// The MMA shapes of a kernel, counted: "64x128x16" -> 16. ptxas issues one HGMMA for each
+// wgmma.mma_async of the PTX, of its shape (sm_90a, ptxas 13.0: 16 and 32 in the attention
+// kernels, 16 in matmul's), so a PTX of another config -- a schedule that peels a step, another
+// head dim or tile -- is told apart from the cubin's own.
+using MmaShapes = std::map<std::string, int>;
+
+// The wgmma.mma_async shapes of `kernel`'s body in the PTX (to the next entry).
+MmaShapes ptx_mma_shapes(const std::string& ptx, const std::string& kernel) {
+  static const std::regex wgmma(R"(wgmma\.mma_async[a-z0-9_.]*?\.m(\d+)n(\d+)k(\d+))");
   const size_t begin = kernel_entry(ptx, kernel);
   const size_t end = std::min(ptx.find(".entry", begin + 6), ptx.size());
-  int n = 0;
-  for (size_t at = ptx.find("wgmma.mma_async", begin); at != std::string::npos && at < end;
-       at = ptx.find("wgmma.mma_async", at + 1))
-    ++n;
-  return n;
+  MmaShapes out;
+  for (std::sregex_iterator it(ptx.begin() + begin, ptx.begin() + end, wgmma), last; it != last; ++it)
+    ++out[fmt::format("{}x{}x{}", (*it)[1].str(), (*it)[2].str(), (*it)[3].str())];
+  return out;
+}
+
+// The HGMMA shapes of `kernel`'s section of an nvdisasm listing.
+MmaShapes sass_mma_shapes(const std::string& listing, const std::string& kernel) {
+  static const std::regex hgmma(R"(HGMMA\.(\d+)x(\d+)x(\d+))");
+  size_t begin = listing.find("\n.text." + kernel + ":");
+  if (begin == std::string::npos) return {};
+  const size_t end = std::min(listing.find("//----", begin), listing.size());
+  MmaShapes out;
+  for (std::sregex_iterator it(listing.begin() + begin, listing.begin() + end, hgmma), last; it != last; ++it)
+    ++out[fmt::format("{}x{}x{}", (*it)[1].str(), (*it)[2].str(), (*it)[3].str())];
+  return out;
+}
+
+std::string shapes_text(const MmaShapes& shapes) {
+  std::string out;
+  for (const auto& [shape, n] : shapes) out += fmt::format("{}{} x {}", out.empty() ? "" : ", ", n, shape);
+  return out.empty() ? "none" : out;
 }
 
 // The PTX the user named, checked to be PTX and this kernel's: whether it asks for setmaxnreg.
@@ -129,14 +152,16 @@ void run(const Options& o) {
   const std::string ptx = o.ptx.empty() ? std::string() : kernels_ptx(o.ptx, f->name);
   require_nvdisasm("sass");
 
-  core::KernelEvidence k{core::profile_sass(core::disassemble(image), f->name), advisories,
+  const std::string listing = core::disassemble(image);
+  core::KernelEvidence k{core::profile_sass(listing, f->name), advisories,
                          from_log ? from_log->spill_store_bytes : 0, ptx.find("setmaxnreg") != std::string::npos};
-  if (!ptx.empty() && wgmma_count(ptx, f->name) != k.sass.whole.mma)
+  if (!ptx.empty() && ptx_mma_shapes(ptx, f->name) != sass_mma_shapes(listing, f->name))
     throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("the PTX file '{}' is not this cubin's: its kernel '{}' has {} wgmma.mma_async where "
-                                  "the cubin has {} HGMMA (the assembler issues one for each): give the PTX this cubin "
-                                  "was assembled from",
-                                  o.ptx, f->name, wgmma_count(ptx, f->name), k.sass.whole.mma));
+                      fmt::format("the PTX file '{}' is not this cubin's: its kernel '{}' has wgmma.mma_async {} where "
+                                  "the cubin has HGMMA {} (the assembler issues one of each shape for each): give the "
+                                  "PTX this cubin was assembled from",
+                                  o.ptx, f->name, shapes_text(ptx_mma_shapes(ptx, f->name)),
+                                  shapes_text(sass_mma_shapes(listing, f->name))));
   // What the PTX's main loop asked for, so the assembler's additions can be told apart.
   if (const core::PtxMainLoop loop = core::ptx_main_loop(ptx); loop.found)
     k.ptx_main_loop_warpgroup_sync = loop.warpgroup_sync;

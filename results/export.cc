@@ -224,9 +224,17 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
   std::map<std::string, nlohmann::json> files;         // file name -> document
   std::map<std::string, std::vector<TrialRow>> rows_of;  // file name -> its entries
   int n = 0;
+  // One file per device and template version: two versions of one template on one device
+  // (--all-versions) each get their own, named by source hash (one file took both, under one
+  // version's hash, and kept one entry of two: round 13, F5).
+  std::map<std::string, std::set<std::string>> versions;  // device__template -> source hashes
+  for (const LabelledRow& lr : best.rows)
+    versions[fmt::format("{}__{}", slug(lr.row.env.device_name), lr.row.tmpl.name)].insert(lr.row.tmpl.source_hash);
   for (const LabelledRow& lr : best.rows) {
     const TrialRow& t = lr.row;
-    std::string name = fmt::format("{}__{}.json", slug(t.env.device_name), t.tmpl.name);
+    const std::string stem = fmt::format("{}__{}", slug(t.env.device_name), t.tmpl.name);
+    std::string name = versions[stem].size() > 1 ? fmt::format("{}__{}.json", stem, slug(t.tmpl.source_hash))
+                                                 : stem + ".json";
     rows_of[name].push_back(t);
     nlohmann::json& doc = files[name];
     if (doc.is_null())
@@ -349,6 +357,14 @@ int export_cpp(Store& store, const std::string& header_path, bool include_model,
   std::map<std::string, std::map<std::string, std::vector<LabelledRow>>> by_template;  // template -> arch -> rows
   for (LabelledRow& t : best.rows)
     by_template[t.row.tmpl.name][t.row.env.arch].push_back(std::move(t));
+  // One problem tuned by two versions (--all-versions) or devices: the lookup takes the first of
+  // a tie, so the newest trial comes first (round 13, F5: the stale version's config was served).
+  for (auto& [tmpl, by_arch] : by_template)
+    for (auto& [arch, rows] : by_arch)
+      std::stable_sort(rows.begin(), rows.end(), [](const LabelledRow& a, const LabelledRow& b) {
+        return a.row.problem.key != b.row.problem.key ? a.row.problem.key < b.row.problem.key
+                                                      : a.row.created_at > b.row.created_at;
+      });
   // Every declared template gets its struct and lookup even with nothing tuned, so code that
   // calls the lookup compiles whatever the database holds. The struct's members are those of
   // the template's first row (the declared sample's when it has none), and every row must have

@@ -477,8 +477,9 @@ static void check_matmul_problem(const ProblemRecord& p, const std::string& path
 
 std::vector<TrialRow> Store::query_trials(const std::string& where, const std::function<void(SQLite::Statement&)>& bind) {
   return guard_database(path_, [&] {
-    SQLite::Statement q(*db_, fmt::format("SELECT {}, {} {} {} ORDER BY t.id", kTrialColumns,
-                                          later_trial_columns(schema_), kTrialJoins, where));
+    // The run row last: a trial whose run is not there is damage too (merge met it as map::at).
+    SQLite::Statement q(*db_, fmt::format("SELECT {}, {}, rn.id {} LEFT JOIN runs rn ON rn.id = t.run_id {} ORDER BY t.id",
+                                          kTrialColumns, later_trial_columns(schema_), kTrialJoins, where));
     bind(q);
     std::vector<TrialRow> out;
     std::set<std::string> checked_problems, checked_configs;
@@ -558,19 +559,26 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
                       fmt::format("{} is damaged: trial {} has a problem with {} flops", path_, r.id, *r.problem.flops));
       }
       ++i;
+      if (q.getColumn(i).isNull())
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is damaged: trial {} refers to a run row that is not there", path_, r.id));
       // Judged once per distinct row (a study's trials share a handful of problems).
       if (checked_problems.insert(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.problem.kernel, r.problem.key,
                                               r.problem.fields, r.problem.flops ? *r.problem.flops : -1.0,
                                               r.problem.dtype, r.problem.out_dtype))
               .second)
         check_problem_row(path_, r.id, r.problem);
-      // An ok row's config is judged as the rows that rank are (stored_config.h), by every
-      // reader alike: a csv or T4 export, regress or merge passed what best refused.
-      if (r.status == "ok" &&
-          checked_configs.insert(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", r.tmpl.name, r.tmpl.source_hash, r.problem.key,
-                                             r.problem.fields, r.config_json))
-              .second)
-        (void)stored_config(path_, r);
+      // Every row's config is readable, and an ok row's one its template accepts at its problem
+      // (stored_config.h), for every reader alike: a csv or T4 export, regress or merge passed what
+      // best refused, and report what trials passed. (A failed row's config may be one the template
+      // rejects: that may be why it failed.)
+      const bool ok = r.status == "ok";
+      if (checked_configs.insert(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", ok, r.tmpl.name, r.tmpl.source_hash,
+                                             r.problem.key, r.problem.fields, r.config_json))
+              .second) {
+        if (ok) (void)stored_config(path_, r);
+        else (void)stored_config_text(path_, r.id, r.config_json);
+      }
       out.push_back(std::move(r));
     }
     return out;
@@ -605,8 +613,23 @@ std::vector<std::string> Store::template_names() {
   });
 }
 
+void Store::check_every_row() {
+  if (rows_checked_) return;
+  (void)query_trials("", [](SQLite::Statement&) {});
+  rows_checked_ = true;
+}
+
+void Store::check_rows_of(const TemplateId& tmpl, const std::string& problem_key) {
+  (void)query_trials("WHERE tp.name = ? AND tp.source_hash = ? AND p.key = ?", [&](SQLite::Statement& q) {
+    q.bind(1, tmpl.name);
+    q.bind(2, tmpl.source_hash);
+    q.bind(3, problem_key);
+  });
+}
+
 std::vector<TrialRow> Store::best(bool include_model, const std::vector<TemplateId>& current,
                                  std::vector<TrialRow>* failed_verification) {
+  check_every_row();
   // The keys the virtual device failed, read once (as verification() judges them: any failing
   // run but the machine's own env_error fails the key).
   std::set<std::string> failed_keys;
@@ -647,7 +670,10 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
     }
     // What ranks is what the row means: a config that leaves a parameter out, its default filled
     // in (exports are read by mgpu-bench and production code, which take whole configs).
-    r.config_json = whole.to_json();
+    if (whole.to_json() != r.config_json) {
+      r.stored_config_json = r.config_json;
+      r.config_json = whole.to_json();
+    }
     std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.tmpl.name, r.tmpl.source_hash,
                                   r.tmpl.backend_hash, r.problem.key, r.env.device_name, r.env.arch, r.source);
     auto it = winners.find(key);

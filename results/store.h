@@ -87,6 +87,11 @@ struct TrialRow : TrialRecord {
   std::int64_t id = 0;
   std::string uuid;
   std::string created_at;
+  // The config as its row holds it, where config_json was given whole (Store::best: a stored
+  // config that leaves a parameter out means its default); verdicts are keyed by this text.
+  // Empty: config_json is the row's text.
+  std::string stored_config_json;
+  const std::string& verdict_config() const { return stored_config_json.empty() ? config_json : stored_config_json; }
 };
 
 struct RunRow {
@@ -179,6 +184,8 @@ class Store {
   // A row the virtual device failed (verification() of its key is Failed, whatever the row's
   // source) never ranks: the next fastest row of its group does; `failed_verification`, when
   // given, receives the rows so skipped.
+  // It first reads every row once (check_every_row()): a database is damaged for every reader
+  // or for none, whichever rows the reader ranks.
   std::vector<TrialRow> best(bool include_model, const std::vector<TemplateId>& current = {},
                              std::vector<TrialRow>* failed_verification = nullptr);
   // Configs with a finished trial for this template version, problem and environment: a
@@ -213,6 +220,13 @@ class Store {
   SQLite::Database& db() { return *db_; }
   const std::string& path() const { return path_; }
 
+  // Every trial row read and judged as query_trials() judges it (Error{InvalidInput} "DB is
+  // damaged: trial N ..."), once per Store: for readers that rank a part of the database.
+  void check_every_row();
+  // The same for the rows of one template version at one problem (every device and source): what a
+  // tuner resuming that study, or about to tune it in a suite, reads and must not write beside.
+  void check_rows_of(const TemplateId& tmpl, const std::string& problem_key);
+
  private:
   Store(DatabasePtr db, int schema, std::string path) : db_(std::move(db)), schema_(schema), path_(std::move(path)) {}
   // The rest of open() on a database already opened: migrate (read-write) and check the schema.
@@ -226,6 +240,7 @@ class Store {
 
   DatabasePtr db_;
   int schema_;  // a read-only store may be an older schema: queries read what it has
+  bool rows_checked_ = false;
   std::string path_;  // as the user gave it, for messages
 };
 

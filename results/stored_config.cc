@@ -1,9 +1,13 @@
 #include "results/stored_config.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 
 namespace mgpu::results {
 namespace {
@@ -54,9 +58,19 @@ core::TuningConfig stored_config(const std::string& db, std::int64_t trial_id, c
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{} is damaged: trial {} has an unreadable config ({})", db, trial_id,
                                   quoted(config_json)));
+  // A stored number is read by value, as a problem row's fields are: 64.0 is 64 (a --config typed
+  // by hand is held to integers, with a message that says so).
+  bool by_value = false;
+  for (auto& [k, v] : j.items())
+    if (v.is_number_float() && std::isfinite(v.get<double>()) && std::trunc(v.get<double>()) == v.get<double>() &&
+        std::fabs(v.get<double>()) < 9.0e15) {
+      v = static_cast<std::int64_t>(v.get<double>());
+      by_value = true;
+    }
   core::TuningConfig c;
   try {
-    c = core::TuningConfig::from_json(config_json);  // ints and strings only, each within int64
+    if (by_value) (void)core::parse_user_json(config_json, "config");  // a key given twice stays damage
+    c = core::TuningConfig::from_json(by_value ? j.dump() : config_json);  // ints and strings only, each within int64
   } catch (const core::Error& e) {
     if (e.kind() != core::ErrorKind::InvalidInput) throw;
     throw core::Error(core::ErrorKind::InvalidInput,

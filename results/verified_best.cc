@@ -15,7 +15,7 @@ constexpr size_t kNamed = 5;
 }  // namespace
 
 std::string verification_of(Store& store, const TrialRow& row) {
-  return std::string(verification_label(row, store.verification({row.config_json, row.kernel_hash, row.problem_class})));
+  return std::string(verification_label(row, store.verification({row.verdict_config(), row.kernel_hash, row.problem_class})));
 }
 
 VerifiedBest verified_best(Store& store, bool include_model, const std::vector<TemplateId>& current) {
@@ -52,7 +52,7 @@ std::string skipped_note(Store& store, const std::vector<TrialRow>& failed) {
   std::vector<std::string> named;
   for (const auto& [config, r] : configs) {
     if (named.size() == kNamed) break;
-    Verification v = store.verification({r->config_json, r->kernel_hash, r->problem_class});
+    Verification v = store.verification({r->verdict_config(), r->kernel_hash, r->problem_class});
     named.push_back(fmt::format("{} at {}: {}", config, r->problem_class, v.failure ? v.failure->status : "failed"));
   }
   return fmt::format("{} rows skipped: failed verification on the virtual device ({} configs: {}{})", failed.size(),

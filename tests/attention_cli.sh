@@ -73,8 +73,14 @@ check "sass without --ptx: no serialised-mma, the loop's count said not judged" 
 "$MGPU" sass "$C1" --ptx "$P1" > "$T/out" 2>&1; rc=$?
 check "sass with its own PTX: no lint" '[ $rc = 0 ] && grep -q "lints: none" "$T/out"'
 "$MGPU" sass "$C1" --ptx "$P2" > "$T/out" 2>&1; rc=$?
-check "sass with another schedule's PTX: exit 2, the counts named" \
-  '[ $rc = 2 ] && grep -q "is not this cubin.s: its kernel .attention. has [0-9]* wgmma.mma_async where the cubin has [0-9]* HGMMA" "$T/out"'
+check "sass with another schedule's PTX: exit 2, the shapes named" \
+  '[ $rc = 2 ] && grep -q "is not this cubin.s: its kernel .attention. has wgmma.mma_async .* where the cubin has HGMMA [0-9]* x 64x" "$T/out"'
+# The same count of MMAs of another shape (round 13, F1): a serial d128 kernel, an overlapped d64 PTX.
+"$MGPU" compile attention --arch sm_90a --config '{"block_kv":128,"block_q":64,"consumer_schedule":"serial","max_concurrent_steps":2}' --emit-dir "$T/s128" > /dev/null 2>&1
+"$MGPU" compile attention --arch sm_90a --head-dim 64 --config '{"block_kv":64,"block_q":64,"consumer_schedule":"intra_wg_overlap","max_concurrent_steps":2}' --emit-dir "$T/o64" > /dev/null 2>&1
+"$MGPU" sass "$(ls "$T"/s128/*.cubin)" --ptx "$(ls "$T"/o64/*.ptx)" > "$T/out" 2>&1; rc=$?
+check "sass with a PTX of as many MMAs of another shape: exit 2" \
+  '[ $rc = 2 ] && [ "$(grep -c wgmma.mma_async "$T"/s128/*.ptx)" = "$(grep -c wgmma.mma_async "$T"/o64/*.ptx)" ] && grep -q "16 x 64x64x16 where the cubin has HGMMA 16 x 64x128x16" "$T/out"'
 "$MGPU" compile attention --arch sm_90a --config '{"block_kv":96}' > "$T/out" 2>&1; rc=$?
 check "compile: a config out of the space is exit 2, named" '[ $rc = 2 ] && grep -q "block_kv" "$T/out"'
 "$MGPU" compile attention --arch sm_90a --all --config '{}' > "$T/out" 2>&1; rc=$?

@@ -17,6 +17,7 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 sql() { "$PY" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()' "$@"; }
 q() { "$PY" -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$@"; }
+sqls() { "$PY" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' "$@"; }
 P="--arch sm_90a --heads 2 --seq-q 300 --seq-kv 500"
 KEY=b1_h2_kvh2_sq300_skv500_d128_bf16_noncausal
 
@@ -41,7 +42,7 @@ check "the undamaged database passes every reader and the tuner" '[ "$(readers "
 
 damage() {  # $1 name, $2 SQL, $3 what the message says, $4 the readers' exit codes
   cp "$T/a.db" "$T/$1.db"
-  sql "$T/$1.db" "$2"
+  sqls "$T/$1.db" "$2"
   local got want=$4 says=$3; got=$(readers "$T/$1.db")
   check "damaged ($1): refused ($4), named" '[ "$got" = "$want" ] && grep -q "is damaged: trial [0-9]* $says" "$T/out"'
 }
@@ -69,9 +70,24 @@ damage fields_unparseable "UPDATE problems SET fields = '{' WHERE id = $PID" \
   "has a problem whose fields are not a JSON object" "2 2 2 2"
 damage fields_empty_text "UPDATE problems SET fields = '' WHERE id = $PID" \
   "has a problem whose fields are not a JSON object" "2 2 2 2"
+# Round 13: a trial whose run is not there (merge died of map::at), unreadable samples in the
+# study (the attention tuner resumed it, F10), a verdict row's class problem not its key's (the
+# tuner called the configs failed, F8), an ok verdict row of a config the template rejects (the
+# readers that rank passed it, F2; the tuner never reads a verdict of a config not its own).
+damage run_missing "UPDATE trials SET run_id = 999 WHERE source = 'model' AND config_id = $CID" \
+  "refers to a run row that is not there" "2 2 2 2"
+damage samples_unreadable "UPDATE trials SET samples_json = '[' WHERE source = 'model' AND config_id = $CID" \
+  "has unreadable samples" "2 2 2 2"
+damage class_problem_not_its_key "UPDATE problems SET fields = json_set(fields, '\$.heads', 3) WHERE key LIKE '%sq130_skv337%'" \
+  "has a problem row of attention that is not its key's problem" "2 2 2 2"
+damage verdict_config_rejected "INSERT INTO configs(json) VALUES('{\"block_kv\":96,\"block_q\":64,\"consumer_schedule\":\"serial\",\"max_concurrent_steps\":1}'); UPDATE trials SET config_id = last_insert_rowid() WHERE id = (SELECT min(id) FROM trials WHERE source = 'emulate')" \
+  "has a config its template attention_sm90 does not accept" "2 2 2 0"
+damage failed_row_unreadable_config "INSERT INTO configs(json) VALUES('{'); UPDATE trials SET config_id = last_insert_rowid(), status = 'compile_error', median_ms = NULL WHERE id = (SELECT min(id) FROM trials WHERE source = 'emulate')" \
+  "has an unreadable config" "2 2 2 0"
 # Not damage, for every reader and the tuner alike (round 10, F4): a value written 2.0, flops
 # within rounding, a layout column an attention problem does not read.
 for ok in "UPDATE problems SET fields = replace(fields, '\"heads\":2,', '\"heads\":2.0,') WHERE id = $PID" \
+          "UPDATE configs SET json = replace(json, '\"block_q\":64', '\"block_q\":64.0')" \
           "UPDATE problems SET flops = flops * (1 + 1e-12) WHERE id = $PID" "UPDATE problems SET layout = 'kn' WHERE id = $PID"; do
   cp "$T/a.db" "$T/same.db"; sql "$T/same.db" "$ok"
   check "not damage ($ok): every reader and the tuner pass" '[ "$(readers "$T/same.db")" = "0 0 0 0" ]'
@@ -93,6 +109,14 @@ check "the csv export gives it whole too (round 12, F5)" \
   '[ $rc = 0 ] && ! grep -q "\"\"block_q\"\":[0-9]*,\"\"consumer_schedule\"\":\"\"[a-z_]*\"\"}" "$T/part.csv"'
 "$MGPU" attention $P --device model --trials 3 --db "$T/part.db" > "$T/out" 2>&1; rc=$?
 check "the tuner ranks and reports it whole" '[ $rc = 0 ] && grep " 1\. " "$T/out" | grep -q max_concurrent_steps'
+
+# Two versions of the template (--all-versions): a json file per version, each under its own
+# source hash, every entry written (round 13, F5: one file took both under one hash, one entry).
+cp "$T/a.db" "$T/v.db"
+sqls "$T/v.db" "INSERT INTO templates(name, source_hash, backend_hash) SELECT name, '0ld0ld0ld0ld0ld0', backend_hash FROM templates WHERE name = 'attention_sm90'; UPDATE trials SET template_id = (SELECT max(id) FROM templates) WHERE source = 'model' AND config_id = $CID"
+"$MGPU" export --db "$T/v.db" --include-model --all-versions --format json -o "$T/vj" > "$T/out" 2>&1; rc=$?
+check "export --all-versions: a file per version, its entries under its hash" \
+  '[ $rc = 0 ] && grep -q "wrote 2 entries" "$T/out" && [ "$("$PY" -c "import json,glob,sys; print(sorted((json.load(open(f))[\"source_hash\"] == \"0ld0ld0ld0ld0ld0\", len(json.load(open(f))[\"entries\"])) for f in glob.glob(sys.argv[1]+\"/*.json\")))" "$T/vj")" = "[(False, 1), (True, 1)]" ]'
 
 # Import under our attention template (F6): the key's problem, each config checked.
 "$MGPU" attention $P --device model --no-verify --db "$T/m.db" --quiet > "$T/out" 2>&1

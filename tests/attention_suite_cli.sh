@@ -33,12 +33,15 @@ check "json output: one document, the suite and each problem's report; a row's f
 printf 'heads,seq_q,seq_kv,head_dim\n2,300,500,64\n2,600,500,64\n2,300,500,256\n' > "$T/e.csv"
 "$MGPU" export --db "$T/a.db" --include-model --format json -o "$T/ex" --op attention --shapes "$T/e.csv" > "$T/out" 2>&1; rc=$?
 check "export --op attention --shapes: exact, nearest, none" \
-  '[ $rc = 0 ] && grep -q "suite e (3 shapes), attention_sm90 on sm_90a: 1 exact, 1 nearest, 1 none (nullptr)" "$T/out" && [ "$("$PY" -c "import json,glob,sys; d=json.load(open(glob.glob(sys.argv[1]+\"/*attention_sm90.json\")[0])); print(*[v[\"how\"] for k, v in sorted(d[\"coverage\"][\"shapes\"].items())])" "$T/ex")" = "none exact nearest" ]'
+  '[ $rc = 0 ] && grep -q "suite e (3 shapes), attention_sm90 on model:H100 SXM: 1 exact, 1 nearest, 1 none (nullptr)" "$T/out" && [ "$("$PY" -c "import json,glob,sys; d=json.load(open(glob.glob(sys.argv[1]+\"/*attention_sm90.json\")[0])); print(*[v[\"how\"] for k, v in sorted(d[\"coverage\"][\"shapes\"].items())])" "$T/ex")" = "none exact nearest" ]'
 "$MGPU" export --db "$T/a.db" --include-model --format cpp -o "$T/ex.h" --op attention --shapes fa3 > "$T/out" 2>&1; rc=$?
 check "export --op attention --shapes fa3 (a built-in suite)" '[ $rc = 0 ] && grep -q "suite fa3 (36 shapes), attention_sm90 on sm_90a: 0 exact, [0-9]* nearest, [0-9]* none (nullptr)" "$T/out"'
 "$MGPU" export --db "$T/a.db" --include-model --format json -o "$T/ex3" --op attention --shapes llama3-8b > "$T/out" 2>&1; rc=$?
 check "export --op attention --shapes naming a matmul suite: exit 2, nothing written" \
   '[ $rc = 2 ] && grep -q "no attention suite" "$T/out" && [ ! -e "$T/ex3" ]'
+"$MGPU" export --db "$T/a.db" --format cpp -o "$T/none.h" --op attention --shapes "$T/e.csv" > "$T/out" 2>&1; rc=$?
+check "export --shapes with no entry of the op: said, every problem served none" \
+  '[ $rc = 0 ] && grep -q "suite e (3 shapes): no attention entry was exported (predictions need --include-model), so none is served" "$T/out"'
 "$MGPU" export --db "$T/a.db" --include-model --format json -o "$T/ex4" --op conv --shapes "$T/e.csv" > "$T/out" 2>&1; rc=$?
 check "export --op of no op: exit 2, nothing written" '[ $rc = 2 ] && grep -q "there is no op .conv." "$T/out" && [ ! -e "$T/ex4" ]'
 "$MGPU" export --db "$T/a.db" --include-model --format json -o "$T/ex5" --op attention > "$T/out" 2>&1; rc=$?

@@ -459,6 +459,16 @@ TEST_F(Nightly, AnAttentionProblemIsABenchmarkBesideTheMatmuls) {
   EXPECT_EQ(config.code, 2) << config.out;
   EXPECT_NE(config.out.find("block_kv"), std::string::npos) << config.out;
 
+  // A file whose template is not the op's for its arch is refused, not benchmarked under that
+  // name (round 13, F11).
+  edited = nlohmann::json::parse(slurp(file));
+  edited["template"] = "matmul_sm100";
+  std::ofstream((dir_ / "template.json").string()) << edited.dump();
+  Ran named = run(fmt::format("{}/mgpu-bench --configs {} --device model --no-record", kBin, (dir_ / "template.json").string()));
+  EXPECT_EQ(named.code, 2) << named.out;
+  EXPECT_NE(named.out.find("the file's template 'matmul_sm100' is not the attention template of sm_90a (attention_sm90)"),
+            std::string::npos) << named.out;
+
   // An export folder holding a predicted and a measured entry of one problem benchmarks the
   // measured one, whichever file's name sorts first (round 12, F4: the first file won).
   nlohmann::json measured = nlohmann::json::parse(slurp(file));

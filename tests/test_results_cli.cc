@@ -249,7 +249,8 @@ TEST_F(ResultsCliVerification, RequireVerifiedRefusesUnverifiedRowsAndWritesNoth
   EXPECT_EQ(refused.exit_code, 1) << refused.out;  // the work failed: the rows are not good enough
   EXPECT_NE(refused.out.find("mgpu-tune: error: --require-verified: 1 of 2 rows are not verified"), std::string::npos)
       << refused.out;
-  EXPECT_NE(refused.out.find(R"({"tile_m":64} (none))"), std::string::npos) << refused.out;
+  // Named whole: the stored {"tile_m":64} means its other parameters at their defaults.
+  EXPECT_NE(refused.out.find(R"("tile_m":64,"tile_n":128,"wg_dimension":"M"} (none))"), std::string::npos) << refused.out;
   std::ifstream in(header);
   std::string kept((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(kept, "// yesterday's header\n");

@@ -88,6 +88,13 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
         // A config that cannot work -- a field missing or out of range, a rule broken -- is
         // the file's fault, said before anything runs: not a benchmark that "failed".
         const std::string op = p.value("op", "matmul");
+        // The file's template is what its entries are benchmarked as: it must be the one the op
+        // has for the arch (a name the file states, never only a label).
+        const std::string built = op == "matmul" ? std::string(kernels::matmul_template(core::parse_arch(e.arch)).name())
+                                                 : std::string(kernels::op_template(op, core::parse_arch(e.arch)).name());
+        if (e.template_name != built)
+          throw Error(ErrorKind::InvalidInput, fmt::format("the file's template '{}' is not the {} template of {} ({})",
+                                                           e.template_name.substr(0, 40), op, e.arch, built));
         if (op == "matmul") {
           const kernels::MatmulProblem mp =
               problem_of(p.at("m"), p.at("n"), p.at("k"), p.at("dtype"), p.at("out_dtype"), p.at("layout"));

@@ -475,8 +475,9 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
         break;
       }
       OpProof proof;
+      std::string hash;
       try {
-        proof = prover.prove(p, c, prover.kernel_hash(p, c));
+        hash = prover.kernel_hash(p, c);
       } catch (const core::Error& e) {
         if (stop_requested()) {  // the stop reached ptxas too: nothing is said of the config
           interrupted = true;
@@ -487,6 +488,9 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
         proof.status = "compile_error";
         proof.message = e.what();
       }
+      // Outside the compile's catch: a damaged verdict row is the database's error (exit 2), not
+      // a compile_error of the config (round 13, F8).
+      if (!hash.empty()) proof = prover.prove(p, c, hash);
       if (!proof.ok && stop_requested()) {  // broken by the stop, not failed: nothing counted
         interrupted = true;
         break;

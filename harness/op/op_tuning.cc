@@ -134,6 +134,13 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   // The study's problem row must be the problem its key names (a row edited to other fields or
   // flops would rank this study's times under them): refused as damaged.
   store.check_problem(problem);
+  // Its rows too, every rule (samples, times, configs), and those of the suite's problems still to
+  // come: a damaged study is refused before anything is written (round 13, F7 and F10).
+  store.check_rows_of(tmpl, problem.key);
+  for (const kernels::Problem& later : o.also_fits) {
+    store.check_problem(problem_record(later));
+    store.check_rows_of(tmpl, later.key);
+  }
   results::Claims claims(store.db(), {tmpl, o.problem.key, device.env.device_name, device.source}, o.db);
   std::set<std::string> known;
   std::map<std::string, double> results;
@@ -167,14 +174,18 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
       const core::TuningConfig c = results::stored_config(o.db, 0, tmpl, &problem, it->first);
       OpProof proof;
       std::string hash;
+      bool compiled = true;
       try {
         hash = prover->kernel_hash(o.problem, c);
-        proof = prover->prove(o.problem, c, hash);
       } catch (const core::Error& e) {
         if (e.kind() == core::ErrorKind::IO || e.kind() == core::ErrorKind::Unavailable || interrupted) throw;
         proof.ok = false;
         proof.status = "compile_error";
+        compiled = false;
       }
+      // Outside the compile's catch: a damaged verdict row is the database's error (exit 2), not a
+      // config that failed verification (round 13, F8).
+      if (compiled) proof = prover->prove(o.problem, c, hash);
       rep.verify_reused += proof.reused;
       if (proof.ok) {
         if (proof.ran > 0) ++rep.verified;

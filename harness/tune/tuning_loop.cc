@@ -190,6 +190,7 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   rep.note = device.note;
   rep.device_name = device.env.device_name;
   rep.peak_tflops = device.rates->peak_tflops_bf16;
+  store.check_rows_of(tmpl, o.problem.key());  // the study's rows, every rule, before anything is written
   results::Claims claims(store.db(), {tmpl, o.problem.key(), device.env.device_name, device.source}, o.db);
   const results::ProblemRecord study_problem = problem_record(o.problem);
 

@@ -76,7 +76,7 @@ bad unknown_command_named 2 "unknown command 'matmull' \(the commands: .*matmul.
 bad unknown_command_with_help 2 "unknown command 'bogus'" -- bogus --help
 # Round 9 (F16): one level down the same: `bench attention` was "A subcommand is required",
 # `compile bogus` "The following argument was not expected".
-bad unknown_subcommand_of_bench 2 "'bench' has no 'attention' \(its commands: matmul\)" -- bench attention --arch sm_90a
+bad unknown_subcommand_of_bench 2 "'bench' has no 'bogus' \(its commands: matmul, attention\)" -- bench bogus --arch sm_90a
 bad unknown_subcommand_of_space 2 "'space' has no 'bogus' \(its commands: matmul, attention\)" -- space bogus
 bad unknown_subcommand_of_compile 2 "'compile' has no 'bogus'" -- compile bogus --arch sm_90a
 bad unknown_subcommand_of_campaign 2 "'campaign' has no 'plann' \(its commands: plan," -- campaign plann
