@@ -13,6 +13,7 @@
 #include "core/device_query.h"
 #include "core/cuda_driver.h"
 #include "core/error.h"
+#include "harness/bench_repeat.h"
 #include "harness/cli.h"
 #include "harness/exit_codes.h"
 #include "harness/measure/cuda_measurer.h"
@@ -62,30 +63,12 @@ void run(const Options& o) {
   t.check_problem(p);
   if (o.repeat < 1) throw core::Error(core::ErrorKind::InvalidInput, "--repeat must be at least 1");
   check_timer_choice(o.timer);
-  if (o.max_time_s < o.min_time_s)
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("--max-time {} is below --min-time {}: no measurement could gather its least time",
-                                  o.max_time_s, o.min_time_s));
+  const StoppingRule rule = bench_rule(o.min_time_s, o.max_time_s);
   core::TuningConfig cfg = o.config_json.empty() ? t.default_config() : config_from_user(t, o.config_json);
   t.require_valid(p, cfg);
-  core::DeviceReport devices = core::query_devices();
-  auto gpu = std::find_if(devices.gpus.begin(), devices.gpus.end(), [&](const core::GpuInfo& g) { return g.arch == &arch; });
-  const bool virtual_device = gpu != devices.gpus.end() && core::CudaDriver::get().emulated();  // no clock
-  if (gpu == devices.gpus.end() || virtual_device) {  // not a failure of the work, nor bad input: nothing could be measured
-    fmt::print(stderr, "mgpu-tune: error: bench needs a {} GPU: {}: nothing was measured\n", arch.name,
-               virtual_device ? "the CUDA driver loaded is the virtual device (MGPU_CUDA_DRIVER), which has no clock"
-                              : devices.unavailable.value_or("none of this arch"));
-    throw ExitWith{kExitNothingMeasured};
-  }
-
+  const core::GpuInfo gpu = bench_gpu(arch);
   const Timer timer = choose_timer(o.timer);
-  // The strict rule, with --min-time as the least kernel time and --max-time as the wall-time
-  // cap: nvbench's 0.5 s takes 25,000 flushed launches of a 20 us decode kernel, whose cold
-  // launches rarely meet the 0.5% noise bound, so each measurement runs to the cap.
-  StoppingRule rule = StoppingRule::strict();
-  rule.min_time_s = o.min_time_s;
-  rule.max_time_s = o.max_time_s;
-  auto measure = [&](Timer with, bool verify) {
+  const RepeatedTimes times = measure_repeatedly(o.repeat, timer, [&](Timer with, bool verify) {
     TrialRequest req;
     req.arch = std::string(arch.name);
     req.problem = p;
@@ -94,29 +77,15 @@ void run(const Options& o) {
     req.rule = rule;
     req.verify = verify;
     req.timer = std::string(to_string(with));
-    Measurement m = measure_trial(req);
-    if (m.status != TrialStatus::Ok)
-      throw core::Error(core::ErrorKind::WrongResult, fmt::format("{}: {}", to_string(m.status), m.message));
-    return m;
-  };
-  std::vector<double> medians;
-  double noise = 0;
-  for (int i = 0; i < o.repeat; ++i) {
-    Measurement m = measure(timer, i == 0);
-    medians.push_back(m.median_ms);
-    noise = std::max(noise, m.noise);
-  }
-  // With CUPTI, the same config once more between CUDA events: the difference is what the
-  // events add (launch overhead, host-side gaps).
-  std::optional<double> events_ms;
-  if (timer == Timer::Cupti) events_ms = measure(Timer::Events, false).median_ms;
-  std::vector<double> sorted = medians;
-  std::sort(sorted.begin(), sorted.end());
-  double ours = sorted[sorted.size() / 2], spread = (sorted.back() - sorted.front()) / ours;
-  double theirs = cublas_median_ms(p, *gpu, timer, rule);
+    return measure_trial(req);
+  });
+  const std::vector<double>& medians = times.medians;
+  const std::optional<double>& events_ms = times.events_ms;
+  const double ours = times.median, spread = times.spread, noise = times.max_noise;
+  double theirs = cublas_median_ms(p, gpu, timer, rule);
   auto tflops = [&](double ms) { return p.flops() / (ms * 1e-3) / 1e12; };
   if (o.json) {
-    std::cout << nlohmann::json{{"problem", p.key()}, {"device", gpu->name}, {"config", nlohmann::json::parse(cfg.to_json())},
+    std::cout << nlohmann::json{{"problem", p.key()}, {"device", gpu.name}, {"config", nlohmann::json::parse(cfg.to_json())},
                                 {"medians_ms", medians}, {"median_ms", ours}, {"spread", spread}, {"max_noise", noise},
                                 {"tflops", tflops(ours)}, {"cublas_ms", theirs}, {"cublas_tflops", tflops(theirs)},
                                 {"percent_of_cublas", 100 * theirs / ours}, {"timer", to_string(timer)}, {"min_time_s", o.min_time_s}, {"max_time_s", o.max_time_s},
@@ -127,7 +96,7 @@ void run(const Options& o) {
   }
   fmt::print("{} on {} ({} runs, strict rule, {} timing): median {:.4f} ms = {:.1f} TFLOP/s, spread of medians {:.2f}%, "
              "worst noise {:.2f}%\n",
-             p.key(), gpu->name, o.repeat, to_string(timer), ours, tflops(ours), 100 * spread, 100 * noise);
+             p.key(), gpu.name, o.repeat, to_string(timer), ours, tflops(ours), 100 * spread, 100 * noise);
   fmt::print("cuBLASLt: {:.4f} ms = {:.1f} TFLOP/s; this config reaches {:.1f}% of cuBLAS\n", theirs, tflops(theirs),
              100 * theirs / ours);
   if (events_ms)

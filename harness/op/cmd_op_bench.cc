@@ -8,9 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "core/cuda_driver.h"
-#include "core/device_query.h"
 #include "core/error.h"
+#include "harness/bench_repeat.h"
 #include "harness/cli.h"
 #include "harness/config_option.h"
 #include "harness/exit_codes.h"
@@ -40,29 +39,15 @@ void run(const std::string& op, const BenchFlags& o) {
   const kernels::OpTemplate& t = kernels::op_template(op, arch);
   const kernels::Problem p = o.problem.problem(t);
   check_timer_choice(o.timer);
-  if (o.max_time_s < o.min_time_s)
-    throw core::Error(core::ErrorKind::InvalidInput,
-                      fmt::format("--max-time {} is below --min-time {}: no measurement could gather its least time",
-                                  o.max_time_s, o.min_time_s));
+  const StoppingRule rule = bench_rule(o.min_time_s, o.max_time_s);
   const core::TuningConfig cfg = o.config_json.empty() ? t.default_config() : config_from_user(t, o.config_json);
   t.require_valid(p, cfg);
   // Bad input is said before the GPU is looked for; then no GPU of the arch is exit 3.
-  const core::DeviceReport devices = core::query_devices();
-  auto gpu = std::find_if(devices.gpus.begin(), devices.gpus.end(), [&](const core::GpuInfo& g) { return g.arch == &arch; });
-  const bool virtual_device = gpu != devices.gpus.end() && core::CudaDriver::get().emulated();  // no clock
-  if (gpu == devices.gpus.end() || virtual_device) {
-    fmt::print(stderr, "mgpu-tune: error: bench needs a {} GPU: {}: nothing was measured\n", arch.name,
-               virtual_device ? "the CUDA driver loaded is the virtual device (MGPU_CUDA_DRIVER), which has no clock"
-                              : devices.unavailable.value_or("none of this arch"));
-    throw ExitWith{kExitNothingMeasured};
-  }
+  const core::GpuInfo gpu = bench_gpu(arch);
   const Timer timer = choose_timer(o.timer);
-  StoppingRule rule = StoppingRule::strict();
-  rule.min_time_s = o.min_time_s;
-  rule.max_time_s = o.max_time_s;
   // The first measurement checks the kernel against the op's float64 reference at its
   // verification problems (op_measurer.h); the others only time it.
-  auto measure = [&](Timer with, bool verify) {
+  const RepeatedTimes times = measure_repeatedly(o.repeat, timer, [&](Timer with, bool verify) {
     TrialRequest req;
     req.arch = std::string(arch.name);
     req.op = op;
@@ -72,26 +57,14 @@ void run(const std::string& op, const BenchFlags& o) {
     req.rule = rule;
     req.verify = verify;
     req.timer = std::string(to_string(with));
-    Measurement m = measure_op_trial(req, t);
-    if (m.status != TrialStatus::Ok)
-      throw core::Error(core::ErrorKind::WrongResult, fmt::format("{}: {}", to_string(m.status), m.message));
-    return m;
-  };
-  std::vector<double> medians;
-  double noise = 0;
-  for (int i = 0; i < o.repeat; ++i) {
-    const Measurement m = measure(timer, i == 0);
-    medians.push_back(m.median_ms);
-    noise = std::max(noise, m.noise);
-  }
-  std::optional<double> events_ms;
-  if (timer == Timer::Cupti) events_ms = measure(Timer::Events, false).median_ms;
-  std::vector<double> sorted = medians;
-  std::sort(sorted.begin(), sorted.end());
-  const double ours = sorted[sorted.size() / 2], spread = (sorted.back() - sorted.front()) / ours;
+    return measure_op_trial(req, t);
+  });
+  const std::vector<double>& medians = times.medians;
+  const std::optional<double>& events_ms = times.events_ms;
+  const double ours = times.median, spread = times.spread, noise = times.max_noise;
   const double tflops = p.flops / (ours * 1e-3) / 1e12;
   if (o.json) {
-    std::cout << nlohmann::json{{"op", op}, {"template", t.name()}, {"problem", p.key}, {"device", gpu->name},
+    std::cout << nlohmann::json{{"op", op}, {"template", t.name()}, {"problem", p.key}, {"device", gpu.name},
                                 {"config", nlohmann::json::parse(cfg.to_json())}, {"medians_ms", medians},
                                 {"median_ms", ours}, {"spread", spread}, {"max_noise", noise}, {"tflops", tflops},
                                 {"timer", to_string(timer)}, {"min_time_s", o.min_time_s}, {"max_time_s", o.max_time_s},
@@ -102,7 +75,7 @@ void run(const std::string& op, const BenchFlags& o) {
   }
   fmt::print("{} {} on {} ({} runs, strict rule, {} timing): median {:.4f} ms = {:.1f} TFLOP/s, spread of medians "
              "{:.2f}%, worst noise {:.2f}%\n",
-             t.name(), p.key, gpu->name, o.repeat, to_string(timer), ours, tflops, 100 * spread, 100 * noise);
+             t.name(), p.key, gpu.name, o.repeat, to_string(timer), ours, tflops, 100 * spread, 100 * noise);
   if (events_ms)
     fmt::print("CUDA events time the same config at {:.4f} ms: {:+.1f} us over CUPTI's kernel time\n", *events_ms,
                (*events_ms - ours) * 1e3);
