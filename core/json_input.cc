@@ -1,5 +1,6 @@
 #include "core/json_input.h"
 
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <vector>
@@ -38,6 +39,27 @@ nlohmann::json::parser_callback_t refuse_duplicate_keys(std::string what, nlohma
     }
     return next ? next(depth, event, parsed) : true;
   };
+}
+
+std::string number_as_written(std::string_view text, std::string_view key, const nlohmann::json& value) {
+  if (!value.is_number()) return value.dump();
+  const std::string quoted = nlohmann::json(std::string(key)).dump();
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  for (std::size_t at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
+    std::size_t i = at + quoted.size();
+    while (i < text.size() && space(text[i])) ++i;
+    if (i >= text.size() || text[i] != ':') continue;
+    ++i;
+    while (i < text.size() && space(text[i])) ++i;
+    const std::size_t start = i;
+    while (i < text.size() && std::string_view("+-0123456789.eE").find(text[i]) != std::string_view::npos) ++i;
+    const std::string token(text.substr(start, i - start));
+    if (token.empty() || token.size() > 40) continue;
+    char* end = nullptr;
+    const double d = std::strtod(token.c_str(), &end);
+    if (*end == '\0' && d == value.get<double>()) return token;
+  }
+  return value.dump();
 }
 
 nlohmann::json parse_user_json(std::string_view text, const std::string& what) {

@@ -21,4 +21,9 @@ nlohmann::json::parser_callback_t refuse_duplicate_keys(std::string what,
 nlohmann::json parse_user_json(std::string_view text, const std::string& what);
 nlohmann::json parse_user_json(std::istream& in, const std::string& what);
 
+// How the number `value`, read from `text` as the value of `key`, was written there: the first
+// such token that reads as the same number ("1e2" for 100.0), so a message quotes what the user
+// typed; value.dump() when none is found (an escaped key, say).
+std::string number_as_written(std::string_view text, std::string_view key, const nlohmann::json& value);
+
 }  // namespace mgpu::core

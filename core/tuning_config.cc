@@ -58,7 +58,8 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
              std::fabs(v.get<double>()) < 9.0e15)
       // 64.0 means 64 but is not how a config is written; say so rather than list a string as an option.
       throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be written as an integer ({}), got {}", k,
-                                                       static_cast<std::int64_t>(v.get<double>()), v.dump()));
+                                                       static_cast<std::int64_t>(v.get<double>()),
+                                                       number_as_written(text, k, v)));
     else
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("config value of '{}' must be an integer or a string, got {}", k,

@@ -251,6 +251,12 @@ int run_cli(int argc, char** argv) {
                 << ", or ulimit -u\n";
       return core::kExitFailure;
     }
+    // fmt::print to a stdout the disk cannot hold (a long table behind '>' on a full disk): what
+    // with_output_written() says when the last flush fails, said here for a write that failed first.
+    if (std::ferror(stdout)) {
+      std::cerr << "mgpu-tune: error: cannot write the output to stdout (" << e.code().message() << ")\n";
+      return core::kExitFailure;
+    }
     std::cerr << "mgpu-tune: internal error (please report it): " << e.what() << "\n";
     return core::kExitFailure;
   } catch (const std::exception& e) {

@@ -164,12 +164,22 @@ void add_best(CLI::App& app) {
         fmt::print("no {} in {}: {} shows what it holds (predictions, imported results or earlier template "
                    "versions)\n", what, o->db, need);
     } else {
-      fmt::print("| template | problem | device | source | verification | median ms | TFLOP/s | noise | lints | config |\n"
-                 "|---|---|---|---|---|---:|---:|---:|---|---|\n");
+      // With --all-versions a template's versions are told apart (battery round 14, F8): its
+      // source hash, and "stale" on every version but the one this binary builds.
+      const std::vector<results::TemplateId> current = current_templates();
+      auto version = [&](const results::TemplateId& t) {
+        bool now = false;
+        for (const results::TemplateId& c : current) now = now || (c.name == t.name && c.source_hash == t.source_hash);
+        return fmt::format("{}{} | ", t.source_hash.substr(0, 12), now ? "" : " (stale)");
+      };
+      fmt::print("| template | {}problem | device | source | verification | median ms | TFLOP/s | noise | lints | config |\n"
+                 "|---|{}---|---|---|---|---:|---:|---:|---|---|\n",
+                 o->all_versions ? "version | " : "", o->all_versions ? "---|" : "");
       for (const auto& [r, verification] : best.rows) {
-        fmt::print("| {} | {} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | {} | `{}` |\n", r.tmpl.name, r.problem.key,
-                   r.env.device_name, r.source, verification, *r.median_ms, results::tflops(r),
-                   100 * r.noise.value_or(0), results::lints_text(results::kernel_lints(s, r)), r.config_json);
+        fmt::print("| {} | {}{} | {} | {} | {} | {:.4f} | {:.1f} | {:.2f}% | {} | `{}` |\n", r.tmpl.name,
+                   o->all_versions ? version(r.tmpl) : "", r.problem.key, r.env.device_name, r.source, verification,
+                   *r.median_ms, results::tflops(r), 100 * r.noise.value_or(0),
+                   results::lints_text(results::kernel_lints(s, r)), r.config_json);
       }
     }
     if (!skipped.empty()) fmt::print("{}\n", skipped);

@@ -17,6 +17,7 @@
 #include "core/built_kernel.h"
 #include "core/tuning_config.h"
 #include "kernels/matmul_common/cost_model.h"
+#include "kernels/matmul_common/launch_math.h"
 #include "kernels/matmul_problem.h"
 #include "kernels/problem_class.h"
 #include "kernels/rejection.h"
@@ -40,8 +41,10 @@ class MatmulTemplate {
   // (rule): reason" for a config the user asked for by hand.
   void require_valid(const MatmulProblem& p, const core::TuningConfig& c) const;
   virtual core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
-  // Launch: grid size for `sm_count` SMs, and the kernel's scalar arguments after the
-  // descriptors.
+  // Launch: what the launch arithmetic (kernels/matmul_common/launch_math.h) needs of the
+  // config; from it, the grid size for `sm_count` SMs and the kernel's scalar arguments after
+  // the descriptors (and workspace).
+  virtual mgpu_lm_matmul launch_consts(const core::TuningConfig& c) const = 0;
   virtual unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const = 0;
   virtual std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
   // The global workspace the config's kernel takes for `p` (0: none; then BuiltKernel's

@@ -227,14 +227,23 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
   // One file per device and template version: two versions of one template on one device
   // (--all-versions) each get their own, named by source hash (one file took both, under one
   // version's hash, and kept one entry of two: round 13, F5).
+  // Every part of a name is a slug, so a file never lands outside the folder (a template named
+  // "../x" in an imported row did: battery round 14, F1); two things one name would hold are
+  // refused rather than one written over the other.
   std::map<std::string, std::set<std::string>> versions;  // device__template -> source hashes
   for (const LabelledRow& lr : best.rows)
-    versions[fmt::format("{}__{}", slug(lr.row.env.device_name), lr.row.tmpl.name)].insert(lr.row.tmpl.source_hash);
+    versions[fmt::format("{}__{}", slug(lr.row.env.device_name), slug(lr.row.tmpl.name))].insert(lr.row.tmpl.source_hash);
+  std::map<std::string, std::string> holds;  // file name -> the device, template and version it holds
   for (const LabelledRow& lr : best.rows) {
     const TrialRow& t = lr.row;
-    const std::string stem = fmt::format("{}__{}", slug(t.env.device_name), t.tmpl.name);
+    const std::string stem = fmt::format("{}__{}", slug(t.env.device_name), slug(t.tmpl.name));
     std::string name = versions[stem].size() > 1 ? fmt::format("{}__{}.json", stem, slug(t.tmpl.source_hash))
                                                  : stem + ".json";
+    const std::string what = fmt::format("{} of {} (version {})", t.tmpl.name, t.env.device_name, t.tmpl.source_hash);
+    if (auto [it, fresh] = holds.emplace(name, what); !fresh && it->second != what)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("the entries of {} and of {} would be written to one file, {}: export them with "
+                                    "--format cpp or csv, or from databases of one each", it->second, what, name));
     rows_of[name].push_back(t);
     nlohmann::json& doc = files[name];
     if (doc.is_null())

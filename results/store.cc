@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "results/schema.h"
 #include "results/stored_config.h"
 
@@ -246,6 +247,20 @@ std::int64_t Store::template_id(const TemplateId& t) {
   });
 }
 
+// Whether a problem row's fields are one JSON object, each key once (as every JSON input is
+// read: a key given twice was read last-wins, so which value counted depended on the order,
+// battery round 14, F5).
+static bool fields_readable(const std::string& fields) {
+  try {
+    return core::parse_user_json(fields, "fields").is_object();
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::InvalidInput) throw;
+    return false;
+  }
+}
+
 // A problem's columns, in the problems table's order, as parameters 1..8 of `s`.
 static void bind_problem_columns(SQLite::Statement& s, const ProblemRecord& p) {
   s.bind(1, p.kernel);
@@ -282,9 +297,10 @@ void Store::check_problem(const ProblemRecord& p) {
     stored.out_dtype = row.getColumn(1).getString();
     stored.fields = row.getColumn(2).getString();
     // What query_trials() refuses first, said the same way: the key's check reads parsed fields.
-    if (!nlohmann::json::accept(stored.fields) || !nlohmann::json::parse(stored.fields).is_object())
+    if (!fields_readable(stored.fields))
       throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: its problem row {} of {} has fields that are "
-                                                       "not a JSON object", path_, p.key.substr(0, 80), p.kernel));
+                                                       "not a JSON object with each key once", path_, p.key.substr(0, 80),
+                                                       p.kernel));
     if (row.getColumn(3).isNull()) stored.flops.reset();
     else if (!row.getColumn(3).isFloat() && !row.getColumn(3).isInteger())
       throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: its problem row {} of {} has flops that are not "
@@ -546,9 +562,9 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.kernel_hash = q.getColumn(i++).getString();
       r.problem_class = q.getColumn(i++).getString();
       r.problem.fields = q.getColumn(i++).getString();
-      if (!nlohmann::json::accept(r.problem.fields) || !nlohmann::json::parse(r.problem.fields).is_object())
-        throw Error(ErrorKind::InvalidInput,
-                    fmt::format("{} is damaged: trial {} has a problem whose fields are not a JSON object", path_, r.id));
+      if (!fields_readable(r.problem.fields))
+        throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: trial {} has a problem whose fields are not a "
+                                                         "JSON object with each key once", path_, r.id));
       if (!q.getColumn(i).isNull()) {
         const SQLite::Column f = q.getColumn(i);
         if (!f.isFloat() && !f.isInteger())
@@ -627,6 +643,21 @@ void Store::check_rows_of(const TemplateId& tmpl, const std::string& problem_key
   });
 }
 
+// What a config text means at a stored row `r` (stored_config.h): read by value and, for a
+// template this binary builds, given whole; by value alone where its template rejects it (a
+// failed verdict may). Verdicts are matched to rows by it: a verdict written 64.0, or with its
+// keys in another order, judges the config it names (battery round 14, F2).
+static std::string config_meaning(const std::string& db, const TrialRow& r, const std::string& text) {
+  for (bool whole : {true, false}) {
+    try {
+      return (whole ? stored_config(db, r.id, r.tmpl, &r.problem, text) : stored_config_text(db, r.id, text)).to_json();
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::InvalidInput) throw;
+    }
+  }
+  return text;
+}
+
 std::vector<TrialRow> Store::best(bool include_model, const std::vector<TemplateId>& current,
                                  std::vector<TrialRow>* failed_verification) {
   check_every_row();
@@ -637,14 +668,10 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
     return fmt::format("{}\x1f{}\x1f{}", config, hash, cls);
   };
   if (schema_ >= 5)
-    guard_database(path_, [&] {
-      SQLite::Statement q(*db_,
-                          "SELECT DISTINCT c.json, t.kernel_hash, t.problem_class FROM trials t JOIN configs c ON "
-                          "c.id = t.config_id WHERE t.source = 'emulate' AND t.kernel_hash != '' AND "
-                          "t.problem_class != '' AND t.status NOT IN ('ok', 'env_error')");
-      while (q.executeStep())
-        failed_keys.insert(key_of(q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString()));
-    });
+    for (const TrialRow& v : query_trials("WHERE t.source = 'emulate' AND t.kernel_hash != '' AND t.problem_class != '' "
+                                          "AND t.status NOT IN ('ok', 'env_error')",
+                                          [](SQLite::Statement&) {}))
+      failed_keys.insert(key_of(config_meaning(path_, v, v.config_json), v.kernel_hash, v.problem_class));
   std::vector<TrialRow> rows = query_trials(
       "WHERE t.status = 'ok' AND t.median_ms IS NOT NULL AND (t.source = 'cuda' OR ?1) "
       "AND (t.source != 'cuda' OR t.verification_error IS NOT NULL)",
@@ -663,7 +690,7 @@ std::vector<TrialRow> Store::best(bool include_model, const std::vector<Template
     const core::TuningConfig whole = stored_config(path_, r);
     bool failed = false;
     for (const std::string& cls : verification_classes(r.problem_class))
-      failed = failed || failed_keys.count(key_of(r.config_json, r.kernel_hash, cls)) > 0;
+      failed = failed || failed_keys.count(key_of(whole.to_json(), r.kernel_hash, cls)) > 0;
     if (failed) {
       if (failed_verification) failed_verification->push_back(r);
       continue;
@@ -756,14 +783,17 @@ Verification Store::verification(const VerificationKey& key) {
     return v;
   }
   // Verdicts on the virtual device for this binary, run-time parameters and problem class; a
-  // trial the machine failed (env_error) says nothing about the kernel.
+  // trial the machine failed (env_error) says nothing about the kernel. The config is matched by
+  // what it means, not by its text (config_meaning).
   for (TrialRow& r : query_trials("WHERE t.source = 'emulate' AND t.kernel_hash = ? AND t.problem_class = ? AND "
-                                  "c.json = ? AND t.status != 'env_error'",
+                                  "t.status != 'env_error'",
                                   [&](SQLite::Statement& q) {
                                     q.bind(1, key.kernel_hash);
                                     q.bind(2, key.problem_class);
-                                    q.bind(3, key.config_json);
                                   })) {
+    if (r.config_json != key.config_json &&
+        config_meaning(path_, r, r.config_json) != config_meaning(path_, r, key.config_json))
+      continue;
     bool ok = r.status == "ok";
     (ok ? v.passed : v.failed) += 1;
     if (ok) v.schedules = std::max(v.schedules, verified_schedules(r.message));

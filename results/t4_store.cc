@@ -1,6 +1,7 @@
 #include "results/t4_store.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -40,6 +41,15 @@ std::string invalidity_of(const TrialRow& t) {
 void check_t4_import(const T4Import& as) {
   if (as.kernel.empty() || as.problem.empty() || as.device.empty())
     throw core::Error(core::ErrorKind::InvalidInput, "import --t4 needs a kernel, a problem and a device name");
+  // A kernel is a template name: exports make file names and C++ identifiers of it (one with
+  // "../" was written outside the export's folder: battery round 14, F1).
+  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; };
+  if (as.kernel.size() > 64 || !std::all_of(as.kernel.begin(), as.kernel.end(), name_char) ||
+      !std::isalnum(static_cast<unsigned char>(as.kernel.front())))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("the kernel name '{}' is not a template name: up to 64 letters, digits, '_', '-' "
+                                  "or '.', starting with a letter or digit (give one with --kernel)",
+                                  as.kernel.substr(0, 80)));
 }
 
 void check_t4_results(const T4File& file, const std::string& path) {

@@ -73,7 +73,8 @@ damage fields_empty_text "UPDATE problems SET fields = '' WHERE id = $PID" \
 # Round 13: a trial whose run is not there (merge died of map::at), unreadable samples in the
 # study (the attention tuner resumed it, F10), a verdict row's class problem not its key's (the
 # tuner called the configs failed, F8), an ok verdict row of a config the template rejects (the
-# readers that rank passed it, F2; the tuner never reads a verdict of a config not its own).
+# readers that rank passed it, F2; round 14, F6: the tuner passed it too, verdicts being looked
+# up by text, and wrote beside it).
 damage run_missing "UPDATE trials SET run_id = 999 WHERE source = 'model' AND config_id = $CID" \
   "refers to a run row that is not there" "2 2 2 2"
 damage samples_unreadable "UPDATE trials SET samples_json = '[' WHERE source = 'model' AND config_id = $CID" \
@@ -81,9 +82,12 @@ damage samples_unreadable "UPDATE trials SET samples_json = '[' WHERE source = '
 damage class_problem_not_its_key "UPDATE problems SET fields = json_set(fields, '\$.heads', 3) WHERE key LIKE '%sq130_skv337%'" \
   "has a problem row of attention that is not its key's problem" "2 2 2 2"
 damage verdict_config_rejected "INSERT INTO configs(json) VALUES('{\"block_kv\":96,\"block_q\":64,\"consumer_schedule\":\"serial\",\"max_concurrent_steps\":1}'); UPDATE trials SET config_id = last_insert_rowid() WHERE id = (SELECT min(id) FROM trials WHERE source = 'emulate')" \
-  "has a config its template attention_sm90 does not accept" "2 2 2 0"
+  "has a config its template attention_sm90 does not accept" "2 2 2 2"
 damage failed_row_unreadable_config "INSERT INTO configs(json) VALUES('{'); UPDATE trials SET config_id = last_insert_rowid(), status = 'compile_error', median_ms = NULL WHERE id = (SELECT min(id) FROM trials WHERE source = 'emulate')" \
-  "has an unreadable config" "2 2 2 0"
+  "has an unreadable config" "2 2 2 2"
+# Round 14, F5: fields that give a key twice were read last-wins (damage in one order, not in the other).
+damage fields_key_twice "UPDATE problems SET fields = replace(fields, '\"heads\":2,', '\"heads\":7,\"heads\":2,') WHERE id = $PID" \
+  "has a problem whose fields are not a JSON object with each key once" "2 2 2 2"
 # Not damage, for every reader and the tuner alike (round 10, F4): a value written 2.0, flops
 # within rounding, a layout column an attention problem does not read.
 for ok in "UPDATE problems SET fields = replace(fields, '\"heads\":2,', '\"heads\":2.0,') WHERE id = $PID" \
@@ -94,6 +98,30 @@ for ok in "UPDATE problems SET fields = replace(fields, '\"heads\":2,', '\"heads
   "$MGPU" export --db "$T/same.db" --include-model --format cpp -o "$T/same.h" > "$T/out" 2>&1; rc=$?
   check "not damage ($ok): the C++ export passes too (round 12, F3)" '[ $rc = 0 ]'
 done
+
+# A verdict judges the config it means, however it is written (round 14, F2: verdicts were matched
+# by text, so the failed verdict of the config that ranks first, written with 64.0 and its keys in
+# another order, let it rank and be exported). The twin: the same spelling of a passing verdict is
+# reused, not run again.
+CFG=$(q "$T/a.db" "SELECT json FROM configs WHERE id = $CID")
+RESPELLED=$("$PY" -c 'import json, sys; c = json.loads(sys.argv[1]); print(json.dumps({k: float(c[k]) if isinstance(c[k], int) else c[k] for k in sorted(c, reverse=True)}, separators=(",", ":")))' "$CFG")
+VERDICT="(SELECT min(id) FROM trials WHERE source = 'emulate' AND config_id = $CID)"
+for status in wrong_result ok; do
+  cp "$T/a.db" "$T/respelled_$status.db"
+  sqls "$T/respelled_$status.db" "INSERT INTO configs(json) VALUES('$RESPELLED'); UPDATE trials SET status = '$status', config_id = last_insert_rowid() WHERE id = $VERDICT"
+done
+"$MGPU" best --db "$T/respelled_wrong_result.db" --include-model > "$T/out" 2>&1; rc=$?
+check "a failed verdict written another way keeps its config from ranking" \
+  '[ $rc = 0 ] && grep -q "rows skipped: failed verification" "$T/out" && ! grep "^| attention_sm90" "$T/out" | grep -qF "$CFG"'
+"$MGPU" export --db "$T/respelled_wrong_result.db" --include-model --format cpp -o "$T/respelled.h" > "$T/out" 2>&1; rc=$?
+check "... and from the C++ export" '[ $rc = 0 ] && grep -q "failed verification" "$T/out"'
+"$MGPU" best --db "$T/respelled_ok.db" --include-model > "$T/out" 2>&1; rc=$?
+check "the twin: a passing verdict written another way ranks its config as before" \
+  '[ $rc = 0 ] && ! grep -q "rows skipped" "$T/out" && grep "^| attention_sm90" "$T/out" | grep -qF "$CFG"'
+before=$(q "$T/respelled_ok.db" "SELECT count(*) FROM trials WHERE source = 'emulate'")
+"$MGPU" attention $P --device model --trials 3 --db "$T/respelled_ok.db" --quiet > "$T/out" 2>&1; rc=$?
+check "... and the tuner reuses it rather than verify the config again" \
+  '[ $rc = 0 ] && [ "$(q "$T/respelled_ok.db" "SELECT count(*) FROM trials WHERE source = '"'emulate'"'")" = "$before" ]'
 
 # A stored config that leaves a parameter out means it at its default (results/stored_config.h):
 # what ranks and what is exported is the whole config, which mgpu-bench takes (round 11, F8.1).

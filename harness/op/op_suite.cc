@@ -108,8 +108,9 @@ std::vector<std::pair<Row, std::string>> read_csv(const kernels::OpTemplate& t, 
 std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t, const std::string& path,
                                                     std::string* name) {
   nlohmann::json doc;
+  const std::string text = core::read_input_file(path, "problem suite file");
   try {
-    doc = core::parse_user_json(core::read_input_file(path, "problem suite file"), path);
+    doc = core::parse_user_json(text, path);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is not valid JSON: {}", path, e.what()));
   }
@@ -146,7 +147,8 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
       else
         throw Error(ErrorKind::InvalidInput,
                     fmt::format("{}: '{}' must be a whole number, text or true/false, got {}", where, k.substr(0, 40),
-                                v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40)));
+                                v.is_number() ? core::number_as_written(text, k, v)
+                                              : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40)));
       set_value(t, row, flag, value, where);
     }
     rows.emplace_back(std::move(row), where);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/matmul_common/launch_math.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace mgpu::kernels {
@@ -199,12 +200,8 @@ std::vector<HostUnit> host_tile_walk(const TileWalkShape& s, std::int64_t m, std
 }
 
 unsigned persistent_grid(std::int64_t m, std::int64_t n, const TileWalkShape& s, int sm_count) {
-  std::int64_t cm = std::int64_t(s.cta_tile_m) * s.cluster_m, cn = std::int64_t(s.cta_tile_n) * s.cluster_n;
-  std::int64_t tiles = ((m + cm - 1) / cm) * ((n + cn - 1) / cn);
-  std::int64_t cluster_tiles = s.stream ? tiles * std::max<std::int64_t>(1, s.k_steps) : tiles * std::max(1, s.splits);
-  std::int64_t cs = s.cluster_size();
-  std::int64_t clusters = std::min<std::int64_t>(sm_count / cs, cluster_tiles);
-  return static_cast<unsigned>(std::max<std::int64_t>(clusters, 1) * cs);
+  return mgpu_lm_persistent_grid(m, n, std::int64_t(s.cta_tile_m) * s.cluster_m, std::int64_t(s.cta_tile_n) * s.cluster_n,
+                                 s.cluster_size(), s.stream ? s.k_steps : s.splits, sm_count);
 }
 
 }  // namespace mgpu::kernels

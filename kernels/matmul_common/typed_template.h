@@ -1,7 +1,8 @@
 // The MatmulTemplate face over one template's typed pieces, written once for every matmul
 // template: TuningConfigs are parsed into the template's own Config, and the persistent
-// kernels' shared contract (scalar arguments M, N, K, minor_is_n, band_width; grid order
-// parameters decided at run time) is implemented here. A template supplies `Ops`:
+// kernels' shared contract (grid, scalar arguments and workspace from the config's launch consts
+// by launch_math.h; grid order parameters decided at run time) is implemented here. A template
+// supplies `Ops`:
 //   using Config;                                        // with from/to_tuning_config
 //   static constexpr std::string_view name, arch;        // e.g. "matmul_sm90", "sm_90a"
 //   static std::string_view source_hash();
@@ -9,14 +10,11 @@
 //   static void check_problem(const MatmulProblem&);
 //   static std::optional<Rejection> why_invalid(const MatmulProblem&, const Config&, const core::ArchSpec&);
 //   static core::BuiltKernel build(const MatmulProblem&, const Config&, const core::ArchSpec&);
-//   static unsigned grid(const MatmulProblem&, const Config&, int sm_count);
+//   static mgpu_lm_matmul launch_consts(const Config&);  // what launch_math.h computes the launch from
 //   static TileWalkShape walk_shape(const MatmulProblem&, const Config&);  // what the kernel's TileWalk walks for p
 //   static std::array<int, 3> grid_unit(const Config&);  // (M, N, K) a grid counts in
 //   static KernelShape kernel_shape(const Config&);
 //   static Prediction predict(const MatmulProblem&, const Config&, const core::DeviceSpec&, const KernelDefects&);
-// and optionally, for kernels with a schedule that needs them:
-//   static std::vector<std::int32_t> extra_scalar_args(const MatmulProblem&, const Config&);  // after band_width
-//   static std::int64_t workspace_bytes(const MatmulProblem&, const Config&, int sm_count);
 #pragma once
 
 #include <algorithm>
@@ -45,7 +43,8 @@ class TypedMatmulTemplate final : public MatmulTemplate {
     // Asked once per config when configs are grouped by binary: the space is read once.
     static const std::vector<std::string> names = [] {
       std::vector<std::string> n = {"grid_minor_dim", "grid_tile_width"};
-      for (const core::Param& d : Ops::space().params())
+      const core::ParamSpace space = Ops::space();  // params() refers into it: keep it alive
+      for (const core::Param& d : space.params())
         if (d.name == "split_k") n.push_back("split_k");  // a kernel argument (the split count)
       return n;
     }();
@@ -59,22 +58,20 @@ class TypedMatmulTemplate final : public MatmulTemplate {
   core::BuiltKernel build(const MatmulProblem& p, const core::TuningConfig& c) const override {
     return Ops::build(p, parse(c), arch());
   }
+  mgpu_lm_matmul launch_consts(const core::TuningConfig& c) const override { return Ops::launch_consts(parse(c)); }
   unsigned grid(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const override {
-    return Ops::grid(p, parse(c), sm_count);
+    const mgpu_lm_matmul l = launch_consts(c);
+    return mgpu_lm_grid(&l, p.m, p.n, p.k, sm_count);
   }
-  std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& t) const override {
-    Config c = parse(t);
-    std::vector<std::int32_t> args = {static_cast<std::int32_t>(p.m), static_cast<std::int32_t>(p.n),
-                                      static_cast<std::int32_t>(p.k), c.grid_minor_dim == Dim::N ? 1 : 0,
-                                      c.grid_tile_width};
-    if constexpr (requires { Ops::extra_scalar_args(p, c); })
-      for (std::int32_t x : Ops::extra_scalar_args(p, c)) args.push_back(x);
-    return args;
+  std::vector<std::int32_t> scalar_args(const MatmulProblem& p, const core::TuningConfig& c) const override {
+    const mgpu_lm_matmul l = launch_consts(c);
+    std::int32_t args[MGPU_LM_MAX_SCALARS];
+    const int count = mgpu_lm_scalar_args(&l, p.m, p.n, p.k, args);
+    return {args, args + count};
   }
-  std::int64_t workspace_bytes(const MatmulProblem& p, const core::TuningConfig& t, int sm_count) const override {
-    if constexpr (requires { Ops::workspace_bytes(p, parse(t), sm_count); })
-      return Ops::workspace_bytes(p, parse(t), sm_count);
-    else return 0;
+  std::int64_t workspace_bytes(const MatmulProblem& p, const core::TuningConfig& c, int sm_count) const override {
+    const mgpu_lm_matmul l = launch_consts(c);
+    return mgpu_lm_workspace_bytes(&l, p.m, p.n, p.k, sm_count);
   }
   std::string launch_signature(const MatmulProblem& p, const core::TuningConfig& t, int sm_count) const override {
     // The run-time parameters reach the kernel only through its TileWalk (the tile order, and
@@ -82,7 +79,7 @@ class TypedMatmulTemplate final : public MatmulTemplate {
     // problem is each cluster's sequence of work units.
     Config c = parse(t);
     const TileWalkShape s = Ops::walk_shape(p, c);
-    const unsigned grid = Ops::grid(p, c, sm_count), cs = unsigned(s.cluster_size());
+    const unsigned grid = this->grid(p, t, sm_count), cs = unsigned(s.cluster_size());
     std::vector<std::string> clusters;
     for (unsigned first = 0; first < grid; first += cs) {
       std::string seq;

@@ -58,8 +58,23 @@ void emit_epilogue_piece(Emitter& e, const MatmulProblem& p, const MatmulConfig&
 
 TileWalkShape walk_shape(const MatmulConfig& c) { return {c.tile_m, c.mma_n(), c.cluster_size(), 1}; }
 
+mgpu_lm_matmul launch_consts(const MatmulConfig& c) {
+  mgpu_lm_matmul l{};
+  l.cta_tile_m = c.tile_m;
+  l.cta_tile_n = c.mma_n();
+  l.cluster_m = c.cluster_size();
+  l.cluster_n = 1;
+  l.tile_k = c.tile_k;
+  l.schedule = MGPU_LM_DATA_PARALLEL;
+  l.split_k = 1;
+  l.minor_is_n = c.grid_minor_dim == Dim::N ? 1 : 0;
+  l.grid_tile_width = c.grid_tile_width;
+  return l;
+}
+
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
-  return kernels::persistent_grid(p.m, p.n, walk_shape(c), sm_count);
+  const mgpu_lm_matmul l = launch_consts(c);
+  return mgpu_lm_grid(&l, p.m, p.n, p.k, sm_count);
 }
 
 core::BuiltKernel build_matmul(const MatmulProblem& p, const MatmulConfig& c, const core::ArchSpec& arch) {

@@ -14,6 +14,7 @@
 
 #include "core/arch.h"
 #include "core/built_kernel.h"
+#include "kernels/matmul_common/launch_math.h"
 #include "kernels/matmul_common/tile_walk.h"
 #include "kernels/matmul_problem.h"
 #include "kernels/matmul_sm100/config.h"
@@ -28,5 +29,7 @@ core::BuiltKernel build_matmul_unchecked(const MatmulProblem& p, const MatmulCon
 // along M.
 TileWalkShape walk_shape(const MatmulConfig& c);
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count);
+// The launch arithmetic's view of the config (launch_math.h): data-parallel, no workspace.
+mgpu_lm_matmul launch_consts(const MatmulConfig& c);
 
 }  // namespace mgpu::kernels::sm100

@@ -21,7 +21,7 @@ struct Ops {
   static core::BuiltKernel build(const MatmulProblem& p, const Config& c, const core::ArchSpec& a) {
     return build_matmul(p, c, a);
   }
-  static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
+  static mgpu_lm_matmul launch_consts(const Config& c) { return sm100::launch_consts(c); }
   static TileWalkShape walk_shape(const MatmulProblem&, const Config& c) { return sm100::walk_shape(c); }
   // A collective pair walks tiles two CTA tiles tall.
   static std::array<int, 3> grid_unit(const Config& c) { return {c.tile_m * c.cluster_size(), c.mma_n(), c.tile_k}; }

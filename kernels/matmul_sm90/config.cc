@@ -147,39 +147,38 @@ int epilogue_atom_bytes(const MatmulProblem& p, const MatmulConfig& c) {
   return 16;
 }
 
-namespace {
-SplitWorkspace workspace_for(const MatmulProblem& p, const MatmulConfig& c, std::int64_t slots_per_tile,
-                             std::int64_t fixed_slots) {
-  SplitWorkspace w;
-  if (!c.reduces()) return w;
-  const std::int64_t cm = c.cta_tile_m(), cn = c.cta_tile_n();
-  w.tiles = ((p.m + cm - 1) / cm) * ((p.n + cn - 1) / cn);
-  w.counter_bytes = (w.tiles * 2 * 4 + 255) / 256 * 256;
-  w.slots = w.tiles * slots_per_tile + fixed_slots;
-  w.partial_bytes = w.slots * cm * cn * 4;
-  return w;
+mgpu_lm_matmul launch_consts(const MatmulConfig& c) {
+  mgpu_lm_matmul l{};
+  l.cta_tile_m = c.cta_tile_m();
+  l.cta_tile_n = c.cta_tile_n();
+  l.cluster_m = c.cluster_dimension == ClusterDim::M ? 2 : 1;
+  l.cluster_n = c.cluster_dimension == ClusterDim::N ? 2 : 1;
+  l.tile_k = c.tile_k;
+  l.schedule = c.schedule == Schedule::SplitK    ? MGPU_LM_SPLIT_K
+               : c.schedule == Schedule::StreamK ? MGPU_LM_STREAM_K
+                                                 : MGPU_LM_DATA_PARALLEL;
+  l.split_k = c.split_k;
+  l.minor_is_n = c.grid_minor_dim == Dim::N ? 1 : 0;
+  l.grid_tile_width = c.grid_tile_width;
+  l.counters_per_tile = 2;  // one per consumer warpgroup
+  l.max_workspace_bytes = kMaxWorkspaceBytes;
+  return l;
 }
-}  // namespace
 
 int effective_split_k(const MatmulProblem& p, const MatmulConfig& c) {
-  if (c.schedule != Schedule::SplitK) return 1;
-  const std::int64_t k_steps = (p.k + c.tile_k - 1) / c.tile_k;
-  std::int64_t s = std::min<std::int64_t>(std::max(1, c.split_k), k_steps);
-  while (s > 1 && workspace_for(p, c, s, 0).total() > kMaxWorkspaceBytes) --s;
-  return static_cast<int>(std::max<std::int64_t>(s, 1));
+  const mgpu_lm_matmul l = launch_consts(c);
+  return mgpu_lm_effective_split_k(&l, p.m, p.n, p.k);
 }
 
 unsigned stream_k_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
-  const std::int64_t cm = c.cta_tile_m(), cn = c.cta_tile_n();
-  const std::int64_t tiles = ((p.m + cm - 1) / cm) * ((p.n + cn - 1) / cn);
-  const std::int64_t iters = tiles * ((p.k + c.tile_k - 1) / c.tile_k);
-  const std::int64_t room = (kMaxWorkspaceBytes - workspace_for(p, c, 0, 0).total()) / (2 * cm * cn * 4);
-  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min({std::int64_t(std::max(1, sm_count)), iters, room})));
+  const mgpu_lm_matmul l = launch_consts(c);
+  return mgpu_lm_stream_k_grid(&l, p.m, p.n, p.k, sm_count);
 }
 
 SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
-  if (c.schedule == Schedule::StreamK) return workspace_for(p, c, 0, 2 * std::int64_t(stream_k_grid(p, c, sm_count)));
-  return workspace_for(p, c, effective_split_k(p, c), 0);
+  const mgpu_lm_matmul l = launch_consts(c);
+  const mgpu_lm_workspace w = mgpu_lm_workspace_of(&l, p.m, p.n, p.k, sm_count);
+  return {w.tiles, w.counter_bytes, w.slots, w.partial_bytes};
 }
 
 }  // namespace mgpu::kernels::sm90

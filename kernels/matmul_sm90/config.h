@@ -23,6 +23,7 @@
 #include "core/ir/smem_plan.h"
 #include "core/tuning_config.h"
 #include "kernels/matmul_common/config_params.h"
+#include "kernels/matmul_common/launch_math.h"
 #include "kernels/matmul_problem.h"
 
 namespace mgpu::kernels::sm90 {
@@ -125,5 +126,10 @@ struct SplitWorkspace {
   std::int64_t total() const { return counter_bytes + partial_bytes; }
 };
 SplitWorkspace split_workspace(const MatmulProblem& p, const MatmulConfig& c, int sm_count);
+
+// What a launch of the config's kernel needs beyond the problem and the device, for the launch
+// arithmetic above (kernels/matmul_common/launch_math.h, which computes all of it: an exported
+// pack's launcher runs the same C).
+mgpu_lm_matmul launch_consts(const MatmulConfig& c);
 
 }  // namespace mgpu::kernels::sm90

@@ -86,8 +86,8 @@ TileWalkShape walk_shape(const MatmulProblem& p, const MatmulConfig& c) {
 }
 
 unsigned persistent_grid(const MatmulProblem& p, const MatmulConfig& c, int sm_count) {
-  if (c.schedule == Schedule::StreamK) return stream_k_grid(p, c, sm_count);
-  return kernels::persistent_grid(p.m, p.n, walk_shape(p, c), sm_count);
+  const mgpu_lm_matmul l = launch_consts(c);
+  return mgpu_lm_grid(&l, p.m, p.n, p.k, sm_count);
 }
 
 BuiltMatmul build_matmul(const MatmulProblem& p, const MatmulConfig& cfg, const core::ArchSpec& arch) {

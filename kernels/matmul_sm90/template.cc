@@ -21,14 +21,7 @@ struct Ops {
   static core::BuiltKernel build(const MatmulProblem& p, const Config& c, const core::ArchSpec& a) {
     return build_matmul(p, c, a);
   }
-  static unsigned grid(const MatmulProblem& p, const Config& c, int sms) { return persistent_grid(p, c, sms); }
-  static std::vector<std::int32_t> extra_scalar_args(const MatmulProblem& p, const Config& c) {
-    if (c.schedule == Schedule::SplitK) return {effective_split_k(p, c)};
-    return {};
-  }
-  static std::int64_t workspace_bytes(const MatmulProblem& p, const Config& c, int sms) {
-    return split_workspace(p, c, sms).total();
-  }
+  static mgpu_lm_matmul launch_consts(const Config& c) { return sm90::launch_consts(c); }
   static TileWalkShape walk_shape(const MatmulProblem& p, const Config& c) { return sm90::walk_shape(p, c); }
   // A cluster walks tiles two CTA tiles long along its dimension.
   static std::array<int, 3> grid_unit(const Config& c) {

@@ -52,6 +52,38 @@ TEST_F(DriverApi, CtxSynchronizeAtCuda13TakesTheContextAndRefusesAHandleThatIsNo
   EXPECT_EQ(sync13(reinterpret_cast<CUcontext>(&not_a_context)), CUDA_ERROR_INVALID_CONTEXT);
 }
 
+TEST_F(DriverApi, CtxGetDeviceNamesTheOneDeviceOfALiveContextInEitherAbi) {
+  auto get12 = reinterpret_cast<PFN_cuCtxGetDevice_v2000>(resolve("cuCtxGetDevice", 12000));
+  auto get13 = reinterpret_cast<PFN_cuCtxGetDevice_v13000>(resolve("cuCtxGetDevice", 13000));
+  ASSERT_NE(get12, nullptr);
+  ASSERT_NE(get13, nullptr);
+  EXPECT_NE(reinterpret_cast<void*>(get12), reinterpret_cast<void*>(get13));
+  CUdevice_v1 d12 = -1;
+  CUdevice d13 = -1;
+  CUcontext ctx = primary();
+  EXPECT_EQ(get12(&d12), CUDA_SUCCESS);
+  EXPECT_EQ(d12, 0);
+  EXPECT_EQ(get13(&d13, ctx), CUDA_SUCCESS);
+  EXPECT_EQ(d13, 0);
+  d13 = -1;
+  EXPECT_EQ(get13(&d13, nullptr), CUDA_SUCCESS);  // NULL: the current context
+  EXPECT_EQ(d13, 0);
+  int not_a_context = 0;
+  EXPECT_EQ(get13(&d13, reinterpret_cast<CUcontext>(&not_a_context)), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(get12(nullptr), CUDA_ERROR_INVALID_VALUE);
+  // Every retain released (this process's earlier tests' too): no live context, no device; the
+  // retains are then given back as they were.
+  auto release = reinterpret_cast<PFN_cuDevicePrimaryCtxRelease_v11000>(resolve("cuDevicePrimaryCtxRelease", 11000));
+  int released = 0;
+  while (released < 1000 && get12(&d12) == CUDA_SUCCESS) {
+    ASSERT_EQ(release(0), CUDA_SUCCESS);
+    ++released;
+  }
+  EXPECT_EQ(get12(&d12), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(get13(&d13, nullptr), CUDA_ERROR_INVALID_CONTEXT);
+  for (int i = 0; i < released; ++i) primary();
+}
+
 TEST_F(DriverApi, EachVersionGetsItsOwnAbi) {
   void* old_abi = resolve("cuCtxSynchronize", 2000);
   void* new_abi = resolve("cuCtxSynchronize", 13000);

@@ -47,6 +47,16 @@ fixture_campaign_no_tasks() { campaign_with 'c["tasks"] = []'; }
 fixture_campaign_tasks_object() { campaign_with 'c["tasks"] = {"0": c["tasks"][0]}'; }
 fixture_campaign_format_float() { campaign_with 'c["format"] = 1.5'; }
 fixture_campaign_huge_trials() { campaign_with 'c["tasks"][0]["trials"] = 2**31'; }
+# One past the tuners' --trials bound, which a hand edit passed (battery round 14, F4); the bound
+# itself is taken.
+fixture_campaign_trials_past_bound() { campaign_with 'c["tasks"][0]["trials"] = 1000000001'; }
+fixture_attention_campaign_trials() {  # $1: the trials
+  "$MGPU" campaign plan --arch sm_90a --op attention --problem b1_h2_kvh2_sq300_skv500_d128_bf16_noncausal \
+    --device model --trials 3 -o "$W/c.json" > /dev/null || { echo "fixture_attention_campaign: plan failed"; exit 1; }
+  sed -i "s/\"trials\": 3/\"trials\": $1/" "$W/c.json"
+}
+fixture_attention_campaign_trials_past_bound() { fixture_attention_campaign_trials 1000000001; }
+fixture_attention_campaign_trials_at_bound() { fixture_attention_campaign_trials 1000000000; }
 fixture_campaign_replay_missing() { campaign_with 'c["tasks"][0]["device"] = "replay:absent.db"'; }
 fixture_campaign_replay_folder() { campaign_with 'c["tasks"][0]["device"] = "replay:d.db"'; mkdir "$W/d.db"; }
 fixture_campaign_task_twice() { campaign_with 't = dict(c["tasks"][0]); t["index"] = 1; c["tasks"].append(t)'; }
@@ -235,6 +245,14 @@ bad submit_unknown_strategy 2 "task 0 .*unknown strategy 'bogus'" --fixture camp
   campaign submit c.json --partition gpu --dry-run
 bad submit_negative_k 2 "task 0 .*k" --fixture campaign_negative_k -- campaign submit c.json --partition gpu --dry-run
 bad submit_zero_trials 2 "task 0 .*--trials must be at least 1" --fixture campaign_zero_trials -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_trials_past_bound 2 "task 0 .*--trials must be at most 1000000000" --fixture campaign_trials_past_bound -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_attention_trials_past_bound 2 "task 0 \(sm_90a b1_h2_kvh2_sq300_skv500_d128_bf16_noncausal\): trials 1000000001 \(at most 1000000000\)" \
+  --fixture attention_campaign_trials_past_bound -- campaign submit c.json --partition gpu --dry-run
+bad run_task_attention_trials_past_bound 2 "trials 1000000001 \(at most 1000000000\)" \
+  --fixture attention_campaign_trials_past_bound --writes -- campaign run-task c.json 0
+bad submit_attention_trials_at_bound 0 "#SBATCH --array=0$" --fixture attention_campaign_trials_at_bound --writes -- \
   campaign submit c.json --partition gpu --dry-run
 bad submit_huge_m 2 "\"m\" .* is out of range" --fixture campaign_huge_m -- campaign submit c.json --partition gpu --dry-run
 bad submit_float_trials 2 "\"trials\" must be an integer" --fixture campaign_float_trials -- \

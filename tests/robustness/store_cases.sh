@@ -333,7 +333,9 @@ bad best_runs_json_db_not_utf8 0 "--db=\\\\\"$REPL\\.db" --writes -- \
   sh: '"$MGPU"' $MODEL_RUN --db "$FF.db" '>' /dev/null '2>&1' '&&' '"$MGPU"' best --runs --json --db "$FF.db"
 bad merge_json_input_not_utf8 0 "\"$REPL\\.db\"" --fixture good_ff --writes -- merge "$FF.db" --json -o m.db
 bad export_json_flag_output_not_utf8 0 "\"$REPL\\.csv\"" --fixture good --writes -- export --db '$DB' --format csv --include-model --json -o "$FF.csv"
-bad import_json_kernel_not_utf8 0 "\"k$REPL\"" --fixture good_t4 --writes -- import --t4 r.json --kernel "k$FF" --json --db '$DB'
+# (A kernel name is a template name, so one not UTF-8 is refused; a device's name is free text.)
+bad import_kernel_not_utf8 2 "is not a template name: up to 64 letters" --fixture good_t4 -- import --t4 r.json --kernel "k$FF" --json --db u.db
+bad import_json_device_not_utf8 0 "\"d$REPL\"" --fixture good_t4 --writes -- import --t4 r.json --device "d$FF" --json --db '$DB'
 bad best_json_device_not_utf8 0 "H100 SXM$REPL" --fixture device_ff -- best --db '$DB' --json --include-model
 bad export_json_device_not_utf8 0 "wrote [0-9]+ entries" --fixture device_ff --writes -- \
   sh: '"$MGPU"' export --db '"$DB"' --format json --include-model -o j '&&' grep -c "'"H100 SXM$REPL"'" j/*.json
@@ -496,7 +498,7 @@ bad best_imported_only_names_both_flags 0 "no measured, verified results of the 
   --fixture imported_only -- best --db '$DB'
 bad best_imported_only_include_model 0 "no results of the current template versions in .*t.db: --all-versions shows what it holds" \
   --fixture imported_only -- best --db '$DB' --include-model
-bad best_imported_only_both_flags_show_it 0 "\| k \| t4 \|" --fixture imported_only -- best --db '$DB' --include-model --all-versions
+bad best_imported_only_both_flags_show_it 0 "\| k \| [^|]* \| t4 \|" --fixture imported_only -- best --db '$DB' --include-model --all-versions
 # --- model-check: the cost model against measured trials (read-only; the kept H200 lease) ---
 fixture_lease() { gunzip -c "$SRC/results/leases/2026-11-26-h200-decode.db.gz" > "$W/t.db"; cp "$W/t.db" "$W/u.db"; }
 bad model_check_lease 0 "\\| m1_n4096_k14336_bf16_bf16_nk \\| NVIDIA H200 \\(H200 SXM\\) \\| 14 \\| -?[01]\\.[0-9]{2} \\| [0-9.]+ \\| data_parallel 14, " \
@@ -689,5 +691,56 @@ bad tune_problem_key_vs_sizes 2 "is damaged: .*(disagrees with its sizes and typ
 bad best_unknown_dtype 2 "is damaged: trial 1 has a problem of dtype 'int4'" --fixture unknown_dtype -- best --db '$DB' --include-model
 bad report_negative_noise 2 "is damaged: trial 1 has noise -5 \(a relative spread: 0 or more, finite\)" \
   --fixture negative_noise -- report --db '$DB' -o rep
+
+# Battery round 14. A kernel name is a template name (F1): one with "../" was imported, and the
+# json export wrote its file outside -o, over a file there; nothing is created for the refusal.
+bad import_kernel_name_climbs_out 2 "the kernel name '\.\./\.\./keep' is not a template name" --fixture imported_only -- \
+  import --t4 k_T4.json --db u.db --kernel ../../keep
+bad import_kernel_name_with_slash 2 "the kernel name 'my/kern' is not a template name" --fixture imported_only -- \
+  import --t4 k_T4.json --db u.db --kernel my/kern
+bad import_kernel_name_dot 2 "the kernel name '\.hidden' is not a template name" --fixture imported_only -- \
+  import --t4 k_T4.json --db u.db --kernel .hidden
+bad import_kernel_name_plain 0 "imported 1 trials of my-kern\.v2 on k" --fixture imported_only --writes -- \
+  import --t4 k_T4.json --db u.db --kernel my-kern.v2
+# Such names already in a database (older tool, hand edit): the file's name is made of slugs, in -o.
+fixture_climbing_template() {
+  fixture_imported_only
+  sql "$W/t.db" "UPDATE templates SET name = '../../keep';"
+  echo '{"precious": 1}' > "$W/keep.json"
+}
+bad export_json_names_stay_in_the_folder 0 "^\./keep\.json \./out/k________keep\.json$" --fixture climbing_template --writes -- \
+  sh: "'$MGPU' export --db t.db --format json --all-versions --include-model -o out > /dev/null && grep -q precious keep.json && echo \$(find . -name '*.json' ! -name k_T4.json | sort)"
+# Two templates whose names make one file name: refused, nothing written over.
+fixture_two_templates_one_slug() {
+  fixture_imported_only
+  "$MGPU" import --t4 "$W/k_T4.json" --db "$W/t.db" --kernel kk > /dev/null
+  sql "$W/t.db" "UPDATE templates SET name = 'a/b' WHERE name = 'k'; UPDATE templates SET name = 'a_b' WHERE name = 'kk';"
+}
+bad export_json_two_templates_one_file 2 "would be written to one file, k__a_b\.json" --fixture two_templates_one_slug -- \
+  export --db '$DB' --format json --all-versions --include-model -o out
+
+# A table too long for stdout's buffer, to a full disk (F3): the write fails inside the printing,
+# said as the short table's is at the last flush.
+fixture_many_trials() {
+  "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 40 --seed 1 \
+    --db "$W/t.db" > /dev/null || { echo "fixture_many_trials: the model run failed"; exit 1; }
+}
+bad trials_long_table_to_full_disk 1 "^mgpu-tune: error: cannot write the output to stdout \(No space left on device\)$" \
+  --fixture many_trials -- sh: "'$MGPU' trials --db t.db > /dev/full"
+bad trials_short_table_to_full_disk 1 "^mgpu-tune: error: cannot write the output to stdout \(No space left on device\)$" \
+  --fixture many_trials -- sh: "'$MGPU' trials --db t.db --limit 2 > /dev/full"
+
+# best --all-versions tells a template's versions apart (F8): the source hash, stale marked.
+fixture_two_versions() {
+  fixture_good
+  sql "$W/t.db" "INSERT INTO templates(name, source_hash, backend_hash) SELECT name, '0ld0ld0ld0ld0ld0', backend_hash FROM templates WHERE id = 1;
+                 UPDATE trials SET template_id = (SELECT max(id) FROM templates) WHERE id = 1;"
+}
+bad best_all_versions_shows_the_version 0 "^\| matmul_sm90 \| 0ld0ld0ld0ld \(stale\) \| m256.*" \
+  --fixture two_versions -- best --db '$DB' --include-model --all-versions
+bad best_all_versions_names_the_column 0 "^\| template \| version \| problem \|" --fixture two_versions -- \
+  best --db '$DB' --include-model --all-versions
+bad best_current_versions_has_no_version_column 0 "^\| template \| problem \|" --fixture two_versions -- \
+  best --db '$DB' --include-model
 
 finish

@@ -244,6 +244,24 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
   *ctx = reinterpret_cast<CUcontext>(&S);
   return CUDA_SUCCESS;
 }
+// cuCtxGetDevice (CUDA Driver API, "Context Management"): the current context's device, the one
+// device there is; with no live context (none retained), CUDA_ERROR_INVALID_CONTEXT. CUDA 13.0's
+// ABI (cuCtxGetDevice_v2) names the context, NULL meaning the current one, and refuses a handle
+// that is no live context, as cuCtxSynchronize_v2 does.
+CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
+  EMU_LOCK;
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  if (S.primary_refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
+  EMU_LOCK;
+  if (!device) return CUDA_ERROR_INVALID_VALUE;
+  if (S.primary_refs == 0 || (ctx && ctx != reinterpret_cast<CUcontext>(&S))) return CUDA_ERROR_INVALID_CONTEXT;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext) { EMU_LOCK; return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxPopCurrent(CUcontext* ctx) {
   EMU_LOCK;
@@ -580,7 +598,9 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
   struct Versioned { int since; void* fn; };
   static const std::unordered_map<std::string, std::vector<Versioned>> versioned = {
       {"cuCtxSynchronize", {{2000, reinterpret_cast<void*>(&cuCtxSynchronize)},
-                            {13000, reinterpret_cast<void*>(&cuCtxSynchronize_v2)}}}};
+                            {13000, reinterpret_cast<void*>(&cuCtxSynchronize_v2)}}},
+      {"cuCtxGetDevice", {{2000, reinterpret_cast<void*>(&cuCtxGetDevice)},
+                          {13000, reinterpret_cast<void*>(&cuCtxGetDevice_v2)}}}};
   if (auto v = versioned.find(symbol); v != versioned.end()) {
     void* chosen = nullptr;
     for (const Versioned& abi : v->second)
