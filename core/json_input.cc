@@ -1,5 +1,6 @@
 #include "core/json_input.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -39,6 +40,11 @@ nlohmann::json::parser_callback_t refuse_duplicate_keys(std::string what, nlohma
     }
     return next ? next(depth, event, parsed) : true;
   };
+}
+
+std::optional<std::int64_t> whole_number(double value) {
+  if (!std::isfinite(value) || std::trunc(value) != value || std::fabs(value) >= 9.0e15) return std::nullopt;
+  return static_cast<std::int64_t>(value);
 }
 
 std::string number_as_written(std::string_view text, std::string_view key, const nlohmann::json& value) {

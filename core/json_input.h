@@ -6,7 +6,9 @@
 // callback, for a parse that has a callback of its own (`next`, called after it).
 #pragma once
 
+#include <cstdint>
 #include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,10 @@ nlohmann::json::parser_callback_t refuse_duplicate_keys(std::string what,
                                                         nlohmann::json::parser_callback_t next = nullptr);
 nlohmann::json parse_user_json(std::string_view text, const std::string& what);
 nlohmann::json parse_user_json(std::istream& in, const std::string& what);
+
+// The whole number a float stands for (64.0, 6.4e1 -> 64): finite, integral and below 9e15 (where
+// every whole number is exact), as a stored or typed number is read by value; nullopt otherwise.
+std::optional<std::int64_t> whole_number(double value);
 
 // How the number `value`, read from `text` as the value of `key`, was written there: the first
 // such token that reads as the same number ("1e2" for 100.0), so a message quotes what the user

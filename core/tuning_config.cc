@@ -54,12 +54,10 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
       throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {}", k, v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     if (v.is_number_integer()) c.set(k, v.get<std::int64_t>());
     else if (v.is_string()) c.set(k, v.get<std::string>());
-    else if (v.is_number_float() && std::isfinite(v.get<double>()) && std::trunc(v.get<double>()) == v.get<double>() &&
-             std::fabs(v.get<double>()) < 9.0e15)
+    else if (v.is_number_float() && whole_number(v.get<double>()))
       // 64.0 means 64 but is not how a config is written; say so rather than list a string as an option.
       throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be written as an integer ({}), got {}", k,
-                                                       static_cast<std::int64_t>(v.get<double>()),
-                                                       number_as_written(text, k, v)));
+                                                       *whole_number(v.get<double>()), number_as_written(text, k, v)));
     else
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("config value of '{}' must be an integer or a string, got {}", k,

@@ -13,6 +13,9 @@
 
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <llvm/Support/ErrorHandling.h>
@@ -100,6 +103,17 @@ void on_terminate() {
   __gnu_cxx::__verbose_terminate_handler();
 }
 
+// Why writes to `fd` fail when the write that failed left no errno behind (stdio reported it at a
+// later flush, after errno was reused): a full disk -- /dev/full, or a file system with no block
+// left -- is said as one (battery round 15, F4), anything else as an I/O error.
+int write_failure_reason(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7) return ENOSPC;
+  struct statvfs fs {};
+  if (fstatvfs(fd, &fs) == 0 && S_ISREG(st.st_mode) && fs.f_bavail == 0) return ENOSPC;
+  return EIO;
+}
+
 // Output that could not be written (a full disk behind '>', a closed stdout) is a failure of
 // the work, not a success that printed nothing.
 int with_output_written(int code) {
@@ -109,7 +123,8 @@ int with_output_written(int code) {
   // The reader closed the pipe early (`| head -1`): it has what it wanted, and saying so on the
   // terminal would only be noise. Still no success: exit 1, quietly.
   if (errno == EPIPE || reader_gone(STDOUT_FILENO)) return code == core::kExitOk ? core::kExitFailure : code;
-  std::cerr << "mgpu-tune: error: cannot write the output to stdout (" << std::strerror(errno ? errno : EIO) << ")\n";
+  std::cerr << "mgpu-tune: error: cannot write the output to stdout ("
+            << std::strerror(errno ? errno : write_failure_reason(STDOUT_FILENO)) << ")\n";
   return code == core::kExitOk ? core::kExitFailure : code;
 }
 

@@ -165,12 +165,16 @@ void add_best(CLI::App& app) {
                    "versions)\n", what, o->db, need);
     } else {
       // With --all-versions a template's versions are told apart (battery round 14, F8): its
-      // source hash, and "stale" on every version but the one this binary builds.
+      // source hash, and "stale" on every version of one of our templates but the one this
+      // binary builds (an imported kernel has no current version to be behind: round 15, F6).
       const std::vector<results::TemplateId> current = current_templates();
       auto version = [&](const results::TemplateId& t) {
-        bool now = false;
-        for (const results::TemplateId& c : current) now = now || (c.name == t.name && c.source_hash == t.source_hash);
-        return fmt::format("{}{} | ", t.source_hash.substr(0, 12), now ? "" : " (stale)");
+        bool ours = false, now = false;
+        for (const results::TemplateId& c : current) {
+          ours = ours || c.name == t.name;
+          now = now || (c.name == t.name && c.source_hash == t.source_hash);
+        }
+        return fmt::format("{}{} | ", t.source_hash.substr(0, 12), ours && !now ? " (stale)" : "");
       };
       fmt::print("| template | {}problem | device | source | verification | median ms | TFLOP/s | noise | lints | config |\n"
                  "|---|{}---|---|---|---|---:|---:|---:|---|---|\n",

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
 #include "results/output_file.h"
 #include "results/stored_config.h"
 #include "results/verified_best.h"
@@ -145,9 +146,8 @@ ProblemFields problem_fields(const ProblemRecord& p, const std::string& what) {
   ProblemFields out;
   for (const auto& [name, value] : fields.items()) {
     // A number is read by value, as every reader of the row reads it (stored_config.h): 2.0 is 2.
-    if (value.is_number_float() && std::isfinite(value.get<double>()) && std::trunc(value.get<double>()) == value.get<double>() &&
-        std::fabs(value.get<double>()) < 9.0e15) {
-      out.emplace_back(name, static_cast<std::int64_t>(value.get<double>()));
+    if (value.is_number_float() && core::whole_number(value.get<double>())) {
+      out.emplace_back(name, *core::whole_number(value.get<double>()));
       continue;
     }
     const bool number = value.is_number_integer() && (!value.is_number_unsigned() ||

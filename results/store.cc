@@ -3,6 +3,7 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -245,6 +246,15 @@ std::int64_t Store::template_id(const TemplateId& t) {
     s.bind(i + 1, t.source_hash);
     s.bind(i + 2, t.backend_hash);
   });
+}
+
+// Every status a trial is stored with (harness/measure/measurement.cc names them): a row with
+// another was written behind the tool's back.
+constexpr std::string_view kTrialStatuses[] = {"ok",        "compile_error", "launch_error", "fault",   "timeout",
+                                               "wrong_result", "invalid_config", "env_error", "hazard", "deadlock",
+                                               "unsupported"};
+static bool known_trial_status(std::string_view status) {
+  return std::find(std::begin(kTrialStatuses), std::end(kTrialStatuses), status) != std::end(kTrialStatuses);
 }
 
 // Whether a problem row's fields are one JSON object, each key once (as every JSON input is
@@ -536,6 +546,12 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.env.driver_version = q.getColumn(i++).getString();
       r.env.cuda_version = q.getColumn(i++).getString();
       r.status = q.getColumn(i++).getString();
+      // A status the tool never writes was read by some readers as a failed verification and
+      // stopped a tuner that copied it, after it had written (battery round 15, F1): damage.
+      if (!known_trial_status(r.status))
+        throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: trial {} has an unknown status '{}' ({})", path_,
+                                                         r.id, Error::printable(r.status.substr(0, 40)),
+                                                         fmt::join(kTrialStatuses, ", ")));
       r.source = q.getColumn(i++).getString();
       r.median_ms = stored_time(q.getColumn(i++), path_, r.id, "median_ms");
       r.min_ms = stored_time(q.getColumn(i++), path_, r.id, "min_ms", /*zero_ok=*/true);

@@ -62,9 +62,8 @@ core::TuningConfig stored_config(const std::string& db, std::int64_t trial_id, c
   // by hand is held to integers, with a message that says so).
   bool by_value = false;
   for (auto& [k, v] : j.items())
-    if (v.is_number_float() && std::isfinite(v.get<double>()) && std::trunc(v.get<double>()) == v.get<double>() &&
-        std::fabs(v.get<double>()) < 9.0e15) {
-      v = static_cast<std::int64_t>(v.get<double>());
+    if (v.is_number_float() && core::whole_number(v.get<double>())) {
+      v = *core::whole_number(v.get<double>());
       by_value = true;
     }
   core::TuningConfig c;

@@ -683,6 +683,17 @@ bad best_db_without_trailing_slash_works 0 "\\| matmul_sm90" --fixture good -- b
 fixture_key_vs_sizes() { fixture_good; sql "$W/t.db" "UPDATE problems SET m = 512;"; }
 fixture_unknown_dtype() { fixture_good; sql "$W/t.db" "UPDATE problems SET dtype = 'int4', key = replace(key, '_bf16_bf16_', '_int4_bf16_');"; }
 fixture_negative_noise() { fixture_good; sql "$W/t.db" "UPDATE trials SET noise = -5 WHERE id = 1;"; }
+# A status the tool never writes (battery round 15, F1: read as a failed verification by some,
+# it stopped a tuner that copied it after the tuner had written): damage for every reader and
+# for the tuner before it writes.
+fixture_unknown_status() { fixture_good; sql "$W/t.db" "UPDATE trials SET status = 'Ok' WHERE id = 1;"; }
+bad best_unknown_status 2 "t\.db is damaged: trial 1 has an unknown status 'Ok' \(ok, compile_error" \
+  --fixture unknown_status -- best --db '$DB' --include-model
+bad trials_row_unknown_status 2 "t\.db is damaged: trial 1 has an unknown status 'Ok'" --fixture unknown_status -- trials --db '$DB'
+bad tuner_unknown_status 2 "t\.db is damaged: trial 1 has an unknown status 'Ok'" --fixture unknown_status -- \
+  $MODEL_RUN --db '$DB'
+bad replay_from_unknown_status 2 "t\.db is damaged: trial 1 has an unknown status 'Ok'" --fixture unknown_status -- \
+  matmul --arch sm_90a --m 256 --n 256 --k 256 --device 'replay:$DB' --no-compile --trials 4 --seed 1 --db u.db
 bad best_problem_key_vs_sizes 2 "t\.db is damaged: trial 1 has the problem key 'm256_n256_k256_bf16_bf16_kn', which disagrees with its sizes and types \(m512_n256_k256_bf16_bf16_kn\)" \
   --fixture key_vs_sizes -- best --db '$DB' --include-model
 bad export_problem_key_vs_sizes 2 "which disagrees with its sizes and types" --fixture key_vs_sizes -- export --db '$DB' --include-model --format json -o out
@@ -727,6 +738,8 @@ fixture_many_trials() {
 }
 bad trials_long_table_to_full_disk 1 "^mgpu-tune: error: cannot write the output to stdout \(No space left on device\)$" \
   --fixture many_trials -- sh: "'$MGPU' trials --db t.db > /dev/full"
+bad help_to_full_disk 1 "^mgpu-tune: error: cannot write the output to stdout \(No space left on device\)$" \
+  -- sh: "'$MGPU' --help > /dev/full"
 bad trials_short_table_to_full_disk 1 "^mgpu-tune: error: cannot write the output to stdout \(No space left on device\)$" \
   --fixture many_trials -- sh: "'$MGPU' trials --db t.db --limit 2 > /dev/full"
 
@@ -739,6 +752,8 @@ fixture_two_versions() {
 bad best_all_versions_shows_the_version 0 "^\| matmul_sm90 \| 0ld0ld0ld0ld \(stale\) \| m256.*" \
   --fixture two_versions -- best --db '$DB' --include-model --all-versions
 bad best_all_versions_names_the_column 0 "^\| template \| version \| problem \|" --fixture two_versions -- \
+  best --db '$DB' --include-model --all-versions
+bad best_all_versions_imported_is_not_stale 0 "^\| k \| t4 \| t4 \| " --fixture imported_only -- \
   best --db '$DB' --include-model --all-versions
 bad best_current_versions_has_no_version_column 0 "^\| template \| problem \|" --fixture two_versions -- \
   best --db '$DB' --include-model
