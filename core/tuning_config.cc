@@ -58,7 +58,16 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
       // 64.0 means 64 but is not how a config is written; say so rather than list a string as an option.
       throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be written as an integer ({}), got {}", k,
                                                        *whole_number(v.get<double>()), number_as_written(text, k, v)));
-    else
+    else if (v.is_number_float()) {
+      // Quoted as typed: 99999999999999999999 is an integer out of range, not the 1e+20 JSON
+      // reads it as (battery round 15, F5).
+      const std::string written = number_as_written(text, k, v);
+      if (written.find_first_not_of("-0123456789") == std::string::npos)
+        throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {} (beyond 64 bits)", k,
+                                                         written.substr(0, 40)));
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("config value of '{}' must be an integer or a string, got {}", k, written.substr(0, 40)));
+    } else
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("config value of '{}' must be an integer or a string, got {}", k,
                               v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40)));

@@ -8,9 +8,11 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/arch.h"
+#include "core/compile_cache.h"
 #include "core/error.h"
 #include "harness/cli.h"
 #include "harness/cmd_trials.h"
@@ -20,6 +22,7 @@
 #include "harness/stop_signals.h"
 #include "harness/measure/trial_record.h"
 #include "harness/op/op_suite.h"
+#include "harness/pack/export_pack.h"
 #include "harness/tune/shape_suite.h"
 #include "kernels/matmul_template.h"
 #include "kernels/op_registry.h"
@@ -72,7 +75,7 @@ std::vector<results::DeclaredTemplate> declared_templates() {
       core::TuningConfig sample;
       const core::ParamSpace space = t.space();
       for (const core::Param& p : space.params()) sample.set(p.name, p.domain.front());
-      out.push_back({std::string(t.name()), sample.to_json(), results::ProblemRecord{}});  // a matmul's fields
+      out.push_back({std::string(t.name()), sample.to_json(), results::ProblemRecord{}, {}});  // a matmul's fields
     } catch (const core::Error&) {
       // no template for this arch yet
     }
@@ -227,9 +230,12 @@ void add_export(CLI::App& app) {
                                            "the virtual device failed is never exported (the output says how many "
                                            "rows were skipped)");
   cmd->add_option("--db", o->db, "Results database")->required();
-  cmd->add_option("--format", o->format, "json (a folder), cpp (a header), csv (a file) or t4 (a T4 file, .gz to compress)")
+  cmd->add_option("--format", o->format,
+                  "json (a folder), cpp (a header), csv (a file), t4 (a T4 file, .gz to compress) or pack (a folder: "
+                  "a C library of the tuned matmul kernels, compiled for each arch, with a C ABI, a CMake package, "
+                  "pkg-config and an example; README 'Shipping tuned kernels')")
       ->required()
-      ->check(CLI::IsMember({"json", "cpp", "csv", "t4"}));
+      ->check(CLI::IsMember({"json", "cpp", "csv", "t4", "pack"}));
   cmd->add_option("--study", o->study, "t4: the study to write, TEMPLATE/PROBLEM/DEVICE (needed when there are several)");
   cmd->add_option("-o,--output", o->output, "Where to write")->required();
   cmd->add_flag("--include-model", o->include_model,
@@ -250,8 +256,38 @@ void add_export(CLI::App& app) {
   cmd->callback(deferring_stops("the export had finished (its output is whole); the database was only read", [o] {
     if (o->require_verified && (o->format == "csv" || o->format == "t4"))
       throw core::Error(core::ErrorKind::InvalidInput,
-                        fmt::format("--require-verified goes with --format json or cpp ({} lists every trial, whatever "
-                                    "its status or verification)", o->format));
+                        fmt::format("--require-verified goes with --format json, cpp or pack ({} lists every trial, "
+                                    "whatever its status or verification)", o->format));
+    if (o->format == "pack") {
+      if (!o->shapes.empty() || o->all_versions || !o->study.empty())
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("{} does not go with --format pack (a pack holds the current template "
+                                      "versions' kernels, and serves every problem by its own selection)",
+                                      !o->shapes.empty() ? "--shapes" : o->all_versions ? "--all-versions" : "--study"));
+      results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
+      const PackSummary p = export_pack(s, o->output, o->include_model, current_templates(), o->require_verified,
+                                        core::CompileCache::default_dir().string());
+      std::vector<results::TrialRow> failed;
+      s.best(o->include_model, current_templates(), &failed);
+      const std::string skipped = results::skipped_note(s, failed);
+      if (o->json) {
+        nlohmann::json summary{{"db", o->db}, {"format", "pack"}, {"output", o->output}, {"entries", p.entries},
+                               {"defaults", p.defaults}, {"kernels", p.kernels}, {"archs", p.archs},
+                               {"left_out", p.left_out}, {"include_model", o->include_model},
+                               {"require_verified", o->require_verified}, {"skipped_failed_verification", failed.size()}};
+        std::cout << summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        return;
+      }
+      fmt::print("wrote a kernel pack to {}: {} tuned entries and {} defaults, {} kernels, for {}\n", o->output,
+                 p.entries, p.defaults, p.kernels, fmt::join(p.archs, " and "));
+      if (p.left_out > 0)
+        fmt::print("{} rows of other ops or kernels left out (a pack holds matmul kernels this mgpu-tune builds)\n",
+                   p.left_out);
+      if (!skipped.empty()) fmt::print("{}\n", skipped);
+      fmt::print("build it: cmake -S {0} -B {0}/build && cmake --build {0}/build (README 'Shipping tuned kernels')\n",
+                 o->output);
+      return;
+    }
     if (o->include_model && o->format == "t4")
       throw core::Error(core::ErrorKind::InvalidInput,
                         "--include-model goes with --format json, cpp or csv: a T4 file holds measurements and has no "

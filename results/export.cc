@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/c_literal.h"
 #include "core/error.h"
 #include "core/json_input.h"
 #include "results/output_file.h"
@@ -38,17 +39,8 @@ std::string opt_str(const std::optional<T>& v) {
   return v ? fmt::format("{}", *v) : "";
 }
 
-// Database text as a C++ string literal: whatever it holds (a quote, a backslash, a newline, a
-// byte that is not ASCII), the header reads back the same bytes and nothing else.
-std::string cpp_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\' || c == '?') out += '\\', out += static_cast<char>(c);  // '?': no trigraphs
-    else if (c < 0x20 || c >= 0x7f) out += fmt::format("\\{:03o}", c);  // octal: 3 digits at most, never runs on
-    else out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
+// Database text as a C++ string literal: whatever it holds, the header reads back the same bytes.
+std::string cpp_string(const std::string& s) { return core::c_string_literal(s); }
 
 // Text in a // comment: a line break would end it and make the rest code.
 std::string comment_text(const std::string& s) {

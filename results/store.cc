@@ -550,7 +550,7 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       // stopped a tuner that copied it, after it had written (battery round 15, F1): damage.
       if (!known_trial_status(r.status))
         throw Error(ErrorKind::InvalidInput, fmt::format("{} is damaged: trial {} has an unknown status '{}' ({})", path_,
-                                                         r.id, Error::printable(r.status.substr(0, 40)),
+                                                         r.id, r.status.substr(0, 40),
                                                          fmt::join(kTrialStatuses, ", ")));
       r.source = q.getColumn(i++).getString();
       r.median_ms = stored_time(q.getColumn(i++), path_, r.id, "median_ms");

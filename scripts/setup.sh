@@ -23,6 +23,7 @@ PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools  # MLIR/LLVM 22 (+ FileCheck, mlir-runner for the emu tests)
   libsqlite3-dev libsqlitecpp-dev        # results store
   zlib1g-dev                             # T4 files (gzip-compressed tuning results)
+  pkgconf                                # kernel packs: the test builds a consumer with pkg-config
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3.11-dev python3-optuna  # Optuna, embedded (Debian's Python 3.11)

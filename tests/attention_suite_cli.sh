@@ -59,6 +59,13 @@ check "an empty cell takes the command line's value (--causal, --seq-kv)" \
 printf '[{"seq_q": 300, "seq-q": 400}]' > "$T/twice.json"
 "$MGPU" attention --arch sm_90a --shapes "$T/twice.json" --device model --db "$T/t.db" > "$T/out" 2>&1; rc=$?
 check "a JSON row naming one flag twice (seq_q, seq-q): exit 2" '[ $rc = 2 ] && grep -q "name one flag (seq-q): give it once" "$T/out" && [ ! -e "$T/t.db" ]'
+# A number is quoted as the file writes it (battery rounds 14 F7, 15 F5): 1E+2, -0.
+printf '[{"heads": 2, "seq_q": 1E+2}, {"heads": 2, "seq_q": -0}]' > "$T/written.json"
+"$MGPU" attention --arch sm_90a --shapes "$T/written.json" --device model --db "$T/w.db" > "$T/out" 2>&1; rc=$?
+check "a JSON row's 1E+2: exit 2, quoted as written" '[ $rc = 2 ] && grep -q "problem #1: .seq_q. must be a whole number, text or true/false, got 1E+2" "$T/out" && [ ! -e "$T/w.db" ]'
+printf '[{"heads": 2, "seq_q": -0}]' > "$T/minus0.json"
+"$MGPU" attention --arch sm_90a --shapes "$T/minus0.json" --device model --db "$T/w.db" > "$T/out" 2>&1; rc=$?
+check "a JSON row's -0: exit 2, quoted as written" '[ $rc = 2 ] && grep -q "problem #1: --seq-q must be a whole number from 1 to 2147483647, got .-0.$" "$T/out" && [ ! -e "$T/w.db" ]'
 # A stop in the second problem: it is stopped partway (its trials committed), none left unreached.
 printf 'heads,seq_q,seq_kv\n1,64,64\n2,700,900\n' > "$T/stop.csv"
 "$MGPU" attention --arch sm_90a --shapes "$T/stop.csv" --device emulate --trials 4 --db "$T/s.db" > "$T/out" 2>&1 & pid=$!

@@ -83,16 +83,25 @@ std::optional<std::string> read_status_file(const std::string& path, std::string
   return text;
 }
 
-// An integer within [lo, hi]: JSON's 1e30 or 2^70 are no task sizes.
-std::int64_t integer_value(const nlohmann::json& v, const char* key, std::int64_t lo, std::int64_t hi) {
-  if (!v.is_number_integer()) throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" must be an integer, not {}", key, v.dump()));
+// An integer within [lo, hi], written as one: JSON's 1e30 or 2^70 are no task sizes, and one
+// rule holds for every key (1e2 is refused as "format" is, round 15 F5). `text` is the file's
+// text, so a message quotes the number as the user wrote it, not as it was parsed.
+std::int64_t integer_value(const nlohmann::json& v, const char* key, std::int64_t lo, std::int64_t hi,
+                           std::string_view text) {
+  const std::string written = core::number_as_written(text, key, v);
+  const bool digits = !written.empty() && written.find_first_not_of("-0123456789") == std::string::npos;
+  if (v.is_number_float() && digits)  // a whole number past 64 bits, which JSON reads as a float
+    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, written, lo, hi));
+  if (!v.is_number_integer())
+    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" must be an integer written in digits, not {}", key,
+                                                     written.substr(0, 40)));
   if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
                              : v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, v.dump(), lo, hi));
+    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, written, lo, hi));
   return v.get<std::int64_t>();
 }
-std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi) {
-  return integer_value(j.at(key), key, lo, hi);
+std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi, std::string_view text) {
+  return integer_value(j.at(key), key, lo, hi, text);
 }
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max();
@@ -109,11 +118,11 @@ void refuse_unknown_keys(const nlohmann::json& j, std::initializer_list<std::str
     }
 }
 
-CampaignTask read_task(const nlohmann::json& t) {
+CampaignTask read_task(const nlohmann::json& t, std::string_view text) {
   refuse_unknown_keys(t, {"index", "op", "arch", "problem", "strategy", "trials", "time_budget_s", "device", "seed", "key"},
                       "the task");
   CampaignTask task;
-  task.index = static_cast<int>(integer(t, "index", 0, kMaxInt));
+  task.index = static_cast<int>(integer(t, "index", 0, kMaxInt, text));
   task.arch = t.at("arch");
   if (t.contains("op")) task.op = t.at("op").get<std::string>();
   if (task.op != "matmul") {
@@ -133,26 +142,26 @@ CampaignTask read_task(const nlohmann::json& t) {
     refuse_unknown_keys(t.at("problem"), {"m", "n", "k", "dtype", "out_dtype", "layout"}, "its \"problem\"");
     const auto& p = t.at("problem");
     // The problem's own bounds are the tuning command's to check (negative sizes included).
-    task.problem.m = integer(p, "m", -kMaxInt, kMaxInt);
-    task.problem.n = integer(p, "n", -kMaxInt, kMaxInt);
-    task.problem.k = integer(p, "k", -kMaxInt, kMaxInt);
+    task.problem.m = integer(p, "m", -kMaxInt, kMaxInt, text);
+    task.problem.n = integer(p, "n", -kMaxInt, kMaxInt, text);
+    task.problem.k = integer(p, "k", -kMaxInt, kMaxInt, text);
     task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
     task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
     task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
   }
   task.strategy = t.at("strategy");
-  task.trials = static_cast<int>(integer(t, "trials", -kMaxInt, kMaxInt));
+  task.trials = static_cast<int>(integer(t, "trials", -kMaxInt, kMaxInt, text));
   task.time_budget_s = t.value("time_budget_s", 0.0);
   task.device = t.value("device", "auto");
-  if (t.contains("seed")) task.seed = static_cast<std::uint64_t>(integer(t, "seed", 0, static_cast<std::int64_t>(kMaxCampaignSeed)));
+  if (t.contains("seed")) task.seed = static_cast<std::uint64_t>(integer(t, "seed", 0, static_cast<std::int64_t>(kMaxCampaignSeed), text));
   return task;
 }
 
 // The task indices of a submission: an int each, or the status would name other tasks.
-std::vector<int> indices(const nlohmann::json& list) {
+std::vector<int> indices(const nlohmann::json& list, std::string_view text) {
   if (!list.is_array()) throw Error(ErrorKind::InvalidInput, "a submission's \"tasks\" must be a list");
   std::vector<int> out;
-  for (const nlohmann::json& i : list) out.push_back(static_cast<int>(integer_value(i, "tasks", 0, kMaxInt)));
+  for (const nlohmann::json& i : list) out.push_back(static_cast<int>(integer_value(i, "tasks", 0, kMaxInt, text)));
   return out;
 }
 
@@ -216,20 +225,21 @@ bool is_job_id(const std::string& text) {
 Campaign load_campaign(const std::string& path) {
   if (!std::filesystem::exists(path))
     throw Error(ErrorKind::InvalidInput, fmt::format("no campaign file {} (write one with 'campaign plan')", path));
-  std::istringstream in(core::read_input_file(path, "campaign file", std::uint64_t{64} << 20));
+  const std::string text = core::read_input_file(path, "campaign file", std::uint64_t{64} << 20);
   Campaign c;
   c.path = path;
   try {
-    nlohmann::json j = core::parse_user_json(in, "");  // a key given twice (hand-edited) is refused
+    nlohmann::json j = core::parse_user_json(text, "");  // a key given twice (hand-edited) is refused
     refuse_unknown_keys(j, {"format", "name", "tasks", "submissions"}, "the campaign");
-    if (j.at("format") != 1) throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").dump()));
+    if (integer(j, "format", 0, kMaxInt, text) != 1)
+      throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").dump()));
     c.name = j.at("name").get<std::string>();
     const nlohmann::json& tasks = j.at("tasks");
     if (!tasks.is_array()) throw Error(ErrorKind::InvalidInput, "\"tasks\" must be a list");
     for (size_t i = 0; i < tasks.size(); ++i) {
       CampaignTask task;
       try {
-        task = read_task(tasks[i]);
+        task = read_task(tasks[i], text);
       } catch (const Error& e) {
         throw Error(ErrorKind::InvalidInput, fmt::format("task {}: {}", i, e.what()));
       }
@@ -245,7 +255,7 @@ Campaign load_campaign(const std::string& path) {
         if (!is_job_id(s.at(key).get<std::string>()))
           throw Error(ErrorKind::InvalidInput,
                       fmt::format("a submission's \"{}\" is {}, not a Slurm job id (digits)", key, s.at(key).dump()));
-      c.submissions.push_back({s.at("job"), s.at("merge_job"), indices(s.at("tasks")), s.at("partition"),
+      c.submissions.push_back({s.at("job"), s.at("merge_job"), indices(s.at("tasks"), text), s.at("partition"),
                                s.at("submitted_at")});
     }
     check_campaign_names(c);

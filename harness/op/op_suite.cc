@@ -142,7 +142,8 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
                                                          named[flag].substr(0, 40), k.substr(0, 40), flag));
       std::string value;
       if (v.is_boolean()) value = v.get<bool>() ? "true" : "false";
-      else if (v.is_number_integer()) value = v.dump();
+      else if (v.is_number_integer())  // -0 reads as 0: quote it as written (battery round 15, F5)
+        value = v == 0 ? core::number_as_written(text, k, v) : v.dump();
       else if (v.is_string()) value = v.get<std::string>();
       else
         throw Error(ErrorKind::InvalidInput,

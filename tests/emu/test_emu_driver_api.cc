@@ -188,6 +188,102 @@ TEST_F(DriverApi, LaunchesBeyondCudasLimitsOrWithABadKnobAreInvalidValues) {
   EXPECT_EQ(run(1, 1, 1, 32, 1, 1), CUDA_SUCCESS);
 }
 
+// What a C caller can pass by mistake is an error code, never the end of its process (battery
+// round 15, F2/F3): NULL names, images, buffers and out-pointers, a launch without the parameters
+// the kernel takes, a device that is not there, an attribute CUDA does not define, a length <= 0.
+TEST_F(DriverApi, NullArgumentsAndUnknownDevicesOrAttributesAreErrorsNotCrashes) {
+  primary();
+  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+  auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
+  auto launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(resolve("cuLaunchKernel", 4000));
+  auto get = reinterpret_cast<PFN_cuDeviceGet_v2000>(resolve("cuDeviceGet", 2000));
+  auto name = reinterpret_cast<PFN_cuDeviceGetName_v2000>(resolve("cuDeviceGetName", 2000));
+  auto attribute = reinterpret_cast<PFN_cuDeviceGetAttribute_v2000>(resolve("cuDeviceGetAttribute", 2000));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto to_device = reinterpret_cast<PFN_cuMemcpyHtoD_v3020>(resolve("cuMemcpyHtoD", 3020));
+  auto error_string = reinterpret_cast<PFN_cuGetErrorString_v6000>(resolve("cuGetErrorString", 6000));
+  auto init = reinterpret_cast<PFN_cuInit_v2000>(resolve("cuInit", 2000));
+  ASSERT_TRUE(load && get_function && launch && get && name && attribute && alloc && to_device && error_string && init);
+  CUmodule mod = nullptr;
+  EXPECT_EQ(load(&mod, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(load(nullptr, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"),
+            CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                       ".visible .entry p(.param .u64 x, .param .u32 n) { ret; }\n"),
+            CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  EXPECT_EQ(get_function(&f, mod, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(get_function(nullptr, mod, "p"), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(get_function(&f, mod, "p"), CUDA_SUCCESS);
+  EXPECT_EQ(launch(f, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);  // no parameters
+  CUdeviceptr x = 0;
+  ASSERT_EQ(alloc(&x, 64), CUDA_SUCCESS);
+  unsigned n = 4;
+  void* params[] = {&x, &n};
+  EXPECT_EQ(launch(f, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);  // the twin
+  EXPECT_EQ(alloc(nullptr, 64), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(to_device(x, nullptr, 4), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(get(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  char buffer[48];
+  std::memset(buffer, 0x55, sizeof buffer);
+  EXPECT_EQ(name(buffer, -1, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(name(buffer, 0, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(buffer[0], 0x55);  // nothing written
+  EXPECT_EQ(name(buffer, 8, 0), CUDA_SUCCESS);
+  EXPECT_EQ(std::strlen(buffer), 7u);
+  EXPECT_EQ(name(buffer, 8, 9), CUDA_ERROR_INVALID_DEVICE);
+  int v = -7;
+  EXPECT_EQ(attribute(&v, static_cast<CUdevice_attribute>(99999), 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(attribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 9), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(attribute(nullptr, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(attribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), CUDA_SUCCESS);
+  EXPECT_GT(v, 0);
+  EXPECT_EQ(error_string(CUDA_SUCCESS, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(init(7), CUDA_ERROR_INVALID_VALUE);
+  void* fn = nullptr;
+  EXPECT_EQ(get_proc(nullptr, &fn, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(get_proc("cuInit", nullptr, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
+// A stream or event handle the caller never created, or has destroyed, is
+// CUDA_ERROR_INVALID_HANDLE wherever one is taken; the null stream and the two special ones
+// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) always name a stream (round 15, F3).
+TEST_F(DriverApi, StreamsAndEventsMustHaveBeenCreated) {
+  primary();
+  auto create = reinterpret_cast<PFN_cuStreamCreate_v2000>(resolve("cuStreamCreate", 2000));
+  auto destroy = reinterpret_cast<PFN_cuStreamDestroy_v4000>(resolve("cuStreamDestroy", 4000));
+  auto sync = reinterpret_cast<PFN_cuStreamSynchronize_v2000>(resolve("cuStreamSynchronize", 2000));
+  auto memset_async = reinterpret_cast<PFN_cuMemsetD8Async_v3020>(resolve("cuMemsetD8Async", 3020));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto event_create = reinterpret_cast<PFN_cuEventCreate_v2000>(resolve("cuEventCreate", 2000));
+  auto event_destroy = reinterpret_cast<PFN_cuEventDestroy_v4000>(resolve("cuEventDestroy", 4000));
+  auto record = reinterpret_cast<PFN_cuEventRecord_v2000>(resolve("cuEventRecord", 2000));
+  auto wait = reinterpret_cast<PFN_cuStreamWaitEvent_v3020>(resolve("cuStreamWaitEvent", 3020));
+  ASSERT_TRUE(create && destroy && sync && memset_async && alloc && event_create && event_destroy && record && wait);
+  CUstream s = nullptr;
+  ASSERT_EQ(create(&s, 0), CUDA_SUCCESS);
+  CUdeviceptr x = 0;
+  ASSERT_EQ(alloc(&x, 64), CUDA_SUCCESS);
+  const CUstream never = reinterpret_cast<CUstream>(0xdead0);
+  EXPECT_EQ(sync(s), CUDA_SUCCESS);
+  EXPECT_EQ(sync(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(sync(CU_STREAM_PER_THREAD), CUDA_SUCCESS);
+  EXPECT_EQ(sync(never), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(memset_async(x, 1, 64, s), CUDA_SUCCESS);
+  EXPECT_EQ(memset_async(x, 1, 64, never), CUDA_ERROR_INVALID_HANDLE);
+  CUevent e = nullptr;
+  ASSERT_EQ(event_create(&e, 0), CUDA_SUCCESS);
+  EXPECT_EQ(record(e, s), CUDA_SUCCESS);
+  EXPECT_EQ(wait(s, e, 0), CUDA_SUCCESS);
+  EXPECT_EQ(record(reinterpret_cast<CUevent>(s), s), CUDA_ERROR_INVALID_HANDLE);  // a stream is no event
+  EXPECT_EQ(record(e, never), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(event_destroy(e), CUDA_SUCCESS);
+  EXPECT_EQ(event_destroy(e), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(destroy(s), CUDA_SUCCESS);
+  EXPECT_EQ(sync(s), CUDA_ERROR_INVALID_HANDLE);  // destroyed
+  EXPECT_EQ(destroy(s), CUDA_ERROR_INVALID_HANDLE);
+}
+
 // Host memory made visible to kernels (issue 31: LLVM's MLIR integration programs use
 // gpu.host_register and gpu.alloc host_shared). CUDA Driver API, "Memory Management":
 // cuMemHostRegister page-locks a host range and maps it for the device; with unified addressing

@@ -110,8 +110,10 @@ for v in 0 -4 abc 1.5; do
 done
 bad compile_tile_m_2pow62 2 "tile_m = 4611686018427387904 is out of range" -- "${C[@]}" --config "$(cfg tile_m 4611686018427387904)"
 bad compile_tile_m_2pow63 2 "'tile_m' is out of range" -- "${C[@]}" --config "$(cfg tile_m 9223372036854775808)"
-bad compile_tile_m_2pow64 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m 18446744073709551616)"
-bad compile_tile_m_below_int64 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m -9223372036854775809)"
+bad compile_tile_m_2pow64 2 "'tile_m' is out of range: 18446744073709551616 \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m 18446744073709551616)"
+bad compile_tile_m_20_digits 2 "'tile_m' is out of range: 99999999999999999999 \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m 99999999999999999999)"
+bad compile_tile_m_below_int64 2 "'tile_m' is out of range: -9223372036854775809 \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m -9223372036854775809)"
+bad compile_tile_m_exponent_huge 2 "'tile_m' must be an integer or a string, got 1E20$" -- "${C[@]}" --config "$(cfg tile_m 1E20)"
 bad compile_tile_m_2pow32 2 "tile_m = 4294967296 is out of range" -- "${C[@]}" --config "$(cfg tile_m 4294967296)"
 bad compile_tile_m_2pow30 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m 1073741824)"
 bad compile_tile_k_int_max 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_k 2147483647)"

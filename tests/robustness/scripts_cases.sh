@@ -47,6 +47,13 @@ fixture_campaign_no_tasks() { campaign_with 'c["tasks"] = []'; }
 fixture_campaign_tasks_object() { campaign_with 'c["tasks"] = {"0": c["tasks"][0]}'; }
 fixture_campaign_format_float() { campaign_with 'c["format"] = 1.5'; }
 fixture_campaign_huge_trials() { campaign_with 'c["tasks"][0]["trials"] = 2**31'; }
+# Numbers as a hand edit writes them, which json.dump would respell (battery round 15, F5): each
+# is quoted as written, and an exponent is refused for every key alike, "format" included.
+campaign_sed() { fixture_campaign; sed -i "$1" "$W/c.json" || { echo "campaign_sed: edit failed"; exit 1; }; }
+fixture_campaign_seed_1E2() { campaign_sed 's/"seed": 0/"seed": 1E2/'; }
+fixture_campaign_trials_1e9() { campaign_sed 's/"trials": 2/"trials": 1e9/'; }
+fixture_campaign_format_1e0() { campaign_sed 's/"format": 1/"format": 1e0/'; }
+fixture_campaign_seed_20_digits() { campaign_sed 's/"seed": 0/"seed": 99999999999999999999/'; }
 # One past the tuners' --trials bound, which a hand edit passed (battery round 14, F4); the bound
 # itself is taken.
 fixture_campaign_trials_past_bound() { campaign_with 'c["tasks"][0]["trials"] = 1000000001'; }
@@ -267,7 +274,7 @@ bad submit_seed_2_32 2 "task 0: \"seed\" 4294967296 is out of range \(0..4294967
   campaign submit c.json --partition gpu --dry-run
 bad submit_seed_2_64 2 "\"seed\" 18446744073709551615 is out of range" --fixture campaign_seed_2_64 -- \
   campaign submit c.json --partition gpu --dry-run
-bad submit_float_seed 2 "\"seed\" must be an integer, not 1.5" --fixture campaign_float_seed -- \
+bad submit_float_seed 2 "\"seed\" must be an integer written in digits, not 1.5" --fixture campaign_float_seed -- \
   campaign submit c.json --partition gpu --dry-run
 bad submit_largest_seed 0 "#SBATCH --array=0$" --fixture campaign_max_seed --writes -- \
   campaign submit c.json --partition gpu --dry-run
@@ -275,7 +282,15 @@ bad submit_no_tasks 2 "c.json has no tasks: nothing to submit" --fixture campaig
   campaign submit c.json --partition gpu --dry-run
 bad submit_tasks_not_a_list 2 "\"tasks\" must be a list" --fixture campaign_tasks_object -- \
   campaign submit c.json --partition gpu --dry-run
-bad submit_format_not_1 2 "campaign format 1.5 is not 1" --fixture campaign_format_float -- \
+bad submit_format_not_1 2 "\"format\" must be an integer written in digits, not 1.5" --fixture campaign_format_float -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_seed_1E2 2 "c.json: task 0: \"seed\" must be an integer written in digits, not 1E2$" --fixture campaign_seed_1E2 -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_trials_1e9 2 "\"trials\" must be an integer written in digits, not 1e9$" --fixture campaign_trials_1e9 -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_format_1e0 2 "\"format\" must be an integer written in digits, not 1e0$" --fixture campaign_format_1e0 -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_seed_20_digits 2 "\"seed\" 99999999999999999999 is out of range \(0..4294967295\)" --fixture campaign_seed_20_digits -- \
   campaign submit c.json --partition gpu --dry-run
 bad submit_trials_beyond_int 2 "\"trials\" 2147483648 is out of range" --fixture campaign_huge_trials -- \
   campaign submit c.json --partition gpu --dry-run

@@ -59,12 +59,37 @@ bool presents_sm100(const DriverState& S) {
   EMU_LOCK;             \
   if (S.sticky != CUDA_SUCCESS) return S.sticky
 
+// A C caller's NULL (an out-pointer, a name, an image, a host buffer) is CUDA_ERROR_INVALID_VALUE
+// naming the argument, as the driver answers, never a dereference that ends the caller's process
+// (battery round 15, F2). After EMU_LOCK.
+#define EMU_NOT_NULL(arg, call) \
+  if (!(arg)) return S.fail(CUDA_ERROR_INVALID_VALUE, call ": " #arg " is NULL")
+// The one device there is: another ordinal is CUDA_ERROR_INVALID_DEVICE (round 15, F3).
+#define EMU_DEVICE(d, call) \
+  if ((d) < 0 || (d) >= kDevices) return S.fail(CUDA_ERROR_INVALID_DEVICE, call ": no device " + std::to_string(d))
+// A stream the caller never created, or destroyed, is CUDA_ERROR_INVALID_HANDLE rather than
+// silently taken (round 15, F3); 0, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD always name one.
+bool known_stream(const DriverState& S, CUstream s) {
+  const auto h = reinterpret_cast<std::uint64_t>(s);
+  return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || S.streams.count(h);
+}
+#define EMU_STREAM(s, call) \
+  if (!known_stream(S, s)) return S.fail(CUDA_ERROR_INVALID_HANDLE, std::string(call) + ": unknown stream handle")
+#define EMU_EVENT(e, call) \
+  if (!S.events.count(reinterpret_cast<std::uint64_t>(e))) return S.fail(CUDA_ERROR_INVALID_HANDLE, std::string(call) + ": unknown event handle")
+
 
 CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const std::uint32_t block[3], const std::uint32_t cluster[3],
                 unsigned smem, void** params) {
   auto it = S.functions.find(f);
   if (it == S.functions.end()) return S.fail(CUDA_ERROR_INVALID_HANDLE, "unknown function handle");
   mgpu::emu::EmuFunction& fn = *it->second;
+  if (!params) {
+    const mgpu::emu::ptx::Kernel* k = fn.module->ptx.find(fn.name);
+    if (k && !k->params.empty())
+      return S.fail(CUDA_ERROR_INVALID_VALUE, "kernel " + fn.name + " takes " + std::to_string(k->params.size()) +
+                                                  " parameters and kernelParams is NULL");
+  }
   if (static_cast<int>(smem) > std::max(fn.max_dynamic_smem, 48 * 1024))
     return S.fail(CUDA_ERROR_INVALID_VALUE, "dynamic shared memory " + std::to_string(smem) + " above the function's limit " +
                                                 std::to_string(fn.max_dynamic_smem) + " (cuFuncSetAttribute)");
@@ -113,9 +138,10 @@ CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const
 
 extern "C" {
 
-CUresult CUDAAPI cuInit(unsigned int) {
+CUresult CUDAAPI cuInit(unsigned int flags) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
+  if (flags != 0) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuInit: flags must be 0");
   if (const char* a = forced_arch(); a && !is_sm100_target(a) && std::strcmp(a, "sm_90a") != 0 && std::strcmp(a, "sm_90") != 0)
     return S.fail(CUDA_ERROR_INVALID_VALUE, "MGPU_EMU_ARCH='" + std::string(a).substr(0, 40) + (std::strlen(a) > 40 ? "...'" : "'") +
                                                 ": must be sm_90a, sm_90, sm_100a or sm_100 (the arch the virtual device presents)");
@@ -144,12 +170,14 @@ CUresult CUDAAPI cuGetErrorName(CUresult e, const char** s) {
       {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"},
       {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
       {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}};
+  if (!s) return CUDA_ERROR_INVALID_VALUE;
   auto it = names.find(e);
   *s = it == names.end() ? nullptr : it->second;
   return it == names.end() ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult e, const char** s) {
+  if (!s) return CUDA_ERROR_INVALID_VALUE;
   switch (e) {
     case CUDA_ERROR_NOT_SUPPORTED: *s = "operation not supported on the virtual device (see mgpuEmuLastError)"; break;
     case CUDA_ERROR_LAUNCH_TIMEOUT: *s = "the kernel deadlocked or did not finish on the virtual device"; break;
@@ -162,19 +190,24 @@ CUresult CUDAAPI cuGetErrorString(CUresult e, const char** s) {
 
 CUresult CUDAAPI cuDeviceGetCount(int* n) {
   EMU_LOCK;
+  EMU_NOT_NULL(n, "cuDeviceGetCount");
   *n = kDevices;
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
   EMU_LOCK;
+  EMU_NOT_NULL(d, "cuDeviceGet");
   if (ordinal < 0 || ordinal >= kDevices) return CUDA_ERROR_INVALID_DEVICE;
   *d = ordinal;
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice d) {
   EMU_LOCK;
+  EMU_NOT_NULL(name, "cuDeviceGetName");
+  if (len <= 0) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuDeviceGetName: len must be positive");
+  EMU_DEVICE(d, "cuDeviceGetName");
   std::snprintf(name, static_cast<std::size_t>(len), "%s",
                 presents_sm100(S) ? "mgpu-tune virtual sm_100a (emulated)" : "mgpu-tune virtual sm_90a (emulated)");
   return CUDA_SUCCESS;
@@ -185,14 +218,22 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice) {
 // allocation that kills us.
 using mgpu::emu::kDeviceMemory;
 
-CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice) {
+CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice d) {
   EMU_LOCK;
+  EMU_NOT_NULL(bytes, "cuDeviceTotalMem");
+  EMU_DEVICE(d, "cuDeviceTotalMem");
   *bytes = kDeviceMemory;
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice d) {
   EMU_LOCK;
+  EMU_NOT_NULL(v, "cuDeviceGetAttribute");
+  EMU_DEVICE(d, "cuDeviceGetAttribute");
+  // An attribute CUDA does not define is CUDA_ERROR_INVALID_VALUE (round 15, F3); one it defines
+  // that this device does not model reads 0, as a feature it lacks.
+  if (static_cast<int>(a) <= 0 || static_cast<int>(a) >= static_cast<int>(CU_DEVICE_ATTRIBUTE_MAX))
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuDeviceGetAttribute: no attribute " + std::to_string(static_cast<int>(a)));
   switch (a) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = presents_sm100(S) ? 10 : 9; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
@@ -218,8 +259,10 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice) {
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   EMU_LOCK;
+  EMU_NOT_NULL(ctx, "cuDevicePrimaryCtxRetain");
+  EMU_DEVICE(d, "cuDevicePrimaryCtxRetain");
   ++S.primary_refs;
   *ctx = reinterpret_cast<CUcontext>(&S);
   return CUDA_SUCCESS;
@@ -241,6 +284,7 @@ CUresult CUDAAPI cuCtxDestroy(CUcontext) { return cuDevicePrimaryCtxRelease(0); 
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { EMU_LOCK; return CUDA_SUCCESS; }
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
   EMU_LOCK;
+  EMU_NOT_NULL(ctx, "cuCtxGetCurrent");
   *ctx = reinterpret_cast<CUcontext>(&S);
   return CUDA_SUCCESS;
 }
@@ -282,6 +326,8 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
 // Modules: PTX text only (the virtual device runs PTX, not SASS).
 CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
   EMU_LOCK_STICKY;
+  EMU_NOT_NULL(mod, "cuModuleLoadData");
+  EMU_NOT_NULL(image, "cuModuleLoadData");
   const char* text = static_cast<const char*>(image);
   if (std::memcmp(text, "\x7f" "ELF", 4) == 0)
     return S.fail(CUDA_ERROR_INVALID_IMAGE, "the virtual device runs PTX, not cubins: load the PTX text instead");
@@ -325,6 +371,8 @@ CUresult CUDAAPI cuModuleUnload(CUmodule mod) {
 
 CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* name) {
   EMU_LOCK_STICKY;
+  EMU_NOT_NULL(f, "cuModuleGetFunction");
+  EMU_NOT_NULL(name, "cuModuleGetFunction");
   auto* m = reinterpret_cast<const mgpu::emu::LoadedModule*>(mod);
   if (!S.device->holds(m)) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetFunction: not a loaded module");
   if (!m->ptx.find(name)) return S.fail(CUDA_ERROR_NOT_FOUND, std::string("no kernel named '") + name + "' in the module");
@@ -338,6 +386,7 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule mod, const char* na
 
 CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUmodule mod, const char* name) {
   EMU_LOCK_STICKY;
+  EMU_NOT_NULL(name, "cuModuleGetGlobal");
   auto* m = reinterpret_cast<const mgpu::emu::LoadedModule*>(mod);
   if (!S.device->holds(m)) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuModuleGetGlobal: not a loaded module");
   for (std::size_t i = 0; i < m->ptx.variables.size(); ++i)
@@ -362,6 +411,7 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v)
 
 CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
   EMU_LOCK;
+  EMU_NOT_NULL(v, "cuFuncGetAttribute");
   auto it = S.functions.find(f);
   if (it == S.functions.end()) return CUDA_ERROR_INVALID_HANDLE;
   switch (a) {
@@ -374,8 +424,9 @@ CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f
 }
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
-                                CUstream, void** params, void** extra) {
+                                CUstream s, void** params, void** extra) {
   EMU_LOCK_STICKY;
+  EMU_STREAM(s, "cuLaunchKernel");
   if (extra) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuLaunchKernel 'extra' parameter buffers are not supported");
   const std::uint32_t grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz}, cluster[3] = {1, 1, 1};
   return launch(S, f, grid, block, cluster, smem, params);
@@ -383,6 +434,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned
 
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
   EMU_LOCK_STICKY;
+  EMU_NOT_NULL(c, "cuLaunchKernelEx");
+  EMU_STREAM(c->hStream, "cuLaunchKernelEx");
+  if (c->numAttrs > 0 && !c->attrs) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernelEx: numAttrs > 0 and attrs is NULL");
   if (extra) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuLaunchKernelEx 'extra' parameter buffers are not supported");
   std::uint32_t cluster[3] = {1, 1, 1};
   for (unsigned i = 0; i < c->numAttrs; ++i)
@@ -398,6 +452,7 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** 
 // Memory.
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   EMU_LOCK_STICKY;
+  EMU_NOT_NULL(p, "cuMemAlloc");
   if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   mgpu::emu::GlobalMemory& m = S.device->memory();
   if (bytes > kDeviceMemory - std::min(kDeviceMemory, m.allocated_bytes()))
@@ -416,6 +471,7 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
 }
 CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n) {
   EMU_LOCK_STICKY;
+  if (n > 0) EMU_NOT_NULL(src, "cuMemcpyHtoD");
   std::uint8_t* p = S.device->memory().find(dst, n);
   if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoD outside an allocation");
   std::memcpy(p, src, n);
@@ -423,6 +479,7 @@ CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n) {
 }
 CUresult CUDAAPI cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t n) {
   EMU_LOCK_STICKY;
+  if (n > 0) EMU_NOT_NULL(dst, "cuMemcpyDtoH");
   std::uint8_t* p = S.device->memory().find(src, n);
   if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoH outside an allocation");
   std::memcpy(dst, p, n);
@@ -532,33 +589,66 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* p, size_t bytes, unsigned int fl
   }
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t n, CUstream) { return cuMemcpyHtoD(dst, src, n); }
-CUresult CUDAAPI cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoH(dst, src, n); }
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoD(dst, src, n); }
-CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream) { return cuMemcpyDtoD(dst, src, n); }
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream) { return cuMemsetD8(dst, v, n); }
-CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream) { return cuMemsetD32(dst, v, n); }
-CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream) { return cuMemsetD16(dst, v, n); }
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream) { return cuMemAlloc(p, n); }
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream) { return cuMemFree(p); }
+// The asynchronous forms check their stream under the lock, then run the synchronous form
+// (which takes the lock itself): work on the virtual device completes before a call returns.
+CUresult stream_usable(CUstream s, const char* call) {
+  EMU_LOCK;
+  EMU_STREAM(s, call);
+  return CUDA_SUCCESS;
+}
+#define EMU_ASYNC(s, call, expr) \
+  if (CUresult r_ = stream_usable(s, call); r_ != CUDA_SUCCESS) return r_; \
+  return expr
+
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyHtoDAsync", cuMemcpyHtoD(dst, src, n)); }
+CUresult CUDAAPI cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyDtoHAsync", cuMemcpyDtoH(dst, src, n)); }
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyDtoDAsync", cuMemcpyDtoD(dst, src, n)); }
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyAsync", cuMemcpyDtoD(dst, src, n)); }
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD8Async", cuMemsetD8(dst, v, n)); }
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD32Async", cuMemsetD32(dst, v, n)); }
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD16Async", cuMemsetD16(dst, v, n)); }
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemAllocAsync", cuMemAlloc(p, n)); }
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream s) { EMU_ASYNC(s, "cuMemFreeAsync", cuMemFree(p)); }
 
 // Streams and events: launches complete before they return, so ordering holds trivially.
 CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
   EMU_LOCK;
+  EMU_NOT_NULL(s, "cuStreamCreate");
+  S.streams.insert(S.next_handle);
   *s = reinterpret_cast<CUstream>(S.next_handle++);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamDestroy(CUstream) { EMU_LOCK; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuStreamSynchronize(CUstream) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamDestroy(CUstream s) {
+  EMU_LOCK;
+  if (!S.streams.erase(reinterpret_cast<std::uint64_t>(s))) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy: unknown stream handle");
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamSynchronize(CUstream s) { EMU_LOCK_STICKY; EMU_STREAM(s, "cuStreamSynchronize"); return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int) {
+  EMU_LOCK_STICKY;
+  EMU_STREAM(s, "cuStreamWaitEvent");
+  EMU_EVENT(e, "cuStreamWaitEvent");
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
   EMU_LOCK;
+  EMU_NOT_NULL(e, "cuEventCreate");
+  S.events.insert(S.next_handle);
   *e = reinterpret_cast<CUevent>(S.next_handle++);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventDestroy(CUevent) { EMU_LOCK; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuEventRecord(CUevent, CUstream) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
-CUresult CUDAAPI cuEventSynchronize(CUevent) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventDestroy(CUevent e) {
+  EMU_LOCK;
+  if (!S.events.erase(reinterpret_cast<std::uint64_t>(e))) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuEventDestroy: unknown event handle");
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
+  EMU_LOCK_STICKY;
+  EMU_EVENT(e, "cuEventRecord");
+  EMU_STREAM(s, "cuEventRecord");
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventSynchronize(CUevent e) { EMU_LOCK_STICKY; EMU_EVENT(e, "cuEventSynchronize"); return CUDA_SUCCESS; }
 CUresult CUDAAPI cuEventElapsedTime(float*, CUevent, CUevent) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
@@ -601,6 +691,7 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
                             {13000, reinterpret_cast<void*>(&cuCtxSynchronize_v2)}}},
       {"cuCtxGetDevice", {{2000, reinterpret_cast<void*>(&cuCtxGetDevice)},
                           {13000, reinterpret_cast<void*>(&cuCtxGetDevice_v2)}}}};
+  if (!symbol || !pfn) return CUDA_ERROR_INVALID_VALUE;  // no std::string of a NULL (round 15, F2)
   if (auto v = versioned.find(symbol); v != versioned.end()) {
     void* chosen = nullptr;
     for (const Versioned& abi : v->second)

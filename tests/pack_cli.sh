@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# A kernel pack end to end (issue 34): `export --format pack` from a database tuned for both
+# archs; the pack built with CMake in a clean folder, as a user builds it; its example runs every
+# entry through the C ABI on the virtual device (MGPU_CUDA_DRIVER), as sm_90a and as sm_100a, against a
+# CPU reference, and mgpu_matmul() serves each tuned problem; the C11 consumer lists the
+# entries; the installed package is found by find_package from a C++17 program and by
+# pkg-config from a C11 one. Refusals: a folder that is no pack, a file, stale options, a kernel
+# hash other than the one recorded -- each exit 2 with what was there left as it was.
+set -uo pipefail
+MGPU="${MGPU:?}"
+VCUDA="${VCUDA:?}"
+T="$(mktemp -d /tmp/mgpu-pack.XXXXXX)"; [ -n "${KEEP:-}" ] || trap 'rm -rf "$T"' EXIT; echo "scratch $T"
+export MGPU_CACHE_DIR="$T/cache"
+fails=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); sed 's/^/  | /' "$T/out" | tail -15; fi; }
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+sql() { "$PY" -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()' "$@"; }
+
+# Two tuned problems on Hopper (bf16 kn; f16 -> f32 nk), one on Blackwell (bf16 nk).
+"$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 128 --device model --trials 2 --seed 1 --db "$T/t.db" --quiet > "$T/out" 2>&1 &&
+  "$MGPU" matmul --arch sm_90a --m 128 --n 192 --k 256 --dtype f16 --out-dtype f32 --layout nk --device model --trials 2 \
+    --seed 1 --db "$T/t.db" --quiet >> "$T/out" 2>&1 &&
+  "$MGPU" matmul --arch sm_100a --m 256 --n 128 --k 128 --layout nk --device model --trials 2 --seed 1 --db "$T/t.db" \
+    --quiet >> "$T/out" 2>&1; rc=$?
+check "the database: three problems tuned (model)" '[ $rc = 0 ]'
+
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/pack" --include-model > "$T/out" 2>&1; rc=$?
+check "export --format pack: written, its summary" \
+  '[ $rc = 0 ] && grep -q "wrote a kernel pack to $T/pack: 3 tuned entries and [0-9]* defaults, [0-9]* kernels, for sm_100a and sm_90a" "$T/out" && [ -f "$T/pack/include/mgpu_pack.h" ] && [ -f "$T/pack/manifest.json" ]'
+entries=$("$PY" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["entries"]))' "$T/pack/manifest.json" 2>/dev/null)
+
+cmake -S "$T/pack" -B "$T/build" -G Ninja -DMGPU_PACK_EXAMPLE=ON -DCMAKE_BUILD_TYPE=Release > "$T/out" 2>&1 &&
+  cmake --build "$T/build" -j2 >> "$T/out" 2>&1; rc=$?
+check "the pack builds with CMake in a clean folder (C11 library, -Werror example and consumer)" '[ $rc = 0 ]'
+
+for arch in sm_90a sm_100a; do
+  MGPU_CUDA_DRIVER="$VCUDA" MGPU_EMU_ARCH=$arch "$T/build/mgpu_pack_example" 136 88 64 > "$T/out" 2>&1; rc=$?
+  ran=$(grep -c ": ok: " "$T/out")
+  check "example on the virtual device as $arch: every $arch entry and each tuned problem match the CPU reference" \
+    '[ $rc = 0 ] && grep -q " 0 failed" "$T/out" && [ "$ran" -ge 2 ] && ! grep -q FAILED "$T/out"'
+done
+MGPU_CUDA_DRIVER="$VCUDA" MGPU_EMU_ARCH=sm_90a "$T/build/mgpu_pack_example" > "$T/out" 2>&1; rc=$?
+check "example at each entry's own problem: the tuned problems are exact" \
+  '[ $rc = 0 ] && grep -q "mgpu_matmul 256x256x128: entry [0-9]* (exact): ok" "$T/out" && grep -q "mgpu_matmul 128x192x256: entry [0-9]* (exact): ok" "$T/out"'
+
+"$T/build/mgpu_pack_consumer_c" > "$T/out" 2>&1; rc=$?
+check "the C11 consumer lists every entry, with its template, arch and provenance" \
+  '[ $rc = 0 ] && [ "$(wc -l < "$T/out")" = "$entries" ] && grep -q "matmul_sm100 sm_100a m256_n128_k128_bf16_bf16_nk model" "$T/out"'
+
+cmake --install "$T/build" --prefix "$T/prefix" > "$T/out" 2>&1; rc=$?
+mkdir -p "$T/user"
+cat > "$T/user/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.16)
+project(user LANGUAGES CXX)
+find_package(mgpu_pack REQUIRED)
+add_executable(user main.cpp)
+set_target_properties(user PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+target_compile_options(user PRIVATE -Wall -Wextra -pedantic -Werror)
+target_link_libraries(user PRIVATE mgpu_pack::mgpu_pack)
+EOF
+cat > "$T/user/main.cpp" <<'EOF'
+#include <cstdio>
+#include "mgpu_pack.h"
+int main() {
+  std::size_t bytes = 0;  // no driver here: the call says so, it does not crash
+  const mgpu_status s = mgpu_matmul_workspace_size(256, 256, 128, MGPU_BF16, MGPU_BF16, MGPU_B_KN, &bytes);
+  std::printf("%d entries; %s: %s\n", mgpu_pack_entry_count(), mgpu_status_name(s), mgpu_last_error());
+  return 0;
+}
+EOF
+cmake -S "$T/user" -B "$T/user/build" -DCMAKE_PREFIX_PATH="$T/prefix" > "$T/out" 2>&1 && cmake --build "$T/user/build" >> "$T/out" 2>&1 &&
+  MGPU_CUDA_DRIVER="$T/no-such-driver.so" "$T/user/build/user" > "$T/out" 2>&1; rc=$?
+check "installed: find_package(mgpu_pack) from a C++17 program; no driver is a status, not a crash" \
+  '[ $rc = 0 ] && grep -q "^$entries entries; MGPU_ERR_DRIVER_UNAVAILABLE: cannot load the CUDA driver .*no-such-driver.so" "$T/out"'
+cp "$T/pack/example/consumer.c" "$T/user/consumer.c"
+PKG_CONFIG_PATH="$T/prefix/lib/pkgconfig" cc -std=c11 -Wall -Wextra -pedantic -Werror "$T/user/consumer.c" -o "$T/user/c" \
+  $(PKG_CONFIG_PATH="$T/prefix/lib/pkgconfig" pkg-config --cflags --libs --static mgpu_pack) > "$T/out" 2>&1 &&
+  "$T/user/c" > "$T/out" 2>&1; rc=$?
+check "installed: pkg-config builds a C11 consumer" '[ $rc = 0 ] && [ "$(wc -l < "$T/out")" = "$entries" ]'
+
+# Refusals.
+mkdir -p "$T/mine" && echo keep > "$T/mine/notes.txt"
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/mine" --include-model > "$T/out" 2>&1; rc=$?
+check "a folder that holds other files is refused, untouched" \
+  '[ $rc = 2 ] && grep -q "holds files and is no kernel pack" "$T/out" && [ "$(ls "$T/mine")" = notes.txt ]'
+echo x > "$T/file"
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/file" --include-model > "$T/out" 2>&1; rc=$?
+check "a file is refused" '[ $rc = 2 ] && grep -q "is a file, but --format pack writes a folder" "$T/out" && [ "$(cat "$T/file")" = x ]'
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/p2" --include-model --all-versions > "$T/out" 2>&1; rc=$?
+check "--all-versions does not go with a pack" '[ $rc = 2 ] && grep -q "all-versions does not go with --format pack" "$T/out" && [ ! -e "$T/p2" ]'
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/p2" > "$T/out" 2>&1; rc=$?
+check "predictions only, without --include-model: nothing to pack" \
+  '[ $rc = 2 ] && grep -q "holds no measured, verified matmul result.*predictions need --include-model" "$T/out" && [ ! -e "$T/p2" ]'
+before=$(cat "$T/pack/src/matmul_table.c" | md5sum)
+cp "$T/t.db" "$T/h.db"
+sql "$T/h.db" "UPDATE trials SET kernel_hash = '0123456789abcdef' WHERE source = 'model'"
+"$MGPU" export --db "$T/h.db" --format pack -o "$T/pack" --include-model > "$T/out" 2>&1; rc=$?
+check "a recorded kernel hash this mgpu-tune does not build: refused, the earlier pack left whole" \
+  '[ $rc = 2 ] && grep -q "was recorded as 0123456789abcdef, but this mgpu-tune builds" "$T/out" && [ "$(cat "$T/pack/src/matmul_table.c" | md5sum)" = "$before" ] && [ -z "$(ls -A "$T" | grep partial)" ]'
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/pack" --include-model --json > "$T/out" 2>/dev/null; rc=$?
+check "an earlier pack is replaced; --json says what was written" \
+  '[ $rc = 0 ] && "$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"entries\"] == 3 and j[\"archs\"] == [\"sm_100a\", \"sm_90a\"], j" "$T/out" && [ -z "$(ls -A "$T" | grep -e partial -e "\.old-")" ]'
+
+echo "$fails failed"
+[ "$fails" = 0 ]
