@@ -47,23 +47,70 @@ std::optional<std::int64_t> whole_number(double value) {
   return static_cast<std::int64_t>(value);
 }
 
-std::string number_as_written(std::string_view text, std::string_view key, const nlohmann::json& value) {
-  if (!value.is_number()) return value.dump();
-  const std::string quoted = nlohmann::json(std::string(key)).dump();
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  for (std::size_t at = text.find(quoted); at != std::string_view::npos; at = text.find(quoted, at + 1)) {
-    std::size_t i = at + quoted.size();
-    while (i < text.size() && space(text[i])) ++i;
-    if (i >= text.size() || text[i] != ':') continue;
-    ++i;
-    while (i < text.size() && space(text[i])) ++i;
-    const std::size_t start = i;
-    while (i < text.size() && std::string_view("+-0123456789.eE").find(text[i]) != std::string_view::npos) ++i;
-    const std::string token(text.substr(start, i - start));
-    if (token.empty() || token.size() > 40) continue;
-    char* end = nullptr;
-    const double d = std::strtod(token.c_str(), &end);
-    if (*end == '\0' && d == value.get<double>()) return token;
+namespace {
+
+// RFC 6901: '~' and '/' in a key are escaped.
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+std::string number_as_written(std::string_view text, const std::string& pointer, const nlohmann::json& value) {
+  // A walk over text that parsed as JSON: containers, keys and values, each number's path and
+  // token noted until the one asked for is found. No number is read by value, so "-0", "1E2" and a
+  // 60-digit integer come back as written.
+  struct Frame {
+    bool object = false;
+    std::size_t index = 0;
+    std::string key;
+    bool expect_key = false;
+  };
+  std::vector<Frame> stack;
+  auto path = [&] {
+    std::string p;
+    for (const Frame& f : stack) {
+      p += '/';
+      p += f.object ? pointer_token(f.key) : std::to_string(f.index);
+    }
+    return p;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '{' || c == '[') {
+      stack.push_back({c == '{', 0, "", c == '{'});
+      ++i;
+    } else if (c == '}' || c == ']') {
+      if (!stack.empty()) stack.pop_back();
+      ++i;
+    } else if (c == ',') {
+      if (!stack.empty()) {
+        if (stack.back().object) stack.back().expect_key = true;
+        else ++stack.back().index;
+      }
+      ++i;
+    } else if (c == '"') {
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      if (!stack.empty() && stack.back().object && stack.back().expect_key) {
+        try {
+          stack.back().key = nlohmann::json::parse(text.substr(i, j + 1 - i)).get<std::string>();
+        } catch (const nlohmann::json::exception&) {
+          break;
+        }
+        stack.back().expect_key = false;
+      }
+      i = j + 1;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t j = i;
+      while (j < text.size() && std::string_view("+-0123456789.eE").find(text[j]) != std::string_view::npos) ++j;
+      if (path() == pointer) return std::string(text.substr(i, j - i));
+      i = j;
+    } else {
+      ++i;  // white space, ':', true, false, null
+    }
   }
   return value.dump();
 }

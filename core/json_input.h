@@ -27,9 +27,9 @@ nlohmann::json parse_user_json(std::istream& in, const std::string& what);
 // every whole number is exact), as a stored or typed number is read by value; nullopt otherwise.
 std::optional<std::int64_t> whole_number(double value);
 
-// How the number `value`, read from `text` as the value of `key`, was written there: the first
-// such token that reads as the same number ("1e2" for 100.0), so a message quotes what the user
-// typed; value.dump() when none is found (an escaped key, say).
-std::string number_as_written(std::string_view text, std::string_view key, const nlohmann::json& value);
+// How the number `value` at JSON pointer `pointer` ("/tasks/1/seed") of `text` was written there
+// ("1E2", "-0", a 60-digit integer), so a message quotes what the user typed; value.dump() when
+// the pointer names no number of the text.
+std::string number_as_written(std::string_view text, const std::string& pointer, const nlohmann::json& value);
 
 }  // namespace mgpu::core

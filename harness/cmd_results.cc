@@ -308,11 +308,12 @@ void add_export(CLI::App& app) {
     std::string skipped;
     size_t skipped_rows = 0;
     std::vector<std::string> files{o->output};
+    std::string t4_note;
     int n = o->format == "json"
                 ? results::export_json(s, o->output, o->include_model, current, suite, &files, o->require_verified)
             : o->format == "cpp" ? results::export_cpp(s, o->output, o->include_model, current, suite,
                                                        declared_templates(), o->require_verified)
-            : o->format == "t4"  ? results::export_t4(s, o->output, o->study)
+            : o->format == "t4"  ? results::export_t4(s, o->output, o->study, &t4_note)
                                  : results::export_csv(s, o->output, o->include_model);
     if (o->format == "json" || o->format == "cpp") {
       std::vector<results::TrialRow> failed;
@@ -329,6 +330,10 @@ void add_export(CLI::App& app) {
       fmt::print("wrote {} {} to {}{}\n", n, o->format == "csv" || o->format == "t4" ? "trials" : "entries", o->output,
                  n == 0 ? untimed_note(s) : "");
     if (!o->json && !skipped.empty()) fmt::print("{}\n", skipped);
+    if (!t4_note.empty()) {
+      summary["t4_note"] = t4_note;
+      if (!o->json) fmt::print("{}\n", t4_note);
+    }
     if (!suite.shapes.empty()) {
       std::map<std::string, std::vector<results::TrialRow>> groups;  // per template and arch
       // A suite is of one op's problems: it says nothing of another op's entries.

@@ -63,6 +63,21 @@ void refuse_database_path(const std::string& out, const std::vector<std::string>
   }
 }
 
+void check_output_folder(const std::string& path) {
+  std::error_code ec;
+  const fs::path dir = resolve(path).parent_path();
+  if (fs::is_directory(dir, ec)) return;
+  // A path under a file (f.txt/x.csv) is said as what it is, not "does not exist" (round 16, F6).
+  for (fs::path up = dir; !up.empty() && up != up.parent_path(); up = up.parent_path())
+    if (fs::exists(up, ec)) {
+      if (!fs::is_directory(up, ec))
+        throw Error(ErrorKind::InvalidInput, fmt::format("cannot write {}: {} is a file, not a folder, so nothing can "
+                                                         "be under it", path, up.string()));
+      break;
+    }
+  throw Error(ErrorKind::InvalidInput, fmt::format("cannot write {}: the folder {} does not exist", path, dir.string()));
+}
+
 void write_file_atomically(const std::string& path, const std::string& text) {
   if (path.empty()) throw Error(ErrorKind::InvalidInput, "the output path is empty");
   std::error_code ec;
@@ -100,8 +115,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
   const fs::path target = resolve(path);
   const fs::path dir = target.parent_path();
-  if (!fs::is_directory(dir, ec))
-    throw Error(ErrorKind::InvalidInput, fmt::format("cannot write {}: the folder {} does not exist", path, dir.string()));
+  check_output_folder(path);
   const fs::path tmp = dir / fmt::format(".{}.mgpu-tmp-{}", target.filename().string(), ::getpid());
   auto fail = [&](const char* what) {
     int err = errno;

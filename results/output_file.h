@@ -23,6 +23,9 @@ namespace mgpu::results {
 void refuse_database_path(const std::string& out, const std::vector<std::string>& dbs,
                           const std::string& role = "the results database");
 void write_file_atomically(const std::string& path, const std::string& text);
+// Error{InvalidInput} unless the folder `path` would be written in exists: "X is a file, not a
+// folder" for a path under a file, "the folder X does not exist" otherwise.
+void check_output_folder(const std::string& path);
 
 class NewFolderGuard {
  public:

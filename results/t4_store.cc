@@ -29,8 +29,12 @@ std::string status_of(const T4Result& r) {
   return "invalid_config";
 }
 
+// A wrong result is a run whose output failed the check: invalidity "correct" with correctness 0,
+// which status_of() reads back as one (it was written "runtime" and came back as a launch error:
+// battery round 16, F5). T4 has no word for the other run-time failures (a timeout, a launch
+// error, a bad environment): they are "runtime", and the export says how many it so relabels.
 std::string invalidity_of(const TrialRow& t) {
-  if (t.status == "ok") return "correct";
+  if (t.status == "ok" || t.status == "wrong_result") return "correct";
   if (t.status == "compile_error") return "compile";
   if (t.status == "invalid_config") return "constraints";
   return "runtime";
@@ -138,7 +142,7 @@ T4Imported import_t4(Store& store, const T4File& file, const T4Import& as) {
   return done;
 }
 
-int export_t4(Store& store, const std::string& path, const std::string& study) {
+int export_t4(Store& store, const std::string& path, const std::string& study, std::string* note) {
   refuse_database_path(path, {store.path()});
   std::map<std::string, std::map<std::string, TrialRow>> studies;  // study -> config -> latest trial
   std::set<std::string> predicted;                                 // studies of predictions
@@ -191,11 +195,13 @@ int export_t4(Store& store, const std::string& path, const std::string& study) {
                                                     store.path(), studies.size(), names));
   }
   T4File file;
+  std::map<std::string, int> relabelled;  // status -> trials T4 holds only as "runtime" failures
   for (const auto& [config, t] : studies.begin()->second) {
     T4Result r;
     r.config = core::TuningConfig::from_json(config);
     r.invalidity = invalidity_of(t);
     r.correct = t.status == "ok";
+    if (r.invalidity == "runtime" && t.status != "launch_error") ++relabelled[t.status];
     r.runtimes_ms = t.samples_ms;
     if (t.status == "ok" && r.runtimes_ms.empty() && t.median_ms) r.runtimes_ms = {*t.median_ms};
     r.compile_ms = t.compile_ms.value_or(0);
@@ -203,6 +209,11 @@ int export_t4(Store& store, const std::string& path, const std::string& study) {
     file.results.push_back(std::move(r));
   }
   write_t4(file, path);
+  if (note && !relabelled.empty()) {
+    std::string list;
+    for (const auto& [status, n] : relabelled) list += fmt::format("{}{} {}", list.empty() ? "" : ", ", n, status);
+    *note = fmt::format("T4 has no word for {}: written as runtime failures (import reads them back as launch_error)", list);
+  }
   return static_cast<int>(file.results.size());
 }
 

@@ -56,6 +56,7 @@ void check_t4_results(const T4File& file, const std::string& path);
 // Error{InvalidInput} unless `as` names a kernel, a problem and a device: what import_t4()
 // checks first, for callers to check before they open (and so create) the database.
 void check_t4_import(const T4Import& as);
-int export_t4(Store& store, const std::string& path, const std::string& study = "");
+// `note`, when given, is set to say which statuses T4 could hold only as "runtime" failures.
+int export_t4(Store& store, const std::string& path, const std::string& study = "", std::string* note = nullptr);
 
 }  // namespace mgpu::results

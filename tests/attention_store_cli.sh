@@ -123,6 +123,20 @@ before=$(q "$T/respelled_ok.db" "SELECT count(*) FROM trials WHERE source = 'emu
 check "... and the tuner reuses it rather than verify the config again" \
   '[ $rc = 0 ] && [ "$(q "$T/respelled_ok.db" "SELECT count(*) FROM trials WHERE source = '"'emulate'"'")" = "$before" ]'
 
+# A fresh study whose verdict rows are damaged on the last config it would reach, and verify over
+# them: refused before a trial or a run is written (round 16, F1: 2 trials and a run were
+# committed first; verify left an unfinished run).
+cp "$T/a.db" "$T/late.db"
+sqls "$T/late.db" "DELETE FROM trials WHERE source = 'model'; UPDATE trials SET status = 'Ok' WHERE id = (SELECT max(id) FROM trials WHERE source = 'emulate')"
+counts() { echo "$(q "$1" "SELECT count(*) FROM trials") $(q "$1" "SELECT count(*) FROM runs")"; }
+before=$(counts "$T/late.db")
+"$MGPU" attention $P --device model --trials 3 --db "$T/late.db" --quiet > "$T/out" 2>&1; rc=$?
+check "a fresh study over a damaged later verdict: exit 2, nothing written" \
+  '[ $rc = 2 ] && grep -q "late.db is damaged: trial [0-9]* has an unknown status .Ok." "$T/out" && [ "$(counts "$T/late.db")" = "$before" ]'
+"$MGPU" verify attention $P --all --db "$T/late.db" > "$T/out" 2>&1; rc=$?
+check "verify over it: exit 2, no run left unfinished" \
+  '[ $rc = 2 ] && grep -q "has an unknown status" "$T/out" && [ "$(counts "$T/late.db")" = "$before" ]'
+
 # A stored config that leaves a parameter out means it at its default (results/stored_config.h):
 # what ranks and what is exported is the whole config, which mgpu-bench takes (round 11, F8.1).
 cp "$T/a.db" "$T/part.db"

@@ -63,6 +63,9 @@ check "a JSON row naming one flag twice (seq_q, seq-q): exit 2" '[ $rc = 2 ] && 
 printf '[{"heads": 2, "seq_q": 1E+2}, {"heads": 2, "seq_q": -0}]' > "$T/written.json"
 "$MGPU" attention --arch sm_90a --shapes "$T/written.json" --device model --db "$T/w.db" > "$T/out" 2>&1; rc=$?
 check "a JSON row's 1E+2: exit 2, quoted as written" '[ $rc = 2 ] && grep -q "problem #1: .seq_q. must be a whole number, text or true/false, got 1E+2" "$T/out" && [ ! -e "$T/w.db" ]'
+printf '{"problems": [{"heads": 2, "seq_q": 100}, {"heads": 2, "seq_q": 1e2}]}' > "$T/second.json"
+"$MGPU" attention --arch sm_90a --shapes "$T/second.json" --device model --db "$T/w.db" > "$T/out" 2>&1; rc=$?
+check "the second row's 1e2 is quoted, not the first row's 100" '[ $rc = 2 ] && grep -q "problem #2: .seq_q. must be a whole number, text or true/false, got 1e2$" "$T/out" && [ ! -e "$T/w.db" ]'
 printf '[{"heads": 2, "seq_q": -0}]' > "$T/minus0.json"
 "$MGPU" attention --arch sm_90a --shapes "$T/minus0.json" --device model --db "$T/w.db" > "$T/out" 2>&1; rc=$?
 check "a JSON row's -0: exit 2, quoted as written" '[ $rc = 2 ] && grep -q "problem #1: --seq-q must be a whole number from 1 to 2147483647, got .-0.$" "$T/out" && [ ! -e "$T/w.db" ]'

@@ -61,5 +61,21 @@ TEST(JsonInput, AConfigWithAKeyTwiceIsRefused) {
   EXPECT_EQ(TuningConfig::from_json(R"({"tile_m": 64, "tile_n": 128})").get_int("tile_n"), 128);
 }
 
+// A number is quoted from the place it was read (battery round 16, F4): the same key with the
+// same value elsewhere, a 60-digit integer and -0 come back as that place writes them.
+TEST(JsonInput, ANumberIsQuotedAsWrittenWhereItWasRead) {
+  const std::string text =
+      R"({"format": -0, "tasks": [{"seed": 100, "k": 1}, {"seed": 1E2, "a/b": 2.50, "s": "x\"y", "n": [1, 7e0]}],)"
+      R"( "big": 123456789012345678901234567890123456789012345678901234567890})";
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(number_as_written(text, "/format", j["format"]), "-0");
+  EXPECT_EQ(number_as_written(text, "/tasks/0/seed", j["tasks"][0]["seed"]), "100");
+  EXPECT_EQ(number_as_written(text, "/tasks/1/seed", j["tasks"][1]["seed"]), "1E2");
+  EXPECT_EQ(number_as_written(text, "/tasks/1/a~1b", j["tasks"][1]["a/b"]), "2.50");
+  EXPECT_EQ(number_as_written(text, "/tasks/1/n/1", j["tasks"][1]["n"][1]), "7e0");
+  EXPECT_EQ(number_as_written(text, "/big", j["big"]), "123456789012345678901234567890123456789012345678901234567890");
+  EXPECT_EQ(number_as_written(text, "/tasks/1/none", nlohmann::json(5)), "5");  // no such number: its value
+}
+
 }  // namespace
 }  // namespace mgpu::core

@@ -23,6 +23,7 @@
 #include "core/json_input.h"
 #include "kernels/op_registry.h"
 #include "results/output_file.h"
+#include "results/output_file.h"
 
 namespace mgpu::harness {
 namespace {
@@ -87,21 +88,25 @@ std::optional<std::string> read_status_file(const std::string& path, std::string
 // rule holds for every key (1e2 is refused as "format" is, round 15 F5). `text` is the file's
 // text, so a message quotes the number as the user wrote it, not as it was parsed.
 std::int64_t integer_value(const nlohmann::json& v, const char* key, std::int64_t lo, std::int64_t hi,
-                           std::string_view text) {
-  const std::string written = core::number_as_written(text, key, v);
-  const bool digits = !written.empty() && written.find_first_not_of("-0123456789") == std::string::npos;
-  if (v.is_number_float() && digits)  // a whole number past 64 bits, which JSON reads as a float
-    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, written, lo, hi));
+                           std::string_view text, const std::string& pointer) {
+  auto written = [&] { return core::number_as_written(text, pointer, v).substr(0, 80); };
+  if (v.is_number_float()) {
+    const std::string w = written();
+    if (w.find_first_not_of("-0123456789") == std::string::npos)  // a whole number past 64 bits: JSON reads a float
+      throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, w, lo, hi));
+  }
   if (!v.is_number_integer())
     throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" must be an integer written in digits, not {}", key,
-                                                     written.substr(0, 40)));
+                                                     v.is_number() ? written() : v.dump().substr(0, 40)));
   if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
                              : v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi)
-    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, written, lo, hi));
+    throw Error(ErrorKind::InvalidInput, fmt::format("\"{}\" {} is out of range ({}..{})", key, written(), lo, hi));
   return v.get<std::int64_t>();
 }
-std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi, std::string_view text) {
-  return integer_value(j.at(key), key, lo, hi, text);
+// `at` is the JSON pointer of the object holding `key` ("/tasks/2").
+std::int64_t integer(const nlohmann::json& j, const char* key, std::int64_t lo, std::int64_t hi, std::string_view text,
+                     const std::string& at) {
+  return integer_value(j.at(key), key, lo, hi, text, at + "/" + key);
 }
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int32_t>::max();
@@ -118,11 +123,11 @@ void refuse_unknown_keys(const nlohmann::json& j, std::initializer_list<std::str
     }
 }
 
-CampaignTask read_task(const nlohmann::json& t, std::string_view text) {
+CampaignTask read_task(const nlohmann::json& t, std::string_view text, const std::string& at) {
   refuse_unknown_keys(t, {"index", "op", "arch", "problem", "strategy", "trials", "time_budget_s", "device", "seed", "key"},
                       "the task");
   CampaignTask task;
-  task.index = static_cast<int>(integer(t, "index", 0, kMaxInt, text));
+  task.index = static_cast<int>(integer(t, "index", 0, kMaxInt, text, at));
   task.arch = t.at("arch");
   if (t.contains("op")) task.op = t.at("op").get<std::string>();
   if (task.op != "matmul") {
@@ -142,32 +147,36 @@ CampaignTask read_task(const nlohmann::json& t, std::string_view text) {
     refuse_unknown_keys(t.at("problem"), {"m", "n", "k", "dtype", "out_dtype", "layout"}, "its \"problem\"");
     const auto& p = t.at("problem");
     // The problem's own bounds are the tuning command's to check (negative sizes included).
-    task.problem.m = integer(p, "m", -kMaxInt, kMaxInt, text);
-    task.problem.n = integer(p, "n", -kMaxInt, kMaxInt, text);
-    task.problem.k = integer(p, "k", -kMaxInt, kMaxInt, text);
+    task.problem.m = integer(p, "m", -kMaxInt, kMaxInt, text, at + "/problem");
+    task.problem.n = integer(p, "n", -kMaxInt, kMaxInt, text, at + "/problem");
+    task.problem.k = integer(p, "k", -kMaxInt, kMaxInt, text, at + "/problem");
     task.problem.in_dtype = kernels::parse_dtype(p.at("dtype").get<std::string>());
     task.problem.out_dtype = kernels::parse_dtype(p.at("out_dtype").get<std::string>());
     task.problem.b_layout = kernels::parse_b_layout(p.at("layout").get<std::string>());
   }
   task.strategy = t.at("strategy");
-  task.trials = static_cast<int>(integer(t, "trials", -kMaxInt, kMaxInt, text));
+  task.trials = static_cast<int>(integer(t, "trials", -kMaxInt, kMaxInt, text, at));
   task.time_budget_s = t.value("time_budget_s", 0.0);
   task.device = t.value("device", "auto");
-  if (t.contains("seed")) task.seed = static_cast<std::uint64_t>(integer(t, "seed", 0, static_cast<std::int64_t>(kMaxCampaignSeed), text));
+  if (t.contains("seed")) task.seed = static_cast<std::uint64_t>(integer(t, "seed", 0, static_cast<std::int64_t>(kMaxCampaignSeed), text, at));
   return task;
 }
 
 // The task indices of a submission: an int each, or the status would name other tasks.
-std::vector<int> indices(const nlohmann::json& list, std::string_view text) {
+std::vector<int> indices(const nlohmann::json& list, std::string_view text, const std::string& at) {
   if (!list.is_array()) throw Error(ErrorKind::InvalidInput, "a submission's \"tasks\" must be a list");
   std::vector<int> out;
-  for (const nlohmann::json& i : list) out.push_back(static_cast<int>(integer_value(i, "tasks", 0, kMaxInt, text)));
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.push_back(static_cast<int>(integer_value(list[i], "tasks", 0, kMaxInt, text, fmt::format("{}/{}", at, i))));
   return out;
 }
 
 }  // namespace
 
 void check_campaign_names(const Campaign& c) {
+  // The campaign file's own folder first: its shards go beside it (a path under a file was said
+  // as a shard database's path, one the user never gave: round 16, F6).
+  results::check_output_folder(c.path);
   auto word = [](unsigned char ch) { return std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.'; };
   if (c.name.empty() || !std::all_of(c.name.begin(), c.name.end(), word))
     throw Error(ErrorKind::InvalidInput,
@@ -231,15 +240,16 @@ Campaign load_campaign(const std::string& path) {
   try {
     nlohmann::json j = core::parse_user_json(text, "");  // a key given twice (hand-edited) is refused
     refuse_unknown_keys(j, {"format", "name", "tasks", "submissions"}, "the campaign");
-    if (integer(j, "format", 0, kMaxInt, text) != 1)
-      throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1", j.at("format").dump()));
+    if (integer(j, "format", 0, kMaxInt, text, "") != 1)
+      throw Error(ErrorKind::InvalidInput, fmt::format("campaign format {} is not 1",
+                                                       core::number_as_written(text, "/format", j.at("format"))));
     c.name = j.at("name").get<std::string>();
     const nlohmann::json& tasks = j.at("tasks");
     if (!tasks.is_array()) throw Error(ErrorKind::InvalidInput, "\"tasks\" must be a list");
     for (size_t i = 0; i < tasks.size(); ++i) {
       CampaignTask task;
       try {
-        task = read_task(tasks[i], text);
+        task = read_task(tasks[i], text, fmt::format("/tasks/{}", i));
       } catch (const Error& e) {
         throw Error(ErrorKind::InvalidInput, fmt::format("task {}: {}", i, e.what()));
       }
@@ -248,6 +258,7 @@ Campaign load_campaign(const std::string& path) {
     }
     for (const auto& s : j.value("submissions", nlohmann::json::array()))
       refuse_unknown_keys(s, {"job", "merge_job", "tasks", "partition", "submitted_at"}, "a submission");
+    std::size_t submission = 0;
     for (const auto& s : j.value("submissions", nlohmann::json::array())) {
       // Job ids go into sacct/scontrol/scancel command lines: only what sbatch --parsable
       // answers (digits) is one, anything else in a shared or hand-edited file is refused.
@@ -255,7 +266,7 @@ Campaign load_campaign(const std::string& path) {
         if (!is_job_id(s.at(key).get<std::string>()))
           throw Error(ErrorKind::InvalidInput,
                       fmt::format("a submission's \"{}\" is {}, not a Slurm job id (digits)", key, s.at(key).dump()));
-      c.submissions.push_back({s.at("job"), s.at("merge_job"), indices(s.at("tasks"), text), s.at("partition"),
+      c.submissions.push_back({s.at("job"), s.at("merge_job"), indices(s.at("tasks"), text, fmt::format("/submissions/{}/tasks", submission++)), s.at("partition"),
                                s.at("submitted_at")});
     }
     check_campaign_names(c);

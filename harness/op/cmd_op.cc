@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "harness/compile_configs.h"
 #include "harness/config_option.h"
 #include "harness/exit_codes.h"
+#include "harness/measure/trial_record.h"
 #include "harness/numeric_options.h"
 #include "harness/op/cmd_op_bench.h"
 #include "harness/op/op_prover.h"
@@ -449,6 +451,13 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
   install_stop_handlers();
 
   results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
+  // Every verdict row the prover may read, judged before a run is opened: a damaged one refused
+  // here leaves no unfinished run behind (round 16, F1).
+  const results::TemplateId tmpl = template_id(t);
+  std::set<std::string> checked;
+  for (const kernels::Problem& p : problems)
+    for (const kernels::VerificationProblem& v : t.verification_problems(p))
+      if (checked.insert(v.problem.key).second) store.check_rows_of(tmpl, v.problem.key);
   const std::int64_t run = store.begin_run("verify", arguments, version_string());
   OpProver prover(store, run, t, o.seeds, worker_env);
   int verified = 0, failed = 0, reused = 0, ran = 0, configs = 0;

@@ -114,7 +114,9 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{} is not valid JSON: {}", path, e.what()));
   }
+  std::string base;  // the problems' JSON pointer, for quoting a number as written
   if (doc.is_object()) {
+    base = "/problems";
     for (const auto& [k, v] : doc.items())
       if (k != "name" && k != "problems")
         throw Error(ErrorKind::InvalidInput, fmt::format("{}: unknown key '{}' (a suite object has name and problems)",
@@ -129,6 +131,9 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
     throw Error(ErrorKind::InvalidInput,
                 fmt::format("{}: a problem suite is a JSON array of problems, or an object with \"problems\"", path));
   std::vector<std::pair<Row, std::string>> rows;
+  auto at = [&](std::size_t i, const std::string& k) {
+    return base + (nlohmann::json::json_pointer() / i / k).to_string();
+  };
   for (std::size_t i = 0; i < doc.size(); ++i) {
     const std::string where = fmt::format("{} problem #{}", path, i + 1);
     if (!doc[i].is_object())
@@ -143,12 +148,12 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
       std::string value;
       if (v.is_boolean()) value = v.get<bool>() ? "true" : "false";
       else if (v.is_number_integer())  // -0 reads as 0: quote it as written (battery round 15, F5)
-        value = v == 0 ? core::number_as_written(text, k, v) : v.dump();
+        value = v == 0 ? core::number_as_written(text, at(i, k), v) : v.dump();
       else if (v.is_string()) value = v.get<std::string>();
       else
         throw Error(ErrorKind::InvalidInput,
                     fmt::format("{}: '{}' must be a whole number, text or true/false, got {}", where, k.substr(0, 40),
-                                v.is_number() ? core::number_as_written(text, k, v)
+                                v.is_number() ? core::number_as_written(text, at(i, k), v)
                                               : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40)));
       set_value(t, row, flag, value, where);
     }

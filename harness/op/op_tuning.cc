@@ -137,6 +137,11 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   // Its rows too, every rule (samples, times, configs), and those of the suite's problems still to
   // come: a damaged study is refused before anything is written (round 13, F7 and F10).
   store.check_rows_of(tmpl, problem.key);
+  // And the verdict rows the prover will read, every config's (they are read config by config as
+  // the search reaches them: damage on a later one stopped a fresh study after it had written
+  // trials and a run, round 16 F1).
+  if (worker_env)
+    for (const kernels::VerificationProblem& v : t.verification_problems(o.problem)) store.check_rows_of(tmpl, v.problem.key);
   for (const kernels::Problem& later : o.also_fits) {
     store.check_problem(problem_record(later));
     store.check_rows_of(tmpl, later.key);

@@ -245,6 +245,57 @@ TEST_F(DriverApi, NullArgumentsAndUnknownDevicesOrAttributesAreErrorsNotCrashes)
   EXPECT_EQ(get_proc("cuInit", nullptr, 12000, CU_GET_PROC_ADDRESS_DEFAULT, nullptr), CUDA_ERROR_INVALID_VALUE);
 }
 
+// Round 16, F2 and F3: the remaining NULL arguments are CUDA_ERROR_INVALID_VALUE, and every
+// refusal records its own reason -- mgpuEmuLastError never gives an earlier failure's.
+TEST_F(DriverApi, EveryRefusalSaysItsOwnReason) {
+  primary();
+  using LastError = CUresult (*)(const char**);
+  auto last = reinterpret_cast<LastError>(resolve("mgpuEmuLastError", 2000));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto get = reinterpret_cast<PFN_cuDeviceGet_v2000>(resolve("cuDeviceGet", 2000));
+  auto attr = reinterpret_cast<PFN_cuPointerGetAttribute_v4000>(resolve("cuPointerGetAttribute", 4000));
+  auto managed = reinterpret_cast<PFN_cuMemAllocManaged_v6000>(resolve("cuMemAllocManaged", 6000));
+  auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(resolve("cuTensorMapEncodeTiled", 12000));
+  auto func_attr = reinterpret_cast<PFN_cuFuncGetAttribute_v2020>(resolve("cuFuncGetAttribute", 2020));
+  ASSERT_TRUE(last && alloc && get && attr && managed && encode && func_attr);
+  auto reason = [&] {
+    const char* text = nullptr;
+    EXPECT_EQ(last(&text), CUDA_SUCCESS);
+    return std::string(text ? text : "");
+  };
+  CUdeviceptr p = 0;
+  EXPECT_EQ(alloc(&p, std::size_t(1) << 50), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_NE(reason().find("bytes asked"), std::string::npos);
+  CUdevice d = 0;
+  EXPECT_EQ(get(&d, 1), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(reason(), "cuDeviceGet: no device 1");
+  ASSERT_EQ(alloc(&p, 4096), CUDA_SUCCESS);
+  EXPECT_EQ(attr(nullptr, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(reason(), "cuPointerGetAttribute: data is NULL");
+  EXPECT_EQ(managed(nullptr, 16, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(managed(&p, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_NE(reason().find("cuMemAllocManaged: 0 bytes"), std::string::npos);
+  int v = 0;
+  EXPECT_EQ(func_attr(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, reinterpret_cast<CUfunction>(0x999)), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(reason(), "unknown function handle");
+  alignas(64) CUtensorMap map;
+  cuuint64_t dims[2] = {64, 64}, strides[1] = {128};
+  cuuint32_t box[2] = {64, 64}, es[2] = {1, 1};
+  auto call = [&](CUtensorMap* m, const cuuint64_t* g, const cuuint64_t* st, const cuuint32_t* b, const cuuint32_t* e) {
+    return encode(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, reinterpret_cast<void*>(p), g, st, b, e, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  };
+  EXPECT_EQ(call(&map, dims, strides, box, es), CUDA_SUCCESS);  // the twin
+  EXPECT_EQ(call(nullptr, dims, strides, box, es), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(reason(), "cuTensorMapEncodeTiled: tensorMap is NULL");
+  EXPECT_EQ(call(&map, nullptr, strides, box, es), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(call(&map, dims, nullptr, box, es), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(reason(), "cuTensorMapEncodeTiled: globalStrides is NULL");
+  EXPECT_EQ(call(&map, dims, strides, nullptr, es), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(call(&map, dims, strides, box, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(last(nullptr), CUDA_ERROR_INVALID_VALUE);
+}
+
 // A stream or event handle the caller never created, or has destroyed, is
 // CUDA_ERROR_INVALID_HANDLE wherever one is taken; the null stream and the two special ones
 // (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) always name a stream (round 15, F3).

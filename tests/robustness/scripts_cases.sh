@@ -54,6 +54,13 @@ fixture_campaign_seed_1E2() { campaign_sed 's/"seed": 0/"seed": 1E2/'; }
 fixture_campaign_trials_1e9() { campaign_sed 's/"trials": 2/"trials": 1e9/'; }
 fixture_campaign_format_1e0() { campaign_sed 's/"format": 1/"format": 1e0/'; }
 fixture_campaign_seed_20_digits() { campaign_sed 's/"seed": 0/"seed": 99999999999999999999/'; }
+# Two tasks, task 0's seed 100 and task 1's 1E2: task 1's is quoted (round 16, F4); 60 digits too.
+fixture_campaign_two_seeds() {
+  campaign_with 'c["tasks"].append(dict(c["tasks"][0], index=1, seed=100)); c["tasks"][0]["seed"] = 100'
+  "$PY" -c "import sys; p = sys.argv[1]; t = open(p).read(); i = t.rindex('\"seed\": 100'); open(p, 'w').write(t[:i] + '\"seed\": 1E2' + t[i + 11:])" "$W/c.json"
+}
+fixture_campaign_seed_60_digits() { campaign_sed "s/\"seed\": 0/\"seed\": $(printf '9%.0s' $(seq 60))/"; }
+fixture_campaign_format_minus_0() { campaign_sed 's/"format": 1/"format": -0/'; }
 # One past the tuners' --trials bound, which a hand edit passed (battery round 14, F4); the bound
 # itself is taken.
 fixture_campaign_trials_past_bound() { campaign_with 'c["tasks"][0]["trials"] = 1000000001'; }
@@ -223,6 +230,8 @@ bad bench_help_lists_exit_codes 0 "3 nothing could be measured" -- bench matmul 
 ## campaign plan: the tuning command's own checks, at plan time
 bad plan_unknown_strategy 2 "unknown strategy 'bogus'" -- campaign plan --arch sm_90a --strategy bogus -o c.json
 bad plan_arch_sm80 2 "unknown arch 'sm_80'" -- campaign plan --arch sm_80 -o c.json
+bad plan_under_a_file 2 "cannot write f\.txt/c\.json: .*/f\.txt is a file, not a folder, so nothing can be under it" --writes -- \
+  sh: "echo keep > f.txt && '$MGPU' campaign plan --arch sm_90a --m 256 --n 256 --k 256 -o f.txt/c.json"
 bad plan_negative_k 2 "error: --k" -- campaign plan --arch sm_90a --k=-64 -o c.json
 bad plan_zero_trials 2 "error: --trials: must be a whole number between 1 and 1000000000, got '0'" -- campaign plan --arch sm_90a --trials 0 -o c.json
 bad plan_nan_budget 2 "error: --time-budget: must be a finite number of at least 0, got 'nan'" -- campaign plan --arch sm_90a --time-budget nan -o c.json
@@ -289,6 +298,12 @@ bad submit_seed_1E2 2 "c.json: task 0: \"seed\" must be an integer written in di
 bad submit_trials_1e9 2 "\"trials\" must be an integer written in digits, not 1e9$" --fixture campaign_trials_1e9 -- \
   campaign submit c.json --partition gpu --dry-run
 bad submit_format_1e0 2 "\"format\" must be an integer written in digits, not 1e0$" --fixture campaign_format_1e0 -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_second_task_seed_1E2 2 "c.json: task 1: \"seed\" must be an integer written in digits, not 1E2$" --fixture campaign_two_seeds -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_seed_60_digits 2 "\"seed\" 9{60} is out of range \(0..4294967295\)" --fixture campaign_seed_60_digits -- \
+  campaign submit c.json --partition gpu --dry-run
+bad submit_format_minus_0 2 "campaign format -0 is not 1" --fixture campaign_format_minus_0 -- \
   campaign submit c.json --partition gpu --dry-run
 bad submit_seed_20_digits 2 "\"seed\" 99999999999999999999 is out of range \(0..4294967295\)" --fixture campaign_seed_20_digits -- \
   campaign submit c.json --partition gpu --dry-run

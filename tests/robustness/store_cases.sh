@@ -174,6 +174,8 @@ bad export_db_via_symlink_onto_db 2 "refusing to write .*t.db: it is the results
 bad export_json_onto_existing_file 2 "out.json is a file, but --format json writes a folder" --fixture existing_outputs -- export --db '$DB' --format json -o '$W/out.json'
 bad export_cpp_onto_folder 2 "dir is a folder: give a file path" --fixture existing_outputs -- export --db '$DB' --format cpp -o '$W/dir'
 bad export_csv_into_missing_folder 2 "cannot write .*: the folder .*nowhere does not exist" --fixture good -- export --db '$DB' --format csv -o '$W/nowhere/x.csv'
+bad export_csv_under_a_file 2 "cannot write f\.txt/x\.csv: .*/f\.txt is a file, not a folder, so nothing can be under it" --fixture good --writes -- \
+  sh: "echo keep > f.txt && '$MGPU' export --db t.db --format csv -o f.txt/x.csv; r=\$?; [ \"\$(cat f.txt)\" = keep ] || exit 99; exit \$r"
 bad export_cpp_over_existing_file 0 "wrote 0 entries to .*out.h" --writes --fixture existing_outputs -- export --db '$DB' --format cpp -o '$W/out.h'
 bad report_onto_db 2 "refusing to write .*t.db: it is the results database" --fixture good -- report --db '$DB' -o '$DB'
 bad report_over_db_named_index 2 "refusing to write .*index.html: it is the results database" --fixture report_over_db -- report --db '$W/rep/index.html' -o '$W/rep'

@@ -317,4 +317,19 @@ bad import_two_time_measurements 2 "T4 file u\.json, result 0: two \"time\" meas
 bad import_time_measurement_as_text 2 "T4 file u\.json, result 0: the time measurement's value \"2\.1\" is not a number" \
   --fixture t4_time_text -- import --t4 u.json --db t.db --kernel k --device d
 
+# A status T4 holds comes back from its own export: a wrong result is "correct" with correctness
+# 0, which import reads as one (it came back as a launch error: battery round 16, F5); a timeout,
+# which T4 has no word for, is written as a runtime failure and the export says so.
+fixture_t4_statuses() {
+  fixture_t4
+  t4 r.json "[$(ok_result 1), $(ok_result 2), $(ok_result 3)]"
+  "$MGPU" import --t4 "$W/r.json" --db "$W/s.db" --kernel k --problem p --device d > /dev/null
+  python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1])
+c.execute(\"UPDATE trials SET status = 'wrong_result', message = 'off by 1' WHERE config_id IN (SELECT id FROM configs WHERE json LIKE '%2}')\")
+c.execute(\"UPDATE trials SET status = 'timeout', median_ms = NULL, min_ms = NULL, mean_ms = NULL, samples_json = '[]', sample_count = 0 WHERE config_id IN (SELECT id FROM configs WHERE json LIKE '%3}')\")
+c.commit()" "$W/s.db" || { echo "fixture_t4_statuses: edit failed"; exit 1; }
+}
+bad export_t4_statuses_round_trip 0 "^T4 has no word for 1 timeout: written as runtime failures.*(import reads them back as launch_error)" \
+  --fixture t4_statuses --writes -- sh: "'$MGPU' export --db s.db --format t4 -o back.json && '$MGPU' import --t4 back.json --db b.db --kernel k --problem p --device d > /dev/null && python3 -c \"import sqlite3; print(sorted(sqlite3.connect('b.db').execute('SELECT status FROM trials').fetchall()))\" | grep -x \"\\[('launch_error',), ('ok',), ('wrong_result',)\\]\""
+
 finish

@@ -53,7 +53,7 @@ bool presents_sm100(const DriverState& S) {
 #define EMU_LOCK                                   \
   DriverState& S = DriverState::get();             \
   std::lock_guard<std::mutex> lock_(S.mu);         \
-  if (!S.initialized) return CUDA_ERROR_NOT_INITIALIZED
+  if (!S.initialized) return S.fail(CUDA_ERROR_NOT_INITIALIZED, "cuInit has not been called")
 
 #define EMU_LOCK_STICKY \
   EMU_LOCK;             \
@@ -64,6 +64,13 @@ bool presents_sm100(const DriverState& S) {
 // (battery round 15, F2). After EMU_LOCK.
 #define EMU_NOT_NULL(arg, call) \
   if (!(arg)) return S.fail(CUDA_ERROR_INVALID_VALUE, call ": " #arg " is NULL")
+// A refusal by a call that holds no lock (it touches no device state): its reason is recorded
+// all the same, so mgpuEmuLastError never gives an earlier, unrelated failure's (round 16, F3).
+CUresult fail_unlocked(CUresult code, std::string why) {
+  DriverState& S = DriverState::get();
+  std::lock_guard<std::mutex> lock(S.mu);
+  return S.fail(code, std::move(why));
+}
 // The one device there is: another ordinal is CUDA_ERROR_INVALID_DEVICE (round 15, F3).
 #define EMU_DEVICE(d, call) \
   if ((d) < 0 || (d) >= kDevices) return S.fail(CUDA_ERROR_INVALID_DEVICE, call ": no device " + std::to_string(d))
@@ -150,7 +157,7 @@ CUresult CUDAAPI cuInit(unsigned int flags) {
 }
 
 CUresult CUDAAPI cuDriverGetVersion(int* v) {
-  if (!v) return CUDA_ERROR_INVALID_VALUE;
+  if (!v) return fail_unlocked(CUDA_ERROR_INVALID_VALUE, "cuDriverGetVersion: v is NULL");
   *v = CUDA_VERSION;
   return CUDA_SUCCESS;
 }
@@ -170,14 +177,15 @@ CUresult CUDAAPI cuGetErrorName(CUresult e, const char** s) {
       {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"},
       {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
       {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}};
-  if (!s) return CUDA_ERROR_INVALID_VALUE;
+  if (!s) return fail_unlocked(CUDA_ERROR_INVALID_VALUE, "cuGetErrorName: s is NULL");
   auto it = names.find(e);
   *s = it == names.end() ? nullptr : it->second;
-  return it == names.end() ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+  return it == names.end() ? fail_unlocked(CUDA_ERROR_INVALID_VALUE, "cuGetErrorName: no error " + std::to_string(int(e)))
+                           : CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuGetErrorString(CUresult e, const char** s) {
-  if (!s) return CUDA_ERROR_INVALID_VALUE;
+  if (!s) return fail_unlocked(CUDA_ERROR_INVALID_VALUE, "cuGetErrorString: s is NULL");
   switch (e) {
     case CUDA_ERROR_NOT_SUPPORTED: *s = "operation not supported on the virtual device (see mgpuEmuLastError)"; break;
     case CUDA_ERROR_LAUNCH_TIMEOUT: *s = "the kernel deadlocked or did not finish on the virtual device"; break;
@@ -198,7 +206,7 @@ CUresult CUDAAPI cuDeviceGetCount(int* n) {
 CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
   EMU_LOCK;
   EMU_NOT_NULL(d, "cuDeviceGet");
-  if (ordinal < 0 || ordinal >= kDevices) return CUDA_ERROR_INVALID_DEVICE;
+  EMU_DEVICE(ordinal, "cuDeviceGet");
   *d = ordinal;
   return CUDA_SUCCESS;
 }
@@ -294,15 +302,16 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
 // that is no live context, as cuCtxSynchronize_v2 does.
 CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
   EMU_LOCK;
-  if (!device) return CUDA_ERROR_INVALID_VALUE;
-  if (S.primary_refs == 0) return CUDA_ERROR_INVALID_CONTEXT;
+  EMU_NOT_NULL(device, "cuCtxGetDevice");
+  if (S.primary_refs == 0) return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxGetDevice: no context is current");
   *device = 0;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
   EMU_LOCK;
-  if (!device) return CUDA_ERROR_INVALID_VALUE;
-  if (S.primary_refs == 0 || (ctx && ctx != reinterpret_cast<CUcontext>(&S))) return CUDA_ERROR_INVALID_CONTEXT;
+  EMU_NOT_NULL(device, "cuCtxGetDevice");
+  if (S.primary_refs == 0 || (ctx && ctx != reinterpret_cast<CUcontext>(&S)))
+    return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxGetDevice: the context is no live context");
   *device = 0;
   return CUDA_SUCCESS;
 }
@@ -318,7 +327,8 @@ CUresult CUDAAPI cuCtxSynchronize() { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
 // resolves the new ABI but calls the old prototype fails here too, not only on a GPU.
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
   EMU_LOCK;
-  if (ctx && (ctx != reinterpret_cast<CUcontext>(&S) || S.primary_refs == 0)) return CUDA_ERROR_INVALID_CONTEXT;
+  if (ctx && (ctx != reinterpret_cast<CUcontext>(&S) || S.primary_refs == 0))
+    return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxSynchronize: the context is no live context");
   if (S.sticky != CUDA_SUCCESS) return S.sticky;
   return CUDA_SUCCESS;
 }
@@ -395,13 +405,13 @@ CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUmodule mo
       if (bytes) *bytes = m->ptx.variables[i].size;
       return CUDA_SUCCESS;
     }
-  return CUDA_ERROR_NOT_FOUND;
+  return S.fail(CUDA_ERROR_NOT_FOUND, std::string("cuModuleGetGlobal: the module has no global ") + name);
 }
 
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
   EMU_LOCK_STICKY;
   auto it = S.functions.find(f);
-  if (it == S.functions.end()) return CUDA_ERROR_INVALID_HANDLE;
+  if (it == S.functions.end()) return S.fail(CUDA_ERROR_INVALID_HANDLE, "unknown function handle");
   if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
     if (v < 0 || v > 227 * 1024) return S.fail(CUDA_ERROR_INVALID_VALUE, "dynamic shared memory above 227 KiB");
     it->second->max_dynamic_smem = v;
@@ -413,7 +423,7 @@ CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f
   EMU_LOCK;
   EMU_NOT_NULL(v, "cuFuncGetAttribute");
   auto it = S.functions.find(f);
-  if (it == S.functions.end()) return CUDA_ERROR_INVALID_HANDLE;
+  if (it == S.functions.end()) return S.fail(CUDA_ERROR_INVALID_HANDLE, "unknown function handle");
   switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = it->second->max_dynamic_smem; break;
@@ -453,7 +463,7 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   EMU_LOCK_STICKY;
   EMU_NOT_NULL(p, "cuMemAlloc");
-  if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (bytes == 0) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc: 0 bytes");
   mgpu::emu::GlobalMemory& m = S.device->memory();
   if (bytes > kDeviceMemory - std::min(kDeviceMemory, m.allocated_bytes()))
     return S.fail(CUDA_ERROR_OUT_OF_MEMORY, std::to_string(bytes) + " bytes asked with " + std::to_string(m.allocated_bytes()) +
@@ -520,9 +530,11 @@ CUresult CUDAAPI cuMemsetD16(CUdeviceptr dst, unsigned short v, size_t n) {
 // it does for unregistered pageable memory).
 CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdeviceptr ptr) {
   EMU_LOCK;
+  EMU_NOT_NULL(data, "cuPointerGetAttribute");
   using Kind = mgpu::emu::GlobalMemory::Kind;
   Kind kind{};
-  if (!S.device->memory().kind_of(ptr, kind)) return CUDA_ERROR_INVALID_VALUE;
+  if (!S.device->memory().kind_of(ptr, kind))
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute: the address is no allocation of the virtual device");
   switch (a) {
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
       *static_cast<unsigned int*>(data) = kind == Kind::Registered ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
@@ -530,7 +542,8 @@ CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdevi
     case CU_POINTER_ATTRIBUTE_IS_MANAGED: *static_cast<unsigned int*>(data) = kind == Kind::Managed; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *static_cast<CUdeviceptr*>(data) = ptr; return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-      if (kind == Kind::Device) return CUDA_ERROR_INVALID_VALUE;  // device memory has no host address
+      if (kind == Kind::Device)  // device memory has no host address
+        return S.fail(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute: device memory has no host pointer");
       *static_cast<void**>(data) = reinterpret_cast<void*>(ptr);
       return CUDA_SUCCESS;
     default:
@@ -569,7 +582,8 @@ CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int
   EMU_LOCK_STICKY;
   using Kind = mgpu::emu::GlobalMemory::Kind;
   Kind kind{};
-  if (!d || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  EMU_NOT_NULL(d, "cuMemHostGetDevicePointer");
+  if (flags != 0) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostGetDevicePointer: flags must be 0");
   if (!S.device->memory().kind_of(reinterpret_cast<CUdeviceptr>(p), kind) || kind == Kind::Device)
     return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostGetDevicePointer: the address is not registered or managed host memory");
   *d = reinterpret_cast<CUdeviceptr>(p);
@@ -577,7 +591,9 @@ CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int
 }
 CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* p, size_t bytes, unsigned int flags) {
   EMU_LOCK_STICKY;
-  if (bytes == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)) return CUDA_ERROR_INVALID_VALUE;
+  EMU_NOT_NULL(p, "cuMemAllocManaged");
+  if (bytes == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemAllocManaged: 0 bytes, or flags other than CU_MEM_ATTACH_GLOBAL or _HOST");
   mgpu::emu::GlobalMemory& m = S.device->memory();
   if (bytes > kDeviceMemory - std::min(kDeviceMemory, m.allocated_bytes()))
     return S.fail(CUDA_ERROR_OUT_OF_MEMORY, std::to_string(bytes) + " managed bytes asked with " + std::to_string(m.allocated_bytes()) +
@@ -661,6 +677,11 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType dt
                                         CUtensorMapL2promotion, CUtensorMapFloatOOBfill oob) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
+  // The arrays the PTX ISA's tensor-map fields come from; globalStrides has rank - 1 entries.
+  if (!map || !dims || !box || !es || (rank > 1 && !strides))
+    return S.fail(CUDA_ERROR_INVALID_VALUE, std::string("cuTensorMapEncodeTiled: ") +
+                                                (!map ? "tensorMap" : !dims ? "globalDim" : !box ? "boxDim" : !es ? "elementStrides" : "globalStrides") +
+                                                " is NULL");
   std::string err = mgpu::emu::encode_tensor_map(map, dtype, rank, reinterpret_cast<std::uint64_t>(base), dims, strides, box, es, il, sw, oob);
   return err.empty() ? CUDA_SUCCESS : S.fail(CUDA_ERROR_INVALID_VALUE, "cuTensorMapEncodeTiled: " + err);
 }
@@ -669,12 +690,14 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType dt
 CUresult mgpuEmuLastLaunch(const char** json) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
+  if (!json) return S.fail(CUDA_ERROR_INVALID_VALUE, "mgpuEmuLastLaunch: json is NULL");
   *json = S.last_launch_json.c_str();
   return CUDA_SUCCESS;
 }
 CUresult mgpuEmuLastError(const char** text) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
+  if (!text) return CUDA_ERROR_INVALID_VALUE;  // the reason it would record is the one asked for
   *text = S.last_error.c_str();
   return CUDA_SUCCESS;
 }
@@ -691,7 +714,8 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
                             {13000, reinterpret_cast<void*>(&cuCtxSynchronize_v2)}}},
       {"cuCtxGetDevice", {{2000, reinterpret_cast<void*>(&cuCtxGetDevice)},
                           {13000, reinterpret_cast<void*>(&cuCtxGetDevice_v2)}}}};
-  if (!symbol || !pfn) return CUDA_ERROR_INVALID_VALUE;  // no std::string of a NULL (round 15, F2)
+  if (!symbol || !pfn)  // no std::string of a NULL (round 15, F2)
+    return fail_unlocked(CUDA_ERROR_INVALID_VALUE, std::string("cuGetProcAddress: ") + (symbol ? "pfn" : "symbol") + " is NULL");
   if (auto v = versioned.find(symbol); v != versioned.end()) {
     void* chosen = nullptr;
     for (const Versioned& abi : v->second)
@@ -724,7 +748,7 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
   if (it == table.end()) {
     *pfn = nullptr;
     if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    return CUDA_ERROR_NOT_FOUND;
+    return fail_unlocked(CUDA_ERROR_NOT_FOUND, std::string("cuGetProcAddress: no entry point ") + symbol);
   }
   *pfn = it->second;
   if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
