@@ -252,18 +252,21 @@ void add_export(CLI::App& app) {
   cmd->add_option("--op", o->op, fmt::format("The op whose problems --shapes lists: {}", ops))->capture_default_str();
   cmd->add_flag("--require-verified", o->require_verified,
                 "Refuse (exit 1, nothing written) when any entry is verified neither on hardware nor on the "
-                "virtual device (json and cpp)");
+                "virtual device (json, cpp and pack; a pack then holds no default kernels, which no row proved)");
   cmd->callback(deferring_stops("the export had finished (its output is whole); the database was only read", [o] {
     if (o->require_verified && (o->format == "csv" || o->format == "t4"))
       throw core::Error(core::ErrorKind::InvalidInput,
                         fmt::format("--require-verified goes with --format json, cpp or pack ({} lists every trial, "
                                     "whatever its status or verification)", o->format));
     if (o->format == "pack") {
-      if (!o->shapes.empty() || o->all_versions || !o->study.empty())
+      if (!o->shapes.empty() || o->all_versions || !o->study.empty() || o->op != "matmul")
         throw core::Error(core::ErrorKind::InvalidInput,
                           fmt::format("{} does not go with --format pack (a pack holds the current template "
-                                      "versions' kernels, and serves every problem by its own selection)",
-                                      !o->shapes.empty() ? "--shapes" : o->all_versions ? "--all-versions" : "--study"));
+                                      "versions' matmul kernels, and serves every problem by its own selection)",
+                                      !o->shapes.empty() ? "--shapes"
+                                      : o->all_versions  ? "--all-versions"
+                                      : !o->study.empty() ? "--study"
+                                                          : "--op " + o->op.substr(0, 40)));
       results::Store s = results::Store::open(o->db, results::OpenMode::ReadOnly);
       const PackSummary p = export_pack(s, o->output, o->include_model, current_templates(), o->require_verified,
                                         core::CompileCache::default_dir().string());
@@ -284,8 +287,15 @@ void add_export(CLI::App& app) {
         fmt::print("{} rows of other ops or kernels left out (a pack holds matmul kernels this mgpu-tune builds)\n",
                    p.left_out);
       if (!skipped.empty()) fmt::print("{}\n", skipped);
-      fmt::print("build it: cmake -S {0} -B {0}/build && cmake --build {0}/build (README 'Shipping tuned kernels')\n",
-                 o->output);
+      // Quoted for a shell where the path needs it (a folder name with a space: round 17, F13).
+      std::string dir = o->output;
+      if (dir.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+") != std::string::npos) {
+        std::string q = "'";
+        for (char c : dir) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        dir = q + "'";
+      }
+      const std::string build = dir.back() == '\'' ? dir.substr(0, dir.size() - 1) + "/build'" : dir + "/build";
+      fmt::print("build it: cmake -S {0} -B {1} && cmake --build {1} (README 'Shipping tuned kernels')\n", dir, build);
       return;
     }
     if (o->include_model && o->format == "t4")

@@ -7,7 +7,7 @@
 # pkg-config from a C11 one. Refusals: a folder that is no pack, a file, stale options, a kernel
 # hash other than the one recorded -- each exit 2 with what was there left as it was.
 set -uo pipefail
-MGPU="${MGPU:?}"
+MGPU="$(realpath "${MGPU:?}")"
 VCUDA="${VCUDA:?}"
 T="$(mktemp -d /tmp/mgpu-pack.XXXXXX)"; [ -n "${KEEP:-}" ] || trap 'rm -rf "$T"' EXIT; echo "scratch $T"
 export MGPU_CACHE_DIR="$T/cache"
@@ -100,6 +100,29 @@ check "a recorded kernel hash this mgpu-tune does not build: refused, the earlie
 "$MGPU" export --db "$T/t.db" --format pack -o "$T/pack" --include-model --json > "$T/out" 2>/dev/null; rc=$?
 check "an earlier pack is replaced; --json says what was written" \
   '[ $rc = 0 ] && "$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"entries\"] == 3 and j[\"archs\"] == [\"sm_100a\", \"sm_90a\"], j" "$T/out" && [ -z "$(ls -A "$T" | grep -e partial -e "\.old-")" ]'
+
+# Round 17: the folder as written with a trailing '/' (F1); a symbolic link to a pack replaces
+# the pack it names and keeps the link (F3); the database inside the folder, and the current
+# folder, refused before anything is built (F2); --op other than matmul refused (F5);
+# --require-verified ships no unproved defaults (F6); a folder name with a space is quoted in the
+# hint (F13).
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/pack/" --include-model > "$T/out" 2>&1; rc=$?
+check "-o DIR/ is DIR: replaced" '[ $rc = 0 ] && [ -f "$T/pack/manifest.json" ] && [ -z "$(ls -A "$T" | grep -e partial -e "\.old-")" ]'
+ln -s "$T/pack" "$T/link"
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/link" --include-model > "$T/out" 2>&1; rc=$?
+check "-o LINK replaces the pack it names; the link stays" '[ $rc = 0 ] && [ -L "$T/link" ] && [ -f "$T/pack/manifest.json" ]'
+cp "$T/t.db" "$T/pack/results.db"
+"$MGPU" export --db "$T/pack/results.db" --format pack -o "$T/pack" --include-model > "$T/out" 2>&1; rc=$?
+check "a database inside the pack folder: refused, kept" \
+  '[ $rc = 2 ] && grep -q "is inside .*which a pack replaces whole" "$T/out" && [ -f "$T/pack/results.db" ] && ! grep -q "pack: building" "$T/out"'
+rm "$T/pack/results.db"
+(cd "$T/pack" && "$MGPU" export --db "$T/t.db" --format pack -o . --include-model) > "$T/out" 2>&1; rc=$?
+check "-o . (the current folder): refused" '[ $rc = 2 ] && grep -q "is the current folder or holds it" "$T/out" && [ -f "$T/pack/manifest.json" ]'
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/p3" --include-model --op attention > "$T/out" 2>&1; rc=$?
+check "--op attention does not go with a pack" '[ $rc = 2 ] && grep -q "op attention does not go with --format pack" "$T/out" && [ ! -e "$T/p3" ]'
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/my pack" --include-model --require-verified > "$T/out" 2>&1; rc=$?
+check "--require-verified: the verified tuned entries, no defaults; the hint quoted" \
+  '[ $rc = 0 ] && grep -q "3 tuned entries and 0 defaults" "$T/out" && grep -qF "cmake -S '"'$T/my pack'"' -B '"'$T/my pack/build'"'" "$T/out"'
 
 echo "$fails failed"
 [ "$fails" = 0 ]

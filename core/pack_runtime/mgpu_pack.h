@@ -60,7 +60,7 @@ typedef struct {
   const char* config_json;
   const char* verification;  /* "hardware", "virtual" or "none" */
   const char* source;        /* "cuda" (measured), "model" (predicted) or "default" */
-  const char* tool_version;  /* the mgpu-tune that measured it */
+  const char* tool_version;  /* the mgpu-tune that built the binary (the export) */
   const char* source_hash;   /* of the template version that built it */
   const char* kernel_hash;   /* of the PTX shipped */
   double median_ms;          /* at its problem; 0 for a default */

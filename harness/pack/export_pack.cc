@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -51,20 +53,58 @@ bool is_pack_folder(const fs::path& dir) {
   }
 }
 
-void check_output(const std::string& dir, results::Store& store) {
+// The folder the pack will be: `dir` made absolute and normal ("DIR/", "DIR/." and "DIR//" are
+// DIR: round 17, F1), a symbolic link followed to the folder it names (the link stays, its
+// target is replaced: F3). Refused, before anything is built: a file; a folder holding anything
+// but an earlier pack; a path under a file; the current folder or one above it; a folder that
+// holds the results database (replacing the folder would delete it: F2).
+fs::path check_output(const std::string& dir, results::Store& store) {
   if (dir.empty()) throw core::Error(core::ErrorKind::InvalidInput, "the output path is empty");
   results::refuse_database_path(dir, {store.path()});
   std::error_code ec;
-  const fs::file_status st = fs::status(dir, ec);
-  if (!fs::exists(st)) return;
+  fs::path target = fs::absolute(dir).lexically_normal();
+  if (target.has_parent_path() && target.filename().empty()) target = target.parent_path();
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    const fs::path to = fs::weakly_canonical(target, ec);
+    if (ec || !fs::exists(to, ec))
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{} is a symbolic link to nowhere: give the pack's folder itself", dir));
+    target = to;
+  }
+  for (fs::path up = target.parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())
+    if (fs::exists(up, ec)) {
+      if (!fs::is_directory(up, ec))
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("cannot write {}: {} is a file, not a folder, so nothing can be under it", dir,
+                                      up.string()));
+      break;
+    }
+  const fs::path here = fs::weakly_canonical(fs::current_path(ec), ec);
+  const fs::path real = fs::weakly_canonical(target, ec);
+  auto inside = [](const fs::path& child, const fs::path& folder) {
+    const auto [end, rest] = std::mismatch(folder.begin(), folder.end(), child.begin(), child.end());
+    return end == folder.end();
+  };
+  if (inside(here, real))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is the current folder or holds it: a pack replaces its folder whole; give "
+                                  "another folder", dir));
+  const fs::path db = fs::weakly_canonical(fs::absolute(store.path()), ec);
+  if (inside(db, real))
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("the database {} is inside {}, which a pack replaces whole (it would be deleted): "
+                                  "write the pack to another folder", store.path(), dir));
+  const fs::file_status st = fs::status(target, ec);
+  if (!fs::exists(st)) return target;
   if (!fs::is_directory(st))
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{} is a file, but --format pack writes a folder (a C library): give a folder path", dir));
-  if (!fs::is_empty(dir, ec) && !is_pack_folder(dir))
+  if (!fs::is_empty(target, ec) && !is_pack_folder(target))
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("{} holds files and is no kernel pack (no pack's manifest.json): a pack replaces "
                                   "only an earlier pack or an empty folder; give a new folder",
                                   dir));
+  return target;
 }
 
 // Bytes as the body of a C array: decimal, 32 per line (any C compiler, any pedantic level: a
@@ -132,11 +172,16 @@ bool preferred(const results::LabelledRow& a, const results::LabelledRow& b) {
 }
 
 void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  errno = 0;
   std::ofstream out(path, std::ios::binary);
   out << text;
   out.close();
-  if (!out) throw core::Error(core::ErrorKind::IO, fmt::format("cannot write {}", path.string()));
+  // Said with its reason (a full disk was "cannot write X" alone: round 17, F13).
+  if (!out || ec)
+    throw core::Error(core::ErrorKind::IO, fmt::format("cannot write {} ({})", path.string(),
+                                                       ec ? ec.message() : std::strerror(errno ? errno : EIO)));
 }
 
 // The folder written beside `dir`, removed unless it was renamed into place.
@@ -154,7 +199,7 @@ struct StagingFolder {
 PackSummary export_pack(results::Store& store, const std::string& dir, bool include_model,
                         const std::vector<results::TemplateId>& current, bool require_verified_rows,
                         const std::string& cache_dir) {
-  check_output(dir, store);
+  const fs::path target = check_output(dir, store);
   results::VerifiedBest best = results::verified_best(store, include_model, current);
   if (require_verified_rows) results::require_verified(best);
   PackSummary summary;
@@ -197,7 +242,14 @@ PackSummary export_pack(results::Store& store, const std::string& dir, bool incl
     exit_if_stopped("the pack export stopped before it wrote anything (the database was only read)");
     std::fprintf(stderr, "pack: building %s %s at %s (%zu)\n", std::string(t.name()).c_str(), c.to_json().c_str(),
                  p.key().c_str(), ++done);
-    PackKernel k = kernels::matmul_pack_kernel(t, p, c, options);
+    PackKernel k;
+    try {
+      k = kernels::matmul_pack_kernel(t, p, c, options);
+    } catch (const core::Error&) {
+      // A stop reaches ptxas too: said as the stop it is, not as the tool's failure (round 17, F4).
+      exit_if_stopped("the pack export stopped before it wrote anything (the database was only read)");
+      throw;
+    }
     if (!recorded_hash.empty() && recorded_hash != k.kernel_hash)
       throw core::Error(core::ErrorKind::InvalidInput,
                         fmt::format("{}: the {} kernel of {} at {} was recorded as {}, but this mgpu-tune builds {}: "
@@ -232,7 +284,9 @@ PackSummary export_pack(results::Store& store, const std::string& dir, bool incl
   summary.entries = int(entries.size());
   // The default of every kind the template takes and nothing tunes: mgpu_matmul() falls back to
   // it (for a tuned kind, the nearest tuned problem always serves).
-  for (const std::string& a : archs) {
+  // With --require-verified none: a default is a config no row proved (round 17, F6), so an
+  // untuned kind is MGPU_ERR_NO_KERNEL rather than an unverified kernel.
+  for (const std::string& a : require_verified_rows ? std::set<std::string>{} : archs) {
     const kernels::MatmulTemplate& t = kernels::matmul_template(core::parse_arch(a));
     for (const kernels::MatmulProblem& p : kernels::matmul_pack_default_problems(t)) {
       if (tuned_kinds.count({a, int(p.in_dtype), int(p.out_dtype), int(p.b_layout)})) continue;
@@ -246,7 +300,6 @@ PackSummary export_pack(results::Store& store, const std::string& dir, bool incl
   summary.archs.assign(archs.begin(), archs.end());
 
   // Written beside the target, then renamed into place: a failure leaves `dir` as it was.
-  const fs::path target = fs::absolute(dir).lexically_normal();
   StagingFolder staging{target.parent_path() / fmt::format(".{}.partial-{}", target.filename().string(), ::getpid())};
   std::error_code ec;
   fs::remove_all(staging.path, ec);

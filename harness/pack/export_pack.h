@@ -5,13 +5,17 @@
 // with this binary's template, and refuses (Error{InvalidInput}, nothing written) a row whose
 // recorded kernel_hash is not the PTX this binary builds (the pack would ship a kernel other
 // than the one measured and verified). It adds, per arch, the template's default config for
-// each dtype/layout combination it accepts and no row tunes (what mgpu_matmul() falls back to).
+// each dtype/layout combination it accepts and no row tunes (what mgpu_matmul() falls back to),
+// except with require_verified_rows (then every entry is a verified row, and an untuned kind has
+// no kernel).
 // The folder holds: include/mgpu_pack.h (the ABI), src/ (the runtime, the generated tables, one
 // .c per kernel with its PTX and cubin), CMakeLists.txt (library mgpu_pack, target
 // mgpu_pack::mgpu_pack, install with a CMake package and mgpu_pack.pc), example/ (a program that
 // runs every entry through the ABI against a CPU reference), manifest.json. It is written
 // beside DIR and renamed into place: DIR is replaced whole when it is a pack (it holds a pack's
-// manifest.json) or empty, refused when it holds anything else; a failure leaves DIR as it was.
+// manifest.json) or empty, refused when it holds anything else, when it holds the database or
+// the current folder, or lies under a file (a symbolic link is followed to the folder it names);
+// a failure or a stop leaves DIR as it was.
 // Rows of other ops are left out and counted (`left_out`). Returns the entries written.
 #pragma once
 

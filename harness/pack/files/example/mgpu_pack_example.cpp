@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -196,8 +197,17 @@ bool run(const Driver& d, int entry, std::int64_t m, std::int64_t n, std::int64_
 int main(int argc, char** argv) {
   std::int64_t size[3] = {0, 0, 0};
   if (argc == 4) {
-    for (int i = 0; i < 3; ++i) size[i] = std::strtoll(argv[i + 1], nullptr, 10);
-    if (size[0] < 1 || size[1] < 1 || size[2] < 1) die("M N K must be positive whole numbers");
+    for (int i = 0; i < 3; ++i) {
+      char* end = nullptr;
+      errno = 0;
+      size[i] = std::strtoll(argv[i + 1], &end, 10);
+      if (errno || end == argv[i + 1] || *end || size[i] < 1 || size[i] > INT32_MAX)
+        die(std::string("M N K must be whole numbers from 1 to 2147483647, not '") + argv[i + 1] + "'");
+    }
+    // The CPU reference holds A, B and C in host memory: at most 2^28 elements each.
+    const double most = double(1 << 28);
+    if (double(size[0]) * size[2] > most || double(size[2]) * size[1] > most || double(size[0]) * size[1] > most)
+      die("M x K, K x N and M x N must each be at most 2^28 elements (the CPU reference holds them)");
   } else if (argc != 1) {
     die("usage: mgpu_pack_example [M N K]");
   }
