@@ -268,7 +268,7 @@ TEST_F(ResultsCliVerification, RequireVerifiedRefusesUnverifiedRowsAndWritesNoth
 
   Ran csv = run(fmt::format("export --db {} --format csv -o {}/t.csv --require-verified", db_, dir_.string()));
   EXPECT_EQ(csv.exit_code, 2) << csv.out;
-  EXPECT_NE(csv.out.find("--require-verified goes with --format json or cpp"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("--require-verified goes with --format json, cpp or pack"), std::string::npos) << csv.out;
   EXPECT_FALSE(fs::exists(dir_ / "t.csv"));
 }
 

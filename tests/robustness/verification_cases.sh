@@ -34,7 +34,7 @@ fixture_schema4() {
                  ALTER TABLE trials DROP COLUMN kernel_hash; ALTER TABLE problems DROP COLUMN fields; ALTER TABLE problems DROP COLUMN flops; PRAGMA user_version = 4;"
 }
 
-bad export_require_verified_csv 2 "--require-verified goes with --format json or cpp" --fixture good \
+bad export_require_verified_csv 2 "--require-verified goes with --format json, cpp or pack" --fixture good \
   -- export --db '$DB' --format csv -o out.csv --require-verified
 bad export_require_verified_value 2 "require-verified" --fixture good \
   -- export --db '$DB' --format cpp -o out.h --require-verified=maybe
