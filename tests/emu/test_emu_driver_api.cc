@@ -296,9 +296,10 @@ TEST_F(DriverApi, EveryRefusalSaysItsOwnReason) {
   EXPECT_EQ(last(nullptr), CUDA_ERROR_INVALID_VALUE);
 }
 
-// A stream or event handle the caller never created, or has destroyed, is
-// CUDA_ERROR_INVALID_HANDLE wherever one is taken; the null stream and the two special ones
-// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) always name a stream (round 15, F3).
+// A stream handle the caller never created, or has destroyed, is CUDA_ERROR_INVALID_HANDLE
+// wherever one is taken; the null stream and the two special ones (CU_STREAM_LEGACY,
+// CU_STREAM_PER_THREAD) always name a stream (round 15, F3). Event handles are not checked (see
+// cuEventDestroy in the driver: LLVM's async lowering destroys a shared event twice).
 TEST_F(DriverApi, StreamsAndEventsMustHaveBeenCreated) {
   primary();
   auto create = reinterpret_cast<PFN_cuStreamCreate_v2000>(resolve("cuStreamCreate", 2000));
@@ -326,10 +327,8 @@ TEST_F(DriverApi, StreamsAndEventsMustHaveBeenCreated) {
   ASSERT_EQ(event_create(&e, 0), CUDA_SUCCESS);
   EXPECT_EQ(record(e, s), CUDA_SUCCESS);
   EXPECT_EQ(wait(s, e, 0), CUDA_SUCCESS);
-  EXPECT_EQ(record(reinterpret_cast<CUevent>(s), s), CUDA_ERROR_INVALID_HANDLE);  // a stream is no event
   EXPECT_EQ(record(e, never), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(event_destroy(e), CUDA_SUCCESS);
-  EXPECT_EQ(event_destroy(e), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(destroy(s), CUDA_SUCCESS);
   EXPECT_EQ(sync(s), CUDA_ERROR_INVALID_HANDLE);  // destroyed
   EXPECT_EQ(destroy(s), CUDA_ERROR_INVALID_HANDLE);
