@@ -646,7 +646,6 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent, unsigned int) {
 CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
   EMU_LOCK;
   EMU_NOT_NULL(e, "cuEventCreate");
-  S.events.insert(S.next_handle);
   *e = reinterpret_cast<CUevent>(S.next_handle++);
   return CUDA_SUCCESS;
 }
@@ -654,9 +653,8 @@ CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
 // consumers of one event each wait on and destroy it, so the second wait and destroy name an event
 // already destroyed. Whether the virtual device should refuse that (it is no valid event on a
 // GPU either) is open; until it is settled, events are taken as before.
-CUresult CUDAAPI cuEventDestroy(CUevent e) {
+CUresult CUDAAPI cuEventDestroy(CUevent) {
   EMU_LOCK;
-  S.events.erase(reinterpret_cast<std::uint64_t>(e));
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventRecord(CUevent, CUstream s) {

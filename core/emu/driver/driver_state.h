@@ -34,7 +34,7 @@ struct DriverState {
   std::string last_launch_json = "{}";
   std::string last_error;  // a load or launch failure, in words
   std::uint64_t next_handle = 0x1000;
-  std::set<std::uint64_t> streams, events;  // handles created and not yet destroyed
+  std::set<std::uint64_t> streams;  // stream handles created and not yet destroyed
   bool loaded_sm100 = false;  // a module targeting sm_100a was loaded (the device presents sm_100a)
 
   static DriverState& get();
