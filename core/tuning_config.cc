@@ -39,6 +39,12 @@ std::string TuningConfig::to_json() const {
   return j.dump();
 }
 
+namespace {
+// A value quoted in a message: whole up to 80 characters, else cut there and marked, so a long
+// number is never quoted as another, shorter one (battery round 17, F12).
+std::string quoted(const std::string& s) { return s.size() > 80 ? s.substr(0, 80) + "..." : s; }
+}  // namespace
+
 TuningConfig TuningConfig::from_json(const std::string& text) {
   nlohmann::json j;
   try {
@@ -51,7 +57,7 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
   for (auto& [k, v] : j.items()) {
     // A number above int64's range is unsigned in nlohmann: refuse it rather than wrap it.
     if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::uint64_t(INT64_MAX))
-      throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {}", k, v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+      throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {}", k, quoted(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
     if (v.is_number_integer()) c.set(k, v.get<std::int64_t>());
     else if (v.is_string()) c.set(k, v.get<std::string>());
     else if (v.is_number_float() && whole_number(v.get<double>()))
@@ -64,13 +70,13 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
       const std::string written = number_as_written(text, (nlohmann::json::json_pointer() / k).to_string(), v);
       if (written.find_first_not_of("-0123456789") == std::string::npos)
         throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' is out of range: {} (beyond 64 bits)", k,
-                                                         written.substr(0, 40)));
+                                                         quoted(written)));
       throw Error(ErrorKind::InvalidInput,
-                  fmt::format("config value of '{}' must be an integer or a string, got {}", k, written.substr(0, 40)));
+                  fmt::format("config value of '{}' must be an integer or a string, got {}", k, quoted(written)));
     } else
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("config value of '{}' must be an integer or a string, got {}", k,
-                              v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40)));
+                              quoted(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
   }
   return c;
 }

@@ -2,7 +2,7 @@
 # One lease of a Hopper GPU, used in full: unpack the bundle (scripts/bundle.sh), then run the
 # gpu-labelled tests, `bench matmul` against cuBLASLt and a short measured tuning run, each
 # step bounded by its own timeout so that one hung kernel cannot eat the lease.
-#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models splitk lease attention (default: tests bench tune)
+#   scripts/gpu_session.sh [OUTDIR] [STEP...]    steps: tests bench tune sanitize ragged assembler tiles ab profile models splitk lease attention pack (default: tests bench tune)
 # sanitize: compute-sanitizer's memcheck and racecheck over the gpu tests' kernels; ragged: 40
 # random configs measured and verified at a shape ragged in M, N and K (f16 -> f32, B as N x K);
 # assembler: two configs at 4096^3 assembled by nvJitLink (setmaxnreg dropped) and by ptxas
@@ -45,6 +45,11 @@
 # 16 heads into OUTDIR/attention.db (ATTENTION_TUNE_SECONDS, 300); then `bench attention` of the
 # serial and the intra-warpgroup-overlap schedules, A B A B, non-causal and causal, into
 # OUTDIR/attention_bench.log (ATTENTION_BENCH_SECONDS, 60 each).
+# pack: a kernel pack as production ships it: exported from the lease's database (OUTDIR/h100.db,
+# the tune step's; tuned here at 4096^3 when there is none), built as a shared library with its
+# example (cmake, else cc directly), the example run on this GPU unchanged, then mgpu-bench over
+# the pack's 4096^3 entries through its C ABI beside mgpu-bench over the database's own configs,
+# A B A B (OUTDIR/pack-bench*.json, OUTDIR/suite-bench*.json; both recorded in the database).
 # The models, splitk and lease folders are packed into OUTDIR/NAME.tgz at the end (a lease brings
 # back only a few files).
 # Logs and the results database go to OUTDIR (default $OUT, else ./gpu-session); the last lines
@@ -62,7 +67,7 @@ cd "$(dirname "$0")/.."
 out="${1:-${OUT:-gpu-session}}"; shift || true
 steps=("${@:-tests bench tune}"); steps=(${steps[*]})
 for s in "${steps[@]}"; do
-  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models|splitk|lease|attention) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models splitk lease attention)" >&2; exit 2;; esac
+  case "$s" in tests|bench|tune|sanitize|ragged|assembler|tiles|ab|profile|models|splitk|lease|attention|pack) ;; *) echo "gpu_session: unknown step '$s' (tests bench tune sanitize ragged assembler tiles ab profile models splitk lease attention pack)" >&2; exit 2;; esac
 done
 command -v nvidia-smi >/dev/null || { echo "gpu_session: no NVIDIA GPU here (nvidia-smi not found): run it on a GPU machine" >&2; exit 3; }
 [ -f .bundle.tar.xz ] || { echo "gpu_session: no .bundle.tar.xz here: run scripts/bundle.sh and carry it" >&2; exit 2; }
@@ -235,6 +240,28 @@ for s in "${steps[@]}"; do
       done
       python3 scripts/lease_table.py "$out/lease" >"$out/lease-table.md" 2>&1 && cat "$out/lease-table.md"
       verdict[lease]="rc=$((failed > 0)) $done tuned and benched, $failed failed, $skipped past the time bound, in $((SECONDS - t0)) s" ;;
+    pack)
+      t0=$SECONDS rc=0 db="$out/h100.db" lib="$(realpath -m "$out/pack-build/libmgpu_pack.so")"
+      [ -f "$db" ] || step pack-tune 300 $run mgpu-tune matmul --arch sm_90a "${shape[@]}" --device cuda --strategy random \
+        --trials 20 --seed 1 --db "$db" --top 3 || rc=1
+      step pack-export 300 $run mgpu-tune export --db "$db" --format pack -o "$out/pack" || rc=1
+      if command -v cmake >/dev/null; then
+        step pack-build 300 bash -c "cmake -S '$out/pack' -B '$out/pack-build' -DBUILD_SHARED_LIBS=ON -DMGPU_PACK_EXAMPLE=ON \
+          -DCMAKE_BUILD_TYPE=Release && cmake --build '$out/pack-build' -j" || rc=1
+      else  # the pack needs only a C compiler and the CUDA headers
+        step pack-build 300 bash -c "mkdir -p '$out/pack-build' && cc -O2 -std=c11 -shared -fPIC -I'$out/pack/include' \
+          -I'$out/pack/src' -I/usr/local/cuda/include '$out'/pack/src/*.c '$out'/pack/src/kernels/*.c -o '$lib' -ldl -lpthread &&
+          c++ -std=c++17 -O2 -I'$out/pack/include' -I/usr/local/cuda/include '$out/pack/example/mgpu_pack_example.cpp' \
+          '$lib' -ldl -o '$out/pack-build/mgpu_pack_example'" || rc=1
+      fi
+      step pack-example 300 "$out/pack-build/mgpu_pack_example" || rc=1
+      for r in 1 2; do
+        step "pack-bench$r" 300 $run mgpu-bench --pack "$lib" --db "$db" --benchmark_filter=m4096_n4096_k4096 \
+          --benchmark_out="$out/pack-bench$r.json" || rc=1
+        step "suite-bench$r" 300 $run mgpu-bench --db "$db" --benchmark_filter=m4096_n4096_k4096 \
+          --benchmark_out="$out/suite-bench$r.json" || rc=1
+      done
+      verdict[pack]="rc=$rc in $((SECONDS - t0)) s" ;;
     ragged) step ragged 200 $run mgpu-tune matmul --arch sm_90a --m 1000 --n 776 --k 264 --dtype f16 --out-dtype f32 \
               --layout nk --device cuda --strategy random --trials 40 --seed 2 --db "$out/h100.db" --top 3 ;;
   esac

@@ -7,6 +7,9 @@
 #    bench run that measured something) through `mgpu-tune regress`;
 # 3. writes DIR/report.md (DIR defaults to nightly-report/), whatever the outcome but bad input.
 # --candidate RUN compares an existing run instead of measuring (to re-report a night).
+# `-- --pack PACK` measures a kernel pack as shipped instead of DB's best configs (export
+# --format pack's folder, or its built libmgpu_pack.so; each entry through the pack's C ABI),
+# recorded in DB and compared the same way: the regression gate for what production runs.
 # A run that measured nothing (predictions, every benchmark failed) is never a baseline, and
 # predictions (-- --device model) are reported as such: never a pass.
 # Exit codes: 0 no regression; 1 a config got slower or a benchmark failed; 2 bad input;
@@ -21,7 +24,7 @@ TUNE="$BIN/mgpu-tune"
 BENCH="$BIN/mgpu-bench"
 PY="$(command -v python3 || echo /usr/bin/python3)"  # any Python 3: it only reads JSON
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "nightly: error: $*" >&2; exit 2; }
 db="" baseline="" candidate="" out="nightly-report"
 bench_flags=()

@@ -124,5 +124,39 @@ check "--op attention does not go with a pack" '[ $rc = 2 ] && grep -q "op atten
 check "--require-verified: the verified tuned entries, no defaults; the hint quoted" \
   '[ $rc = 0 ] && grep -q "3 tuned entries and 0 defaults" "$T/out" && grep -qF "cmake -S '"'$T/my pack'"' -B '"'$T/my pack/build'"'" "$T/out"'
 
+# mgpu-bench --pack: the pack measured as shipped. On the virtual device nothing is timed (it has
+# no clock: exit 3, as for any suite, no run recorded); what CI shows is that the pack folder
+# builds as a shared library and loads, and lists its entries as the benchmarks -- the same from
+# the folder and from a library built apart -- and each refusal.
+BENCH="$(dirname "$MGPU")/mgpu-bench"
+mkdir -p "$T/tmp" && export TMPDIR="$T/tmp"  # where the pack is built: nothing may be left there
+"$BENCH" --pack "$T/my pack" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
+check "mgpu-bench --pack FOLDER: built, loaded, its three entries listed" \
+  '[ $rc = 0 ] && grep -q "^pack/matmul_sm90/m256_n256_k128_bf16_bf16_kn/" "$T/out" && grep -q "^pack/matmul_sm90/m128_n192_k256_f16_f32_nk/" "$T/out" && grep -q "^pack/matmul_sm100/m256_n128_k128_bf16_bf16_nk/" "$T/out" && [ "$(grep -c "^pack/" "$T/out")" = 3 ] && [ -z "$(ls -A "$T/tmp")" ]'
+cmake -S "$T/my pack" -B "$T/shared" -DBUILD_SHARED_LIBS=ON > "$T/out" 2>&1 && cmake --build "$T/shared" -j2 >> "$T/out" 2>&1 &&
+  "$BENCH" --pack "$T/shared/libmgpu_pack.so" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
+check "mgpu-bench --pack LIBRARY: the same entries" '[ $rc = 0 ] && [ "$(grep -c "^pack/" "$T/out")" = 3 ]'
+cp "$T/t.db" "$T/bench.db"
+runs_before=$("$MGPU" best --db "$T/bench.db" --runs 2>/dev/null | wc -l)
+MGPU_CUDA_DRIVER="$VCUDA" "$BENCH" --pack "$T/shared/libmgpu_pack.so" --db "$T/bench.db" > "$T/out" 2>&1; rc=$?
+check "on the virtual device: exit 3, nothing measured, no run recorded" \
+  '[ $rc = 3 ] && grep -q "virtual device (MGPU_CUDA_DRIVER), which has no clock" "$T/out" && [ "$("$MGPU" best --db "$T/bench.db" --runs 2>/dev/null | wc -l)" = "$runs_before" ]'
+"$BENCH" --pack "$T/mine" > "$T/out" 2>&1; rc=$?
+check "--pack of a folder that is no pack: refused" '[ $rc = 2 ] && grep -q "is no kernel pack: it holds no pack.s manifest.json" "$T/out"'
+"$BENCH" --pack "$VCUDA" > "$T/out" 2>&1; rc=$?
+check "--pack of a library without the ABI: refused by name" '[ $rc = 2 ] && grep -q "is no kernel pack library .*it has no mgpu_pack_entry_count" "$T/out"'
+"$BENCH" --pack "$T/file" > "$T/out" 2>&1; rc=$?
+check "--pack of a file that is no library: refused" '[ $rc = 2 ] && grep -q "cannot be loaded as a library" "$T/out"'
+cp -r "$T/my pack" "$T/broken" && echo "this is not C" >> "$T/broken/src/tables.c"
+"$BENCH" --pack "$T/broken" > "$T/out" 2>&1; rc=$?
+check "--pack of a pack that does not build: refused with the end of its build log" \
+  '[ $rc = 2 ] && grep -q "does not build (cmake exit" "$T/out" && grep -q "tables.c" "$T/out" && [ -z "$(ls -A "$T/tmp")" ]'
+env PATH=/nonexistent "$BENCH" --pack "$T/my pack" > "$T/out" 2>&1; rc=$?
+check "--pack FOLDER without cmake on PATH: said, with what to give instead" '[ $rc != 0 ] && [ $rc != 2 ] && grep -q "needs cmake, which is not on PATH" "$T/out"'
+for extra in "--configs x.json" "--device model" "--include-model" "--db $T/absent.db"; do
+  "$BENCH" --pack "$T/my pack" $extra > "$T/out" 2>&1; rc=$?
+  check "--pack with $extra: refused before anything is built" '[ $rc = 2 ] && ! grep -q "building the pack" "$T/out"'
+done
+
 echo "$fails failed"
 [ "$fails" = 0 ]

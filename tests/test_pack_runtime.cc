@@ -7,6 +7,9 @@
 // promises comes back with its status and words, and nothing is launched for it.
 #include <gtest/gtest.h>
 
+#include <cudaTypedefs.h>
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -203,7 +206,16 @@ TEST_F(PackRuntime, TheTunedProblemAndARaggedNearestOneComputeTheProduct) {
 TEST_F(PackRuntime, ASplitKernelZeroesItsCountersInAWorkspaceFullOfGarbage) {
   const int m = 64, n = 136, k = 256;
   Operands o(m, n, k);
-  mgpu::core::DeviceBuffer ws(workspace_of(m, n, k) + 4096);
+  std::size_t need = 0;  // what the forced entry takes (mgpu_matmul would choose by the problem)
+  ASSERT_EQ(mgpu_matmul_entry_workspace_size(split_, m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN, &need), MGPU_OK)
+      << mgpu_last_error();
+  mgpu::core::DeviceBuffer ws(need);
+  EXPECT_EQ(mgpu_matmul_entry(split_, nullptr, o.A(), o.B(), o.C(), m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN,
+                              reinterpret_cast<void*>(ws.ptr()), need - 1),
+            MGPU_ERR_WORKSPACE_TOO_SMALL);
+  std::size_t other = 0;  // an entry of bf16 inputs asked for f16 ones
+  EXPECT_EQ(mgpu_matmul_entry_workspace_size(split_, m, n, k, MGPU_F16, MGPU_BF16, MGPU_B_KN, &other),
+            MGPU_ERR_INVALID_ARGUMENT);
   for (int launch = 0; launch < 2; ++launch) {
     ws.fill_bytes(0xA5);
     ASSERT_EQ(mgpu_matmul_entry(split_, nullptr, o.A(), o.B(), o.C(), m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN,
@@ -263,6 +275,46 @@ TEST_F(PackRuntime, TheEntriesSayWhatThePackHolds) {
   EXPECT_STREQ(info.template_name, "matmul_sm90");
   EXPECT_EQ(mgpu_pack_entry(2, &info), MGPU_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(mgpu_pack_entry(0, nullptr), MGPU_ERR_INVALID_ARGUMENT);
+}
+
+// Last (gtest runs a suite's tests in order): the caller's primary context is released to
+// nothing and retained again -- the same handle, a new context with none of the modules loaded
+// before. The runtime loads its kernels into the new one (round 17, F9: keyed by handle, every
+// later launch failed with CUDA error 400 for the rest of the process).
+TEST_F(PackRuntime, ZContextReleasedAndRetainedAgainLoadsItsKernelsAgain) {
+  const int m = 200, n = 136, k = 128;
+  {
+    Operands o(m, n, k);
+    mgpu::core::DeviceBuffer ws(workspace_of(m, n, k));
+    ASSERT_EQ(mgpu_matmul(nullptr, o.A(), o.B(), o.C(), m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN,
+                          reinterpret_cast<void*>(ws.ptr()), ws.bytes()),
+              MGPU_OK)
+        << mgpu_last_error();  // the kernel is loaded into the first context
+  }
+  void* lib = dlopen(MGPU_VCUDA_LIB, RTLD_NOW | RTLD_LOCAL);  // the driver the runtime opened
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto release = reinterpret_cast<PFN_cuDevicePrimaryCtxRelease_v11000>(dlsym(lib, "cuDevicePrimaryCtxRelease_v2"));
+  auto retain = reinterpret_cast<PFN_cuDevicePrimaryCtxRetain_v7000>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+  auto get_current = reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(dlsym(lib, "cuCtxGetCurrent"));
+  ASSERT_TRUE(release && retain && get_current);
+  CUcontext before = nullptr, after = nullptr;
+  ASSERT_EQ(get_current(&before), CUDA_SUCCESS);
+  int released = 0;
+  for (CUcontext c = before; c && released < 1000; ++released) {
+    ASSERT_EQ(release(0), CUDA_SUCCESS);
+    ASSERT_EQ(get_current(&c), CUDA_SUCCESS);
+  }
+  for (int i = 0; i < released; ++i) ASSERT_EQ(retain(&after, 0), CUDA_SUCCESS);
+  ASSERT_EQ(after, before);  // the same handle: only its id tells the contexts apart
+  Operands o(m, n, k);
+  mgpu::core::DeviceBuffer ws(workspace_of(m, n, k));
+  ASSERT_EQ(mgpu_matmul(nullptr, o.A(), o.B(), o.C(), m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN,
+                        reinterpret_cast<void*>(ws.ptr()), ws.bytes()),
+            MGPU_OK)
+      << mgpu_last_error();
+  mgpu::core::CudaContext::primary().synchronize();
+  EXPECT_LE(o.worst(m, n), 1.0);
+  dlclose(lib);
 }
 
 }  // namespace

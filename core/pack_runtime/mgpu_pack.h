@@ -77,6 +77,9 @@ mgpu_status mgpu_matmul_select(int64_t m, int64_t n, int64_t k, mgpu_dtype in, m
 mgpu_status mgpu_matmul_entry(int entry, mgpu_stream stream, const void* a, const void* b, void* c, int64_t m, int64_t n,
                               int64_t k, mgpu_dtype in, mgpu_dtype out, mgpu_b_layout layout, void* workspace,
                               size_t workspace_bytes);
+/* The workspace mgpu_matmul_entry() takes for that entry and problem on the current device. */
+mgpu_status mgpu_matmul_entry_workspace_size(int entry, int64_t m, int64_t n, int64_t k, mgpu_dtype in, mgpu_dtype out,
+                                             mgpu_b_layout layout, size_t* bytes);
 
 #ifdef __cplusplus
 }

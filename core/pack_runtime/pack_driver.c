@@ -13,7 +13,7 @@
 
 /* X(name, version): the version whose prototype is called (cudaTypedefs.h's PFN_name_vVERSION). */
 #define MGPU_PK_DRIVER(X)                                                                              \
-  X(cuInit, 2000) X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuDeviceGetAttribute, 2000)        \
+  X(cuInit, 2000) X(cuCtxGetCurrent, 4000) X(cuCtxGetDevice, 2000) X(cuCtxGetId, 12000) X(cuDeviceGetAttribute, 2000)        \
   X(cuModuleLoadData, 2000) X(cuModuleGetFunction, 2000) X(cuFuncSetAttribute, 9000)                    \
   X(cuLaunchKernelEx, 11060) X(cuTensorMapEncodeTiled, 12000) X(cuMemcpyHtoDAsync, 3020)                \
   X(cuMemsetD8Async, 3020)
@@ -78,6 +78,7 @@ mgpu_status mgpu_pk_current_device(mgpu_pk_device* device) {
   if (r == CUDA_ERROR_INVALID_CONTEXT) return mgpu_pk_fail(MGPU_ERR_NO_CONTEXT, "the current CUDA context is not live");
   if (r != CUDA_SUCCESS) return mgpu_pk_cuda_fail(r, "cuCtxGetDevice");
   device->context = ctx;
+  if ((r = drv.cuCtxGetId(ctx, &device->context_id)) != CUDA_SUCCESS) return mgpu_pk_cuda_fail(r, "cuCtxGetId");
   device->virtual_device = drv.virtual_device;
   if ((r = drv.cuDeviceGetAttribute(&device->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)) != CUDA_SUCCESS ||
       (r = drv.cuDeviceGetAttribute(&device->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)) != CUDA_SUCCESS ||
@@ -117,9 +118,11 @@ mgpu_status mgpu_pk_zero(CUdeviceptr to, size_t bytes, CUstream stream) {
   return r == CUDA_SUCCESS ? MGPU_OK : mgpu_pk_cuda_fail(r, "cuMemsetD8Async");
 }
 
-/* The kernels loaded, per context: a list, searched under a lock (a handful of entries). */
+/* The kernels loaded, per context: a list, searched under a lock (a handful of entries). A
+ * context is known by its id, not its handle: a primary context released to nothing and retained
+ * again keeps its handle but has none of the modules loaded before (battery round 17, F9). */
 typedef struct loaded {
-  CUcontext context;
+  unsigned long long context_id;
   int kernel;
   CUfunction function;
   struct loaded* next;
@@ -132,7 +135,7 @@ static mgpu_status function_of(const mgpu_pk_device* device, int kernel, CUfunct
   mgpu_status s = MGPU_OK;
   pthread_mutex_lock(&loaded_lock);
   for (loaded* l = loaded_list; l; l = l->next)
-    if (l->context == device->context && l->kernel == kernel) {
+    if (l->context_id == device->context_id && l->kernel == kernel) {
       *out = l->function;
       pthread_mutex_unlock(&loaded_lock);
       return MGPU_OK;
@@ -153,7 +156,7 @@ static mgpu_status function_of(const mgpu_pk_device* device, int kernel, CUfunct
     if (!l) {
       s = mgpu_pk_fail(MGPU_ERR_CUDA, "out of host memory");
     } else {
-      l->context = device->context;
+      l->context_id = device->context_id;
       l->kernel = kernel;
       l->function = fn;
       l->next = loaded_list;

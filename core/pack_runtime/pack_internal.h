@@ -61,6 +61,7 @@ mgpu_status mgpu_pk_cuda_fail(CUresult result, const char* call);
 /* The calling thread's current context and its device. */
 typedef struct {
   CUcontext context;
+  unsigned long long context_id; /* cuCtxGetId: unique to this creation of the context */
   int cc_major, cc_minor, sm_count;
   int virtual_device; /* the virtual device (it loads PTX, not cubins) */
 } mgpu_pk_device;

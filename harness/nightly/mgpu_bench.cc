@@ -27,6 +27,7 @@
 #include "harness/measure/measure_trial.h"
 #include "harness/measure/trial_record.h"
 #include "harness/measure/worker.h"
+#include "harness/nightly/pack_suite.h"
 #include "harness/nightly/suite.h"
 #include "harness/option_checks.h"
 #include "harness/stop_signals.h"
@@ -38,7 +39,7 @@ namespace mgpu::harness {
 namespace {
 
 struct Options {
-  std::string db, configs, device = "cuda", timer = "auto";
+  std::string db, configs, pack, device = "cuda", timer = "auto";
   bool include_model = false, no_record = false;
 };
 
@@ -227,6 +228,11 @@ int run(int argc, char** argv) {
                                "virtual or none)");
   app.add_option("--configs", o.configs, "Take the suite from a JSON export (file or folder from "
                                          "'mgpu-tune export --format json') instead of --db");
+  app.add_option("--pack", o.pack, "Measure a kernel pack as shipped (a folder from 'mgpu-tune export --format pack', "
+                                   "built here with cmake, or its built libmgpu_pack.so): every entry of this GPU's "
+                                   "arch through the pack's own C ABI at its own problem, verified against cuBLASLt. "
+                                   "With --db the times are recorded there (entries built by the current template "
+                                   "versions), so the nightly compares them as any suite; in this process, not a worker");
   app.add_option("--device", o.device, "cuda (measure on this GPU) or model (predictions, labelled so)")
       ->capture_default_str();
   app.add_option("--timer", o.timer, "cupti, events or auto (CUPTI when it loads)")->capture_default_str();
@@ -256,8 +262,21 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : core::kExitBadInput;
   }
-  if (o.db.empty() && o.configs.empty())
-    throw core::Error(core::ErrorKind::InvalidInput, "give --db FILE (or --configs EXPORT) to say what to benchmark");
+  if (o.db.empty() && o.configs.empty() && o.pack.empty())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      "give --db FILE (or --configs EXPORT, or --pack PACK) to say what to benchmark");
+  if (!o.pack.empty()) {
+    // A pack holds compiled kernels to run as they are: nothing to predict, and its entries are
+    // what it ships, not a database's or an export's choice.
+    if (!o.configs.empty())
+      throw core::Error(core::ErrorKind::InvalidInput, "--pack and --configs are two suites: give one");
+    if (o.device != "cuda")
+      throw core::Error(core::ErrorKind::InvalidInput, "--pack runs the pack's kernels on a GPU: --device model predicts "
+                                                       "configs and runs none");
+    if (o.include_model)
+      throw core::Error(core::ErrorKind::InvalidInput, "--include-model chooses a database's configs; with --pack the "
+                                                       "pack's entries are the suite (--db only records them)");
+  }
   if (o.device != "cuda" && o.device != "model")
     throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose cuda or model", o.device));
   check_timer_choice(o.timer);
@@ -267,6 +286,7 @@ int run(int argc, char** argv) {
     try {
       if (!o.db.empty()) results::refuse_database_path(benchmark_out, {o.db});
       if (!o.configs.empty()) refuse_export_path(benchmark_out, o.configs);
+      if (!o.pack.empty()) results::refuse_database_path(benchmark_out, {o.pack}, "the --pack library");
     } catch (const core::Error& e) {
       throw core::Error(e.kind(), fmt::format("--benchmark_out: {}", e.what()));
     }
@@ -286,9 +306,19 @@ int run(int argc, char** argv) {
     (void)fifo;
   }
   std::string skipped;
-  std::vector<SuiteEntry> suite = o.configs.empty() ? suite_from_database(o.db, o.include_model, &skipped)
-                                                    : suite_from_export(o.configs);
+  std::optional<KernelPack> pack;
+  if (!o.pack.empty()) {
+    // The database only records a pack's times: one that cannot be read is said before the pack is built.
+    if (!o.db.empty()) results::Store::open(o.db, results::OpenMode::ReadOnly);
+    if (std::filesystem::is_directory(o.pack)) fmt::print(stderr, "mgpu-bench: building the pack {} ...\n", o.pack);
+    pack.emplace(KernelPack::open(o.pack));
+  }
+  std::vector<SuiteEntry> suite = pack                ? pack->entries()
+                                  : o.configs.empty() ? suite_from_database(o.db, o.include_model, &skipped)
+                                                      : suite_from_export(o.configs);
   if (!skipped.empty()) fmt::print(stderr, "mgpu-bench: {}\n", skipped);
+  if (suite.empty() && pack)
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("nothing to benchmark: the pack {} holds no matmul entry", o.pack));
   if (suite.empty() && o.configs.empty()) {
     // Predictions alone are no baseline to hold a GPU to: the suite needs configs measured on
     // one (its own exit code); anything else the database lacks is said as it is.
@@ -348,7 +378,7 @@ int run(int argc, char** argv) {
     store->record_trial(t);
   };
   std::shared_ptr<WorkerProcess> worker;
-  if (o.device == "cuda" && !listing)
+  if (o.device == "cuda" && !listing && !pack)
     worker = std::make_shared<WorkerProcess>(std::vector<std::string>{tune_executable(), "worker"}, 120.0);
 
   // Ctrl-C / SIGTERM / SIGHUP (harness/stop_signals.h): the trial under way finishes and is
@@ -373,10 +403,16 @@ int run(int argc, char** argv) {
         req.measurer = o.device;
         req.rule = StoppingRule::strict();
         req.timer = o.timer;
-        Measurement m = worker ? worker->run(req) : measure_trial(req);
-        if (recording) {
+        Measurement m = pack ? pack->measure(entry, req.rule, o.timer) : worker ? worker->run(req) : measure_trial(req);
+        const results::TemplateId tmpl = current_template_id(entry.problem.kernel, arch);
+        // A pack's kernel built by another template version is no measurement of the current
+        // one: measured, said, not recorded under it.
+        if (recording && pack && pack->source_hash(entry.pack_index) != tmpl.source_hash) {
+          fmt::print(stderr, "mgpu-bench: {} was built by another version of {} than this mgpu-tune's: measured, not "
+                     "recorded\n", entry.name, tmpl.name);
+        } else if (recording) {
           results::Environment env = gpu ? gpu_environment(*gpu, report, arch) : model_environment(arch);
-          record(trial_record(0, current_template_id(entry.problem.kernel, arch), entry.problem, entry.config, env, m));
+          record(trial_record(0, tmpl, entry.problem, entry.config, env, m));
           ++recorded;
         }
         if (stop_requested()) throw BenchStopped{};  // this trial is committed: stop here
@@ -386,9 +422,9 @@ int run(int argc, char** argv) {
           break;
         }
         state.SetIterationTime(m.median_ms * 1e-3);
-        state.SetLabel(fmt::format("{}, config verification: {}",
+        state.SetLabel(fmt::format("{}{}, config verification: {}",
                                    m.source == "model" ? "model (predicted, not measured)" : fmt::format("cuda {}", m.timer),
-                                   entry.verification));
+                                   pack ? fmt::format(", pack entry {}", entry.pack_index) : "", entry.verification));
         state.counters["TFLOP/s"] = entry.problem.flop_count() / (m.median_ms * 1e-3) / 1e12;
         state.counters["noise_pct"] = 100 * m.noise;
         state.counters["samples"] = static_cast<double>(m.samples_ms.size());

@@ -1,5 +1,6 @@
 // mgpu-bench: the nightly suite as a Google Benchmark executable. One benchmark per entry of
-// the suite (a results database's current best configs, or a JSON export), each measured
+// the suite (a results database's current best configs, a JSON export, or a kernel pack's
+// entries run through the pack's own C ABI: harness/nightly/pack_suite.h), each measured
 // through the harness -- in a crash-contained worker, strict stopping rule, verified against
 // cuBLASLt -- with the kernel's median time as Google Benchmark's manual time. Google
 // Benchmark's own flags (--benchmark_filter, --benchmark_repetitions, --benchmark_out, ...)

@@ -31,6 +31,7 @@ struct SuiteEntry {
   std::string tuned_on;       // the device the config was tuned on
   std::string verification;   // hardware | virtual | none
   bool measured = false;      // timed on a GPU (source cuda), not predicted
+  int pack_index = -1;        // mgpu-bench --pack: the entry's index in the pack (pack_suite.h)
 };
 
 // Why suite_from_database(db_path, include_model) is empty, in one sentence naming what the

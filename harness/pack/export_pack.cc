@@ -38,21 +38,6 @@ struct Info {
   double median_ms = 0;
 };
 
-// What a pack folder is known by: its manifest's "format". Only such a folder, or an empty one,
-// is replaced.
-constexpr const char* kManifestFormat = "mgpu-tune kernel pack";
-
-bool is_pack_folder(const fs::path& dir) {
-  std::ifstream in(dir / "manifest.json");
-  if (!in) return false;
-  try {
-    const nlohmann::json j = nlohmann::json::parse(in);
-    return j.is_object() && j.value("format", "") == kManifestFormat;
-  } catch (const nlohmann::json::exception&) {
-    return false;
-  }
-}
-
 // The folder the pack will be: `dir` made absolute and normal ("DIR/", "DIR/." and "DIR//" are
 // DIR: round 17, F1), a symbolic link followed to the folder it names (the link stays, its
 // target is replaced: F3). Refused, before anything is built: a file; a folder holding anything
@@ -195,6 +180,22 @@ struct StagingFolder {
 };
 
 }  // namespace
+
+// What a pack folder is known by: its manifest's "format". Only such a folder, or an empty one,
+// is replaced.
+constexpr const char* kManifestFormat = "mgpu-tune kernel pack";
+
+bool is_pack_folder(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "manifest.json");
+  if (!in) return false;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    return j.is_object() && j.value("format", "") == kManifestFormat;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
 
 PackSummary export_pack(results::Store& store, const std::string& dir, bool include_model,
                         const std::vector<results::TemplateId>& current, bool require_verified_rows,

@@ -19,6 +19,7 @@
 // Rows of other ops are left out and counted (`left_out`). Returns the entries written.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct PackSummary {
   std::vector<std::string> archs;
   int left_out = 0;  // rows of ops a pack does not hold yet
 };
+
+// Whether `dir` is a pack folder: its manifest.json says it is one (what export_pack writes).
+bool is_pack_folder(const std::filesystem::path& dir);
 
 PackSummary export_pack(results::Store& store, const std::string& dir, bool include_model,
                         const std::vector<results::TemplateId>& current, bool require_verified_rows,

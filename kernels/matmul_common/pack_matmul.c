@@ -176,23 +176,45 @@ mgpu_status mgpu_matmul(mgpu_stream stream, const void* a, const void* b, void* 
   return launch_entry(index, &p, &d, stream, a, b, c, workspace, workspace_bytes);
 }
 
+/* The table index of info entry `entry`, checked against the device's architecture and the call's
+ * dtypes and layout. */
+static mgpu_status forced_entry(int entry, const problem* p, const mgpu_pk_device* d, int* index) {
+  const mgpu_pk_matmul_table* t = mgpu_pk_matmul();
+  for (int i = 0; i < t->count; ++i) {
+    if (t->entries[i].info != entry) continue;
+    const char* arch = mgpu_pk_arch_of(d->cc_major, d->cc_minor);
+    if (!arch || strcmp(kernel_of(&t->entries[i])->arch, arch) != 0)
+      return mgpu_pk_fail(MGPU_ERR_NO_KERNEL_FOR_ARCH, "entry %d is a %s kernel; the device is compute capability %d.%d",
+                          entry, kernel_of(&t->entries[i])->arch, d->cc_major, d->cc_minor);
+    if (!entry_fits(&t->entries[i], p, arch))
+      return mgpu_pk_fail(MGPU_ERR_INVALID_ARGUMENT, "entry %d is of other dtypes or another layout than the call's", entry);
+    *index = i;
+    return MGPU_OK;
+  }
+  return mgpu_pk_fail(MGPU_ERR_INVALID_ARGUMENT, "entry %d is no matmul entry of this pack", entry);
+}
+
+mgpu_status mgpu_matmul_entry_workspace_size(int entry, int64_t m, int64_t n, int64_t k, mgpu_dtype in, mgpu_dtype out,
+                                             mgpu_b_layout layout, size_t* bytes) {
+  const problem p = {m, n, k, in, out, layout};
+  mgpu_pk_device d;
+  int index;
+  if (!bytes) return mgpu_pk_fail(MGPU_ERR_INVALID_ARGUMENT, "mgpu_matmul_entry_workspace_size: bytes is NULL");
+  mgpu_status s = prepare(&p, &d);
+  if (s == MGPU_OK) s = forced_entry(entry, &p, &d, &index);
+  if (s != MGPU_OK) return s;
+  *bytes = workspace_for(&mgpu_pk_matmul()->entries[index], &p, &d);
+  return MGPU_OK;
+}
+
 mgpu_status mgpu_matmul_entry(int entry, mgpu_stream stream, const void* a, const void* b, void* c, int64_t m, int64_t n,
                               int64_t k, mgpu_dtype in, mgpu_dtype out, mgpu_b_layout layout, void* workspace,
                               size_t workspace_bytes) {
   const problem p = {m, n, k, in, out, layout};
-  const mgpu_pk_matmul_table* t = mgpu_pk_matmul();
   mgpu_pk_device d;
+  int index;
   mgpu_status s = prepare(&p, &d);
+  if (s == MGPU_OK) s = forced_entry(entry, &p, &d, &index);
   if (s != MGPU_OK) return s;
-  for (int i = 0; i < t->count; ++i) {
-    if (t->entries[i].info != entry) continue;
-    const char* arch = mgpu_pk_arch_of(d.cc_major, d.cc_minor);
-    if (!arch || strcmp(kernel_of(&t->entries[i])->arch, arch) != 0)
-      return mgpu_pk_fail(MGPU_ERR_NO_KERNEL_FOR_ARCH, "entry %d is a %s kernel; the device is compute capability %d.%d",
-                          entry, kernel_of(&t->entries[i])->arch, d.cc_major, d.cc_minor);
-    if (!entry_fits(&t->entries[i], &p, arch))
-      return mgpu_pk_fail(MGPU_ERR_INVALID_ARGUMENT, "entry %d is of other dtypes or another layout than the call's", entry);
-    return launch_entry(i, &p, &d, stream, a, b, c, workspace, workspace_bytes);
-  }
-  return mgpu_pk_fail(MGPU_ERR_INVALID_ARGUMENT, "entry %d is no matmul entry of this pack", entry);
+  return launch_entry(index, &p, &d, stream, a, b, c, workspace, workspace_bytes);
 }

@@ -84,6 +84,69 @@ TEST_F(DriverApi, CtxGetDeviceNamesTheOneDeviceOfALiveContextInEitherAbi) {
   for (int i = 0; i < released; ++i) primary();
 }
 
+// A context handle that is no live context is CUDA_ERROR_INVALID_CONTEXT wherever one is taken,
+// and changes nothing: the device's memory survives a bogus cuCtxDestroy or a release of a device
+// that does not exist (round 17, F10). A context released to nothing is gone (cuCtxGetCurrent is
+// NULL) and, made again, has the same handle and a new id (cuCtxGetId).
+TEST_F(DriverApi, ContextsMustBeLiveAndReleaseNothingElse) {
+  auto destroy = reinterpret_cast<PFN_cuCtxDestroy_v4000>(resolve("cuCtxDestroy", 4000));
+  auto release = reinterpret_cast<PFN_cuDevicePrimaryCtxRelease_v11000>(resolve("cuDevicePrimaryCtxRelease", 11000));
+  auto set_current = reinterpret_cast<PFN_cuCtxSetCurrent_v4000>(resolve("cuCtxSetCurrent", 4000));
+  auto get_current = reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(resolve("cuCtxGetCurrent", 4000));
+  auto push = reinterpret_cast<PFN_cuCtxPushCurrent_v4000>(resolve("cuCtxPushCurrent", 4000));
+  auto get_id = reinterpret_cast<PFN_cuCtxGetId_v12000>(resolve("cuCtxGetId", 12000));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto memset8 = reinterpret_cast<PFN_cuMemsetD8_v3020>(resolve("cuMemsetD8", 3020));
+  auto mem_free = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
+  auto error_string = reinterpret_cast<PFN_cuGetErrorString_v6000>(resolve("cuGetErrorString", 6000));
+  using LastError = CUresult (*)(const char**);
+  auto last = reinterpret_cast<LastError>(resolve("mgpuEmuLastError", 2000));
+  ASSERT_TRUE(destroy && release && set_current && get_current && push && get_id && alloc && memset8 && mem_free &&
+              error_string && last);
+  auto reason = [&] {
+    const char* text = nullptr;
+    EXPECT_EQ(last(&text), CUDA_SUCCESS);
+    return std::string(text ? text : "");
+  };
+  CUcontext ctx = primary();
+  CUdeviceptr p = 0;
+  ASSERT_EQ(alloc(&p, 4096), CUDA_SUCCESS);
+  int not_a_context = 0;
+  CUcontext bogus = reinterpret_cast<CUcontext>(&not_a_context);
+  EXPECT_EQ(destroy(bogus), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(reason(), "cuCtxDestroy: the handle is no live context");
+  EXPECT_EQ(release(5), CUDA_ERROR_INVALID_DEVICE);
+  EXPECT_EQ(set_current(bogus), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(push(bogus), CUDA_ERROR_INVALID_CONTEXT);
+  unsigned long long id = 0, again = 0;
+  EXPECT_EQ(get_id(bogus, &id), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(memset8(p, 0, 4096), CUDA_SUCCESS);  // the allocation survived all of them
+  EXPECT_EQ(set_current(nullptr), CUDA_SUCCESS);  // the twins
+  EXPECT_EQ(set_current(ctx), CUDA_SUCCESS);
+  ASSERT_EQ(get_id(ctx, &id), CUDA_SUCCESS);
+  ASSERT_EQ(get_id(nullptr, &again), CUDA_SUCCESS);
+  EXPECT_EQ(again, id);
+  EXPECT_EQ(mem_free(p + 64), CUDA_ERROR_INVALID_VALUE);  // round 17, F11: its own reason
+  EXPECT_EQ(reason(), "cuMemFree: the address is no allocation's start");
+  EXPECT_EQ(mem_free(p), CUDA_SUCCESS);
+  const char* words = nullptr;
+  EXPECT_EQ(error_string(CUresult(9999), &words), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(reason(), "cuGetErrorString: no error 9999");
+  EXPECT_EQ(error_string(CUDA_ERROR_INVALID_CONTEXT, &words), CUDA_SUCCESS);
+  // Released to nothing (this process's earlier retains too), then made again.
+  int released = 0;
+  for (CUcontext c = ctx; c && released < 1000; ++released) {
+    ASSERT_EQ(release(0), CUDA_SUCCESS);
+    ASSERT_EQ(get_current(&c), CUDA_SUCCESS);
+  }
+  EXPECT_EQ(release(0), CUDA_ERROR_INVALID_CONTEXT);  // nothing left to release
+  EXPECT_EQ(destroy(ctx), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(get_id(nullptr, &again), CUDA_ERROR_INVALID_CONTEXT);
+  for (int i = 0; i < released; ++i) EXPECT_EQ(primary(), ctx);
+  ASSERT_EQ(get_id(ctx, &again), CUDA_SUCCESS);
+  EXPECT_NE(again, id);
+}
+
 TEST_F(DriverApi, EachVersionGetsItsOwnAbi) {
   void* old_abi = resolve("cuCtxSynchronize", 2000);
   void* new_abi = resolve("cuCtxSynchronize", 13000);

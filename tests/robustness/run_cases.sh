@@ -113,6 +113,9 @@ bad compile_tile_m_2pow63 2 "'tile_m' is out of range" -- "${C[@]}" --config "$(
 bad compile_tile_m_2pow64 2 "'tile_m' is out of range: 18446744073709551616 \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m 18446744073709551616)"
 bad compile_tile_m_20_digits 2 "'tile_m' is out of range: 99999999999999999999 \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m 99999999999999999999)"
 bad compile_tile_m_below_int64 2 "'tile_m' is out of range: -9223372036854775809 \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m -9223372036854775809)"
+# Quoted whole up to 80 characters, else cut there and marked: never another, shorter number.
+bad compile_tile_m_46_digits 2 "'tile_m' is out of range: 1111111111111111111111111111111111111111111111 \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m 1111111111111111111111111111111111111111111111)"
+bad compile_tile_m_90_digits 2 "'tile_m' is out of range: 99999999999999999999999999999999999999999999999999999999999999999999999999999999\.\.\. \(beyond 64 bits\)" -- "${C[@]}" --config "$(cfg tile_m 999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999)"
 bad compile_tile_m_exponent_huge 2 "'tile_m' must be an integer or a string, got 1E20$" -- "${C[@]}" --config "$(cfg tile_m 1E20)"
 bad compile_tile_m_2pow32 2 "tile_m = 4294967296 is out of range" -- "${C[@]}" --config "$(cfg tile_m 4294967296)"
 bad compile_tile_m_2pow30 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m 1073741824)"

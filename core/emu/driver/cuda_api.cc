@@ -189,7 +189,10 @@ CUresult CUDAAPI cuGetErrorString(CUresult e, const char** s) {
     case CUDA_ERROR_LAUNCH_TIMEOUT: *s = "the kernel deadlocked or did not finish on the virtual device"; break;
     case CUDA_ERROR_ILLEGAL_ADDRESS: *s = "an illegal memory access was encountered"; break;
     case CUDA_ERROR_ASSERT: *s = "device-side assert triggered"; break;
-    default: return cuGetErrorName(e, s);
+    default:
+      // Its own reason when `e` is no error (round 17, F11), not cuGetErrorName's.
+      if (cuGetErrorName(e, s) != CUDA_SUCCESS)
+        return fail_unlocked(CUDA_ERROR_INVALID_VALUE, "cuGetErrorString: no error " + std::to_string(int(e)));
   }
   return CUDA_SUCCESS;
 }
@@ -265,18 +268,29 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice d) 
   return CUDA_SUCCESS;
 }
 
+// Contexts (CUDA Driver API, "Primary Context Management", "Context Management"): the one device
+// has one context, its primary one, live from the first retain to the last release; its handle
+// stays the same across creations, its id (cuCtxGetId) does not. A handle that is no live
+// context is CUDA_ERROR_INVALID_CONTEXT and changes nothing (round 17, F10): before, cuCtxDestroy
+// of any handle released device 0's context, its memory with it. The current context is the live
+// one (the device keeps no per-thread binding): none when nothing is retained.
+bool live_context(const DriverState& S, CUcontext ctx) {
+  return S.primary_refs > 0 && ctx == reinterpret_cast<CUcontext>(const_cast<DriverState*>(&S));
+}
+#define EMU_LIVE_CONTEXT(ctx, call) \
+  if (!live_context(S, ctx)) return S.fail(CUDA_ERROR_INVALID_CONTEXT, call ": the handle is no live context")
+
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   EMU_LOCK;
   EMU_NOT_NULL(ctx, "cuDevicePrimaryCtxRetain");
   EMU_DEVICE(d, "cuDevicePrimaryCtxRetain");
-  ++S.primary_refs;
+  if (S.primary_refs++ == 0) ++S.context_id;
   *ctx = reinterpret_cast<CUcontext>(&S);
   return CUDA_SUCCESS;
 }
 
-CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice) {
-  EMU_LOCK;
-  if (S.primary_refs > 0 && --S.primary_refs == 0) {
+CUresult release_primary(DriverState& S) {
+  if (--S.primary_refs == 0) {
     // The primary context goes away: its memory, modules and any sticky fault with it.
     S.functions.clear();
     S.device = std::make_unique<mgpu::emu::Device>();
@@ -285,13 +299,44 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice) {
   return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice d) {
+  EMU_LOCK;
+  EMU_DEVICE(d, "cuDevicePrimaryCtxRelease");
+  if (S.primary_refs == 0) return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuDevicePrimaryCtxRelease: the primary context is not retained");
+  return release_primary(S);
+}
+
 CUresult CUDAAPI cuCtxCreate(CUcontext* ctx, CUctxCreateParams*, unsigned int, CUdevice d) { return cuDevicePrimaryCtxRetain(ctx, d); }
-CUresult CUDAAPI cuCtxDestroy(CUcontext) { return cuDevicePrimaryCtxRelease(0); }
-CUresult CUDAAPI cuCtxSetCurrent(CUcontext) { EMU_LOCK; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
+  EMU_LOCK;
+  EMU_NOT_NULL(ctx, "cuCtxDestroy");
+  EMU_LIVE_CONTEXT(ctx, "cuCtxDestroy");
+  return release_primary(S);
+}
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
+  EMU_LOCK;
+  if (ctx) {  // NULL unbinds: always valid
+    EMU_LIVE_CONTEXT(ctx, "cuCtxSetCurrent");
+  }
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
   EMU_LOCK;
   EMU_NOT_NULL(ctx, "cuCtxGetCurrent");
-  *ctx = reinterpret_cast<CUcontext>(&S);
+  *ctx = S.primary_refs > 0 ? reinterpret_cast<CUcontext>(&S) : nullptr;
+  return CUDA_SUCCESS;
+}
+// cuCtxGetId (CUDA 12.0, "Context Management"): an id unique to this creation of the context in
+// the process -- what tells a caller caching per context that the context was made again.
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long* id) {
+  EMU_LOCK;
+  EMU_NOT_NULL(id, "cuCtxGetId");
+  if (ctx) {
+    EMU_LIVE_CONTEXT(ctx, "cuCtxGetId");
+  } else if (S.primary_refs == 0) {
+    return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxGetId: no context is current");
+  }
+  *id = S.context_id;
   return CUDA_SUCCESS;
 }
 // cuCtxGetDevice (CUDA Driver API, "Context Management"): the current context's device, the one
@@ -313,10 +358,14 @@ CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
   *device = 0;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuCtxPushCurrent(CUcontext) { EMU_LOCK; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
+  EMU_LOCK;
+  EMU_LIVE_CONTEXT(ctx, "cuCtxPushCurrent");
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuCtxPopCurrent(CUcontext* ctx) {
   EMU_LOCK;
-  if (ctx) *ctx = reinterpret_cast<CUcontext>(&S);
+  if (ctx) *ctx = S.primary_refs > 0 ? reinterpret_cast<CUcontext>(&S) : nullptr;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxSynchronize() { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
@@ -475,7 +524,8 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
 }
 CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
   EMU_LOCK;
-  return p == 0 || S.device->memory().free(p) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (p == 0 || S.device->memory().free(p)) return CUDA_SUCCESS;
+  return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemFree: the address is no allocation's start");  // round 17, F11
 }
 CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n) {
   EMU_LOCK_STICKY;
@@ -727,7 +777,7 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
       EMU_ENTRY(cuInit), EMU_ENTRY(cuDriverGetVersion), EMU_ENTRY(cuGetErrorName), EMU_ENTRY(cuGetErrorString),
       EMU_ENTRY(cuDeviceGetCount), EMU_ENTRY(cuDeviceGet), EMU_ENTRY(cuDeviceGetName), EMU_ENTRY(cuDeviceTotalMem),
       EMU_ENTRY(cuDeviceGetAttribute), EMU_ENTRY(cuDevicePrimaryCtxRetain), EMU_ENTRY(cuDevicePrimaryCtxRelease),
-      EMU_ENTRY(cuCtxCreate), EMU_ENTRY(cuCtxDestroy), EMU_ENTRY(cuCtxSetCurrent), EMU_ENTRY(cuCtxGetCurrent),
+      EMU_ENTRY(cuCtxCreate), EMU_ENTRY(cuCtxDestroy), EMU_ENTRY(cuCtxSetCurrent), EMU_ENTRY(cuCtxGetCurrent), EMU_ENTRY(cuCtxGetId),
       EMU_ENTRY(cuCtxPushCurrent), EMU_ENTRY(cuCtxPopCurrent), EMU_ENTRY(cuModuleLoadData),
       EMU_ENTRY(cuModuleLoadDataEx), EMU_ENTRY(cuModuleUnload), EMU_ENTRY(cuModuleGetFunction), EMU_ENTRY(cuModuleGetGlobal),
       EMU_ENTRY(cuFuncSetAttribute), EMU_ENTRY(cuFuncGetAttribute), EMU_ENTRY(cuLaunchKernel), EMU_ENTRY(cuLaunchKernelEx),

@@ -28,6 +28,9 @@ struct DriverState {
   std::mutex mu;
   bool initialized = false;
   int primary_refs = 0;
+  // Which creation of the primary context is live (cuCtxGetId): a new one each time the first
+  // retain after a full release creates it again, though its handle stays the same.
+  unsigned long long context_id = 0;
   CUresult sticky = CUDA_SUCCESS;
   std::unique_ptr<Device> device = std::make_unique<Device>();
   std::map<CUfunction, std::unique_ptr<EmuFunction>> functions;

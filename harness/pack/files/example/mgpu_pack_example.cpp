@@ -150,9 +150,9 @@ bool run(const Driver& d, int entry, std::int64_t m, std::int64_t n, std::int64_
   check(d.cuMemcpyHtoD(db.p, b.data(), b.size() * 2), "cuMemcpyHtoD");
   check(d.cuMemsetD8(dc.p, 0xFF, std::size_t(m * n * bytes_of(out))), "cuMemsetD8");  // unwritten reads as NaN
   std::size_t need = 0;
-  mgpu_status s = mgpu_matmul_workspace_size(m, n, k, in, out, layout, &need);
-  if (s != MGPU_OK) return *what = mgpu_last_error(), false;
-  need += 1 << 16;  // a forced entry may take more than the chosen one
+  mgpu_status s = entry >= 0 ? mgpu_matmul_entry_workspace_size(entry, m, n, k, in, out, layout, &need)
+                             : mgpu_matmul_workspace_size(m, n, k, in, out, layout, &need);
+  if (s != MGPU_OK) return *what = std::string(mgpu_status_name(s)) + ": " + mgpu_last_error(), false;
   Buffer ws(d, need);
   s = entry >= 0 ? mgpu_matmul_entry(entry, nullptr, da.get(), db.get(), dc.get(), m, n, k, in, out, layout, ws.get(), need)
                  : mgpu_matmul(nullptr, da.get(), db.get(), dc.get(), m, n, k, in, out, layout, ws.get(), need);
