@@ -63,7 +63,7 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
     else if (v.is_number_float() && whole_number(v.get<double>()))
       // 64.0 means 64 but is not how a config is written; say so rather than list a string as an option.
       throw Error(ErrorKind::InvalidInput, fmt::format("config value of '{}' must be written as an integer ({}), got {}", k,
-                                                       *whole_number(v.get<double>()), number_as_written(text, (nlohmann::json::json_pointer() / k).to_string(), v)));
+                                                       *whole_number(v.get<double>()), quoted(number_as_written(text, (nlohmann::json::json_pointer() / k).to_string(), v))));
     else if (v.is_number_float()) {
       // Quoted as typed: 99999999999999999999 is an integer out of range, not the 1e+20 JSON
       // reads it as (battery round 15, F5).

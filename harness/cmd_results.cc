@@ -287,14 +287,16 @@ void add_export(CLI::App& app) {
         fmt::print("{} rows of other ops or kernels left out (a pack holds matmul kernels this mgpu-tune builds)\n",
                    p.left_out);
       if (!skipped.empty()) fmt::print("{}\n", skipped);
-      // Quoted for a shell where the path needs it (a folder name with a space: round 17, F13).
+      // Quoted for a shell where the path needs it (a folder name with a space: round 17, F13). The
+      // build folder is beside the pack, not in it: a re-export replaces the pack's folder whole.
       std::string dir = o->output;
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
       if (dir.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+") != std::string::npos) {
         std::string q = "'";
         for (char c : dir) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
         dir = q + "'";
       }
-      const std::string build = dir.back() == '\'' ? dir.substr(0, dir.size() - 1) + "/build'" : dir + "/build";
+      const std::string build = dir.back() == '\'' ? dir.substr(0, dir.size() - 1) + "-build'" : dir + "-build";
       fmt::print("build it: cmake -S {0} -B {1} && cmake --build {1} (README 'Shipping tuned kernels')\n", dir, build);
       return;
     }

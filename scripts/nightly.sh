@@ -53,6 +53,7 @@ done
 for flag in "${bench_flags[@]}"; do
   case "$flag" in
     --no-record|--no-record=*) die "$flag: nightly.sh compares the run mgpu-bench records, so it cannot run without recording (call mgpu-bench directly to measure without recording)" ;;
+    --benchmark_list_tests|--benchmark_list_tests=*) die "$flag: nightly.sh measures and compares a night; to list the suite, call mgpu-bench directly" ;;
   esac
 done
 
@@ -85,6 +86,7 @@ fi
 if [ -n "$candidate" ]; then
   cand_line="$(resolve "$candidate" candidate)" || exit 2
 fi
+out_existed=0; [ -d "$out" ] && out_existed=1
 mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || die "cannot write the report folder $out"
 report="$out/report.md"
 
@@ -92,13 +94,20 @@ bench_failed=0
 if [ -z "$candidate" ]; then
   last_id="$(tail -n 1 <<< "$table" | cut -d' ' -f1)"
   # mgpu-bench's messages go to the terminal and into its log, for the report.
+  # Logged beside the folder first: bad input leaves nothing behind (no log, no folder it made).
+  log="$(mktemp "${TMPDIR:-/tmp}/nightly-bench.XXXXXX")" || die "cannot make a temporary file for mgpu-bench's log"
   { "$BENCH" --db "$db" --benchmark_out="$out/nightly.json" --benchmark_out_format=json "${bench_flags[@]}" \
-      2>&1 1>&3 | tee "$out/mgpu-bench.log" >&2; } 3>&1
+      2>&1 1>&3 | tee "$log" >&2; } 3>&1
   rc=${PIPESTATUS[0]}
+  if [ "$rc" = 2 ]; then  # bad input: mgpu-bench said what
+    rm -f "$log"
+    [ "$out_existed" = 1 ] || rmdir "$out" 2>/dev/null
+    exit 2
+  fi
+  mv "$log" "$out/mgpu-bench.log" 2>/dev/null || cp "$log" "$out/mgpu-bench.log"
   case $rc in
     0) ;;
     1) bench_failed=1 ;;
-    2) exit 2 ;;  # bad input: mgpu-bench said what
     3) { printf '# Nightly perf run: NOT RUN\n\nNothing was measured, so there is no verdict:\n\n'
          sed -n 's/^mgpu-bench: /- /p' "$out/mgpu-bench.log"; } > "$report"
        echo "nightly: nothing measured, no verdict (exit 3; report: $report)" >&2

@@ -122,7 +122,7 @@ check "-o . (the current folder): refused" '[ $rc = 2 ] && grep -q "is the curre
 check "--op attention does not go with a pack" '[ $rc = 2 ] && grep -q "op attention does not go with --format pack" "$T/out" && [ ! -e "$T/p3" ]'
 "$MGPU" export --db "$T/t.db" --format pack -o "$T/my pack" --include-model --require-verified > "$T/out" 2>&1; rc=$?
 check "--require-verified: the verified tuned entries, no defaults; the hint quoted" \
-  '[ $rc = 0 ] && grep -q "3 tuned entries and 0 defaults" "$T/out" && grep -qF "cmake -S '"'$T/my pack'"' -B '"'$T/my pack/build'"'" "$T/out"'
+  '[ $rc = 0 ] && grep -q "3 tuned entries and 0 defaults" "$T/out" && grep -qF "cmake -S '"'$T/my pack'"' -B '"'$T/my pack-build'"'" "$T/out"'
 
 # mgpu-bench --pack: the pack measured as shipped. On the virtual device nothing is timed (it has
 # no clock: exit 3, as for any suite, no run recorded); what CI shows is that the pack folder
@@ -157,6 +157,33 @@ for extra in "--configs x.json" "--device model" "--include-model" "--db $T/abse
   "$BENCH" --pack "$T/my pack" $extra > "$T/out" 2>&1; rc=$?
   check "--pack with $extra: refused before anything is built" '[ $rc = 2 ] && ! grep -q "building the pack" "$T/out"'
 done
+
+# Battery round 18: --benchmark_out inside the pack folder refused, the pack untouched (F16); an
+# unusable TMPDIR said, no crash (F15); a FIFO manifest.json no hang (F18); a library whose entry
+# has a NULL string refused, no crash (F19); a missing kernel file named as such (F24); a
+# re-export over a pack holding a build folder refused, the folder kept (F25).
+before=$(md5sum < "$T/my pack/manifest.json")
+"$BENCH" --pack "$T/my pack" --benchmark_out="$T/my pack/manifest.json" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
+check "--benchmark_out inside the pack: refused, the manifest untouched" \
+  '[ $rc = 2 ] && grep -q "inside the --pack folder" "$T/out" && [ "$(md5sum < "$T/my pack/manifest.json")" = "$before" ]'
+TMPDIR="$T/no-such-tmp" "$BENCH" --pack "$T/my pack" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
+check "an unusable TMPDIR: said, no crash" '[ $rc = 1 ] && grep -q "TMPDIR=.*no-such-tmp. is no folder" "$T/out" && ! grep -q terminate "$T/out"'
+mkdir -p "$T/fifo" && mkfifo "$T/fifo/manifest.json"
+timeout 20 "$BENCH" --pack "$T/fifo" > "$T/out" 2>&1; rc=$?
+check "a FIFO manifest.json: no pack, at once" '[ $rc = 2 ] && grep -q "is no kernel pack" "$T/out" && ! grep -q "building the pack" "$T/out"'
+timeout 20 "$MGPU" export --db "$T/t.db" --format pack -o "$T/fifo" --include-model > "$T/out" 2>&1; rc=$?
+check "export over a folder with a FIFO manifest.json: refused at once" '[ $rc = 2 ] && grep -q "is no kernel pack" "$T/out"'
+cp -r "$T/my pack" "$T/nulls" && sed -i '0,/{"matmul", "matmul_sm[0-9]*", "sm_[0-9a]*"/s//{"matmul", NULL, "sm_90a"/' "$T/nulls/src/tables.c"
+"$BENCH" --pack "$T/nulls" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
+check "an entry with a NULL template name: refused, no crash" '[ $rc = 2 ] && grep -q "entry 0 has no template_name (NULL)" "$T/out"'
+cp -r "$T/my pack" "$T/missing" && rm "$T/missing/src/kernels/kernel_001.c"
+"$BENCH" --pack "$T/missing" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
+check "a kernel file missing: the library does not load, said without a temporary path" \
+  '[ $rc = 2 ] && grep -q "builds, but its library does not load: libmgpu_pack.so: undefined symbol" "$T/out" && ! grep -q "mgpu-bench-pack-" "$T/out"'
+mkdir -p "$T/my pack/build" && echo notes > "$T/my pack/NOTES.txt"
+"$MGPU" export --db "$T/t.db" --format pack -o "$T/my pack" --include-model --require-verified > "$T/out" 2>&1; rc=$?
+check "a re-export over a pack holding a build folder and notes: refused, both kept" \
+  '[ $rc = 2 ] && grep -q "also holds what no pack writes (NOTES.txt, build)" "$T/out" && [ -f "$T/my pack/NOTES.txt" ] && [ -d "$T/my pack/build" ]'
 
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -1,4 +1,4 @@
-// A kernel pack's C runtime (core/pack_runtime, kernels/matmul_common/pack_matmul.c) over tables
+// A kernel pack's C runtime (core/pack_runtime, kernels/matmul_pack/pack_matmul.c) over tables
 // filled here as the export will fill them, with kernels compiled by the Hopper template, run on
 // the virtual device through the runtime's own driver loading (MGPU_CUDA_DRIVER): the exact tuned
 // problem and a ragged nearest one compute C = A . B within bf16's rounding of a float64
@@ -225,6 +225,31 @@ TEST_F(PackRuntime, ASplitKernelZeroesItsCountersInAWorkspaceFullOfGarbage) {
     mgpu::core::CudaContext::primary().synchronize();
     EXPECT_LE(o.worst(m, n), 1.0);
   }
+}
+
+// A split-K kernel reduces through its workspace: at a problem where its split would be 1 (here K
+// of one k-step) it cannot run, so the selection takes another entry and a forced call is refused
+// (battery round 18, F13: the nearest entry was the split kernel, which wrote past the workspace).
+TEST_F(PackRuntime, ASplitKernelIsNeverChosenWhereItsSplitWouldBeOne) {
+  const int m = 64, n = 136, k = 64;
+  int entry = -1;
+  const char* how = nullptr;
+  ASSERT_EQ(mgpu_matmul_select(m, n, 256, MGPU_BF16, MGPU_BF16, MGPU_B_KN, &entry, &how), MGPU_OK);
+  EXPECT_EQ(entry, split_);  // the twin: at its own K it is the exact entry
+  ASSERT_EQ(mgpu_matmul_select(m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN, &entry, &how), MGPU_OK) << mgpu_last_error();
+  EXPECT_NE(entry, split_);  // the nearest by size, but it cannot run K = 64
+  std::size_t need = 0;
+  EXPECT_EQ(mgpu_matmul_entry_workspace_size(split_, m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN, &need),
+            MGPU_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mgpu_last_error()).find("cannot run 64 x 136 x 64"), std::string::npos) << mgpu_last_error();
+  Operands o(m, n, k);
+  mgpu::core::DeviceBuffer ws(workspace_of(m, n, k));
+  ASSERT_EQ(mgpu_matmul(nullptr, o.A(), o.B(), o.C(), m, n, k, MGPU_BF16, MGPU_BF16, MGPU_B_KN,
+                        reinterpret_cast<void*>(ws.ptr()), ws.bytes()),
+            MGPU_OK)
+      << mgpu_last_error();
+  mgpu::core::CudaContext::primary().synchronize();
+  EXPECT_LE(o.worst(m, n), 1.0);
 }
 
 TEST_F(PackRuntime, EveryRefusalHasItsStatusAndWords) {

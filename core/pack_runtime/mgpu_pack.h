@@ -47,7 +47,8 @@ int mgpu_last_cuda_result(void);
 mgpu_status mgpu_matmul_workspace_size(int64_t m, int64_t n, int64_t k, mgpu_dtype in, mgpu_dtype out,
                                        mgpu_b_layout b, size_t* bytes);
 /* C = A . B with the pack's kernel for the problem: its own tuned config, else the nearest tuned
- * one of these dtypes and layout (by the product of the size ratios), else the pack's default. */
+ * one of these dtypes and layout (by the product of the size ratios) that can run it (a split-K
+ * kernel needs a split of at least 2 there), else the pack's default. */
 mgpu_status mgpu_matmul(mgpu_stream stream, const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k,
                         mgpu_dtype in, mgpu_dtype out, mgpu_b_layout layout, void* workspace, size_t workspace_bytes);
 
@@ -73,7 +74,7 @@ mgpu_status mgpu_pack_entry(int index, mgpu_pack_entry_info* info);
 mgpu_status mgpu_matmul_select(int64_t m, int64_t n, int64_t k, mgpu_dtype in, mgpu_dtype out, mgpu_b_layout layout,
                                int* entry, const char** how);
 /* mgpu_matmul() with one entry forced (tests, benchmarks): it must be of the problem's dtypes,
- * layout and the device's architecture. */
+ * layout and the device's architecture, and able to run the problem. */
 mgpu_status mgpu_matmul_entry(int entry, mgpu_stream stream, const void* a, const void* b, void* c, int64_t m, int64_t n,
                               int64_t k, mgpu_dtype in, mgpu_dtype out, mgpu_b_layout layout, void* workspace,
                               size_t workspace_bytes);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -30,6 +31,7 @@
 #include "harness/nightly/pack_suite.h"
 #include "harness/nightly/suite.h"
 #include "harness/option_checks.h"
+#include "harness/pack/export_pack.h"
 #include "harness/stop_signals.h"
 #include "harness/version.h"
 #include "harness/current_templates.h"
@@ -168,6 +170,22 @@ void refuse_export_path(const std::string& out, const std::string& configs) {
                                   out, configs, configs));
 }
 
+// --benchmark_out over the --pack library, or anywhere inside a --pack folder (Google Benchmark
+// truncates it before anything runs: the pack's manifest or a source would be gone, round 18,
+// F16), is refused.
+void refuse_pack_path(const std::string& out, const std::string& pack) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(pack, ec)) return results::refuse_database_path(out, {pack}, "the --pack library");
+  const fs::path folder = fs::weakly_canonical(fs::absolute(pack), ec);
+  const fs::path file = fs::weakly_canonical(fs::absolute(out), ec);
+  const auto [end, rest] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+  if (end == folder.end())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("refusing to write {}: it is inside the --pack folder {}, whose files are the pack: "
+                                  "write it elsewhere", out, pack));
+}
+
 // Google Benchmark's reporter for --benchmark_out, which notes whether the file took all it was
 // given: Google Benchmark itself never looks (a full disk, /dev/full, ended in exit 0).
 template <class Base>
@@ -265,6 +283,9 @@ int run(int argc, char** argv) {
   if (o.db.empty() && o.configs.empty() && o.pack.empty())
     throw core::Error(core::ErrorKind::InvalidInput,
                       "give --db FILE (or --configs EXPORT, or --pack PACK) to say what to benchmark");
+  // The device's name first: a typo is said as such, not as the --pack rule below (round 18, F24).
+  if (o.device != "cuda" && o.device != "model")
+    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose cuda or model", o.device));
   if (!o.pack.empty()) {
     // A pack holds compiled kernels to run as they are: nothing to predict, and its entries are
     // what it ships, not a database's or an export's choice.
@@ -277,8 +298,6 @@ int run(int argc, char** argv) {
       throw core::Error(core::ErrorKind::InvalidInput, "--include-model chooses a database's configs; with --pack the "
                                                        "pack's entries are the suite (--db only records them)");
   }
-  if (o.device != "cuda" && o.device != "model")
-    throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown device '{}': choose cuda or model", o.device));
   check_timer_choice(o.timer);
   // Google Benchmark truncates --benchmark_out before it runs anything: the database (or the
   // export the suite is read from) would be gone before a single check of ours.
@@ -286,7 +305,7 @@ int run(int argc, char** argv) {
     try {
       if (!o.db.empty()) results::refuse_database_path(benchmark_out, {o.db});
       if (!o.configs.empty()) refuse_export_path(benchmark_out, o.configs);
-      if (!o.pack.empty()) results::refuse_database_path(benchmark_out, {o.pack}, "the --pack library");
+      if (!o.pack.empty()) refuse_pack_path(benchmark_out, o.pack);
     } catch (const core::Error& e) {
       throw core::Error(e.kind(), fmt::format("--benchmark_out: {}", e.what()));
     }
@@ -310,8 +329,18 @@ int run(int argc, char** argv) {
   if (!o.pack.empty()) {
     // The database only records a pack's times: one that cannot be read is said before the pack is built.
     if (!o.db.empty()) results::Store::open(o.db, results::OpenMode::ReadOnly);
-    if (std::filesystem::is_directory(o.pack)) fmt::print(stderr, "mgpu-bench: building the pack {} ...\n", o.pack);
-    pack.emplace(KernelPack::open(o.pack));
+    if (is_pack_folder(o.pack)) fmt::print(stderr, "mgpu-bench: building the pack {} ...\n", o.pack);
+    // A stop while the pack builds ends the build (its process group) and removes its temporary
+    // folder, then exits 130/143 saying so (round 18, F17).
+    install_stop_handlers();
+    try {
+      pack.emplace(KernelPack::open(o.pack));
+    } catch (const core::Error&) {
+      if (!stop_requested()) throw;
+      fmt::print(stderr, "mgpu-bench: stopped by SIG{} while the pack was built: nothing was measured\n",
+                 sigabbrev_np(stop_exit_code() - 128));
+      return stop_exit_code();
+    }
   }
   std::vector<SuiteEntry> suite = pack                ? pack->entries()
                                   : o.configs.empty() ? suite_from_database(o.db, o.include_model, &skipped)

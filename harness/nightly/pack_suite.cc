@@ -57,10 +57,16 @@ std::string on_path(const std::string& program) {
   return "";
 }
 
-std::string tail_of(const fs::path& log, int lines) {
+// The log's last lines, the temporary folder (removed when the message is read) named as such
+// (round 18, F24).
+std::string tail_of(const fs::path& log, int lines, const fs::path& temp) {
   std::ifstream in(log);
   std::vector<std::string> all;
-  for (std::string line; std::getline(in, line);) all.push_back(line);
+  for (std::string line; std::getline(in, line);) {
+    for (std::size_t at; (at = line.find(temp.string())) != std::string::npos;)
+      line.replace(at, temp.string().size(), "<temporary build folder>");
+    all.push_back(line);
+  }
   std::string out;
   for (std::size_t i = all.size() > std::size_t(lines) ? all.size() - lines : 0; i < all.size(); ++i)
     out += "\n  " + all[i];
@@ -71,10 +77,18 @@ std::string tail_of(const fs::path& log, int lines) {
 struct TempFolder {
   fs::path path;
   TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "mgpu-bench-pack-XXXXXX").string();
+    // temp_directory_path() throws for a TMPDIR that is no folder (battery round 18, F15).
+    std::error_code ec;
+    const fs::path base = fs::temp_directory_path(ec);
+    const char* tmpdir = std::getenv("TMPDIR");
+    if (ec)
+      throw Error(ErrorKind::Unavailable, fmt::format("cannot build the pack in a temporary folder: TMPDIR='{}' is no "
+                                                      "folder ({}): set TMPDIR to one, or give a built libmgpu_pack.so",
+                                                      tmpdir ? tmpdir : "", ec.message()));
+    std::string pattern = (base / "mgpu-bench-pack-XXXXXX").string();
     if (!::mkdtemp(pattern.data()))
-      throw Error(ErrorKind::Unavailable, fmt::format("cannot make a temporary folder to build the pack in: {}",
-                                                      std::strerror(errno)));
+      throw Error(ErrorKind::Unavailable, fmt::format("cannot make a temporary folder in {} to build the pack in: {}",
+                                                      base.string(), std::strerror(errno)));
     path = pattern;
   }
   ~TempFolder() {
@@ -98,7 +112,7 @@ fs::path build_pack(const fs::path& dir, const fs::path& into) {
     const int rc = core::run_external_tool("cmake (building the pack)", cmake, args, log.string());
     if (rc != 0)
       throw Error(ErrorKind::InvalidInput, fmt::format("the pack {} does not build (cmake exit {}); the end of its log:{}",
-                                                       dir.string(), rc, tail_of(log, 15)));
+                                                       dir.string(), rc, tail_of(log, 15, into)));
   }
   const fs::path lib = build / "libmgpu_pack.so";
   if (!fs::exists(lib))
@@ -174,8 +188,16 @@ KernelPack KernelPack::open(const std::string& path) {
   // A path without a slash would be searched for on the library path: the file named is meant.
   const std::string load = impl->library.find('/') == std::string::npos ? "./" + impl->library : impl->library;
   impl->handle = ::dlopen(load.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!impl->handle)
-    throw Error(ErrorKind::InvalidInput, fmt::format("--pack {} cannot be loaded as a library: {}", path, ::dlerror()));
+  if (!impl->handle) {
+    std::string why = ::dlerror();
+    if (temp) {  // built here: the library's path is in a folder about to be removed (round 18, F24)
+      for (std::size_t at; (at = why.find(impl->library)) != std::string::npos;)
+        why.replace(at, impl->library.size(), "libmgpu_pack.so");
+      throw Error(ErrorKind::InvalidInput, fmt::format("--pack {} builds, but its library does not load: {} (is a file "
+                                                       "of the pack missing, src/kernels/ or src/?)", path, why));
+    }
+    throw Error(ErrorKind::InvalidInput, fmt::format("--pack {} cannot be loaded as a library: {}", path, why));
+  }
   if (temp) impl->library = path;  // the folder built; the library file goes with the temporary folder
   resolve(impl->handle, path, "mgpu_pack_entry_count", impl->abi.entry_count);
   resolve(impl->handle, path, "mgpu_pack_entry", impl->abi.entry);
@@ -196,7 +218,15 @@ std::vector<SuiteEntry> KernelPack::entries() const {
     if (impl_->abi.entry(i, &info) != MGPU_OK)
       throw Error(ErrorKind::InvalidInput, fmt::format("--pack {}: entry {} of {} cannot be read: {}", impl_->library, i, n,
                                                        impl_->abi.last_error()));
-    if (std::string(info.op ? info.op : "") != "matmul") continue;  // the only op a pack holds yet
+    // Each string the ABI promises, checked: a library that gives NULL is no pack this reads (a
+    // std::string of NULL crashed: round 18, F19).
+    for (auto [field, value] : {std::pair{"op", info.op}, {"template_name", info.template_name}, {"arch", info.arch},
+                                {"problem_key", info.problem_key}, {"config_json", info.config_json},
+                                {"verification", info.verification}, {"source", info.source}})
+      if (!value)
+        throw Error(ErrorKind::InvalidInput, fmt::format("--pack {}: entry {} has no {} (NULL): not a pack mgpu-tune "
+                                                         "exported", impl_->library, i, field));
+    if (std::string(info.op) != "matmul") continue;  // the only op a pack holds yet
     SuiteEntry e;
     e.pack_index = i;
     e.template_name = info.template_name;

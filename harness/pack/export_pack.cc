@@ -89,6 +89,24 @@ fs::path check_output(const std::string& dir, results::Store& store) {
                       fmt::format("{} holds files and is no kernel pack (no pack's manifest.json): a pack replaces "
                                   "only an earlier pack or an empty folder; give a new folder",
                                   dir));
+  // An earlier pack is replaced whole: what a pack never holds at its top (a build folder, the
+  // user's notes) would go with it unsaid (battery round 18, F25), so it is named and refused.
+  std::vector<std::string> foreign;
+  for (fs::directory_iterator it(target, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name != "include" && name != "src" && name != "example" && name != "cmake" && name != "CMakeLists.txt" &&
+        name != "mgpu_pack.pc.in" && name != "manifest.json")
+      foreign.push_back(name);
+  }
+  std::sort(foreign.begin(), foreign.end());
+  std::string names;
+  for (std::size_t i = 0; i < foreign.size() && i < 5; ++i) names += (i ? ", " : "") + foreign[i];
+  if (foreign.size() > 5) names += ", ...";
+  if (!foreign.empty())
+    throw core::Error(core::ErrorKind::InvalidInput,
+                      fmt::format("{} is an earlier pack that also holds what no pack writes ({}): a pack replaces "
+                                  "its folder whole, so move {} out first (build a pack in a folder beside it)",
+                                  dir, names, foreign.size() == 1 ? "it" : "them"));
   return target;
 }
 
@@ -186,7 +204,12 @@ struct StagingFolder {
 constexpr const char* kManifestFormat = "mgpu-tune kernel pack";
 
 bool is_pack_folder(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "manifest.json");
+  // Only a regular file of a manifest's size is read: a FIFO would block the open forever
+  // (battery round 18, F18), a device would never end.
+  std::error_code ec;
+  const fs::path manifest = dir / "manifest.json";
+  if (!fs::is_regular_file(manifest, ec) || fs::file_size(manifest, ec) > (std::uintmax_t(64) << 20)) return false;
+  std::ifstream in(manifest);
   if (!in) return false;
   try {
     const nlohmann::json j = nlohmann::json::parse(in);

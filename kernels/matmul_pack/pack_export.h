@@ -1,5 +1,5 @@
 // A matmul's part of a kernel pack (export --format pack): its kernels and the C table that
-// kernels/matmul_common/pack_matmul.c selects from. Contract: matmul_pack_kernel() builds and
+// kernels/matmul_pack/pack_matmul.c selects from. Contract: matmul_pack_kernel() builds and
 // compiles `c` at `p` with the template of its arch and describes the result: maps A, B, C in
 // that order, by the roles the runtime gives them (A rows M cols K; B rows K cols N for kn, rows
 // N cols K for nk; C rows M cols N), checked against the extents the template built (an

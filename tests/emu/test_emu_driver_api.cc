@@ -133,6 +133,9 @@ TEST_F(DriverApi, ContextsMustBeLiveAndReleaseNothingElse) {
   EXPECT_EQ(error_string(CUresult(9999), &words), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(reason(), "cuGetErrorString: no error 9999");
   EXPECT_EQ(error_string(CUDA_ERROR_INVALID_CONTEXT, &words), CUDA_SUCCESS);
+  EXPECT_EQ(error_string(CUDA_ERROR_UNKNOWN, &words), CUDA_SUCCESS);  // every code cuda.h defines has a name (F21)
+  EXPECT_STREQ(words, "CUDA_ERROR_UNKNOWN");
+  EXPECT_EQ(error_string(CUDA_ERROR_CONTEXT_IS_DESTROYED, &words), CUDA_SUCCESS);
   // Released to nothing (this process's earlier retains too), then made again.
   int released = 0;
   for (CUcontext c = ctx; c && released < 1000; ++released) {
@@ -145,6 +148,37 @@ TEST_F(DriverApi, ContextsMustBeLiveAndReleaseNothingElse) {
   for (int i = 0; i < released; ++i) EXPECT_EQ(primary(), ctx);
   ASSERT_EQ(get_id(ctx, &again), CUDA_SUCCESS);
   EXPECT_NE(again, id);
+}
+
+// A byte count near 2^64 is CUDA_ERROR_INVALID_VALUE, not a range check that wraps and a write
+// over the caller's heap (battery round 18, F14); the same calls in range succeed.
+TEST_F(DriverApi, HugeCountsAreInvalidValuesNotCrashes) {
+  primary();
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto d8 = reinterpret_cast<PFN_cuMemsetD8_v3020>(resolve("cuMemsetD8", 3020));
+  auto d16 = reinterpret_cast<PFN_cuMemsetD16_v3020>(resolve("cuMemsetD16", 3020));
+  auto d32 = reinterpret_cast<PFN_cuMemsetD32_v3020>(resolve("cuMemsetD32", 3020));
+  auto htod = reinterpret_cast<PFN_cuMemcpyHtoD_v3020>(resolve("cuMemcpyHtoD", 3020));
+  auto dtoh = reinterpret_cast<PFN_cuMemcpyDtoH_v3020>(resolve("cuMemcpyDtoH", 3020));
+  auto dtod = reinterpret_cast<PFN_cuMemcpyDtoD_v3020>(resolve("cuMemcpyDtoD", 3020));
+  ASSERT_TRUE(alloc && d8 && d16 && d32 && htod && dtoh && dtod);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(alloc(&p, 256), CUDA_SUCCESS);
+  char buf[256] = {};
+  const std::size_t all = ~std::size_t(0);
+  EXPECT_EQ(d8(p + 16, 0, all), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(d16(p, 0, (std::size_t(1) << 63) + 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(d32(p, 0, (std::size_t(1) << 62) + 1), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(htod(p + 16, buf, all), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(dtoh(buf, p + 16, all), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(dtod(p + 16, p, all), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(d8(p + 16, 0, 240), CUDA_SUCCESS);  // the twins: the rest of the allocation
+  EXPECT_EQ(d16(p, 0, 128), CUDA_SUCCESS);
+  EXPECT_EQ(d32(p, 0, 64), CUDA_SUCCESS);
+  EXPECT_EQ(htod(p + 16, buf, 240), CUDA_SUCCESS);
+  EXPECT_EQ(dtoh(buf, p + 16, 240), CUDA_SUCCESS);
+  EXPECT_EQ(dtod(p + 128, p, 128), CUDA_SUCCESS);
+  EXPECT_EQ(d8(p + 16, 0, 241), CUDA_ERROR_INVALID_VALUE);  // one byte past
 }
 
 TEST_F(DriverApi, EachVersionGetsItsOwnAbi) {
@@ -163,6 +197,11 @@ TEST_F(DriverApi, TooOldAVersionAndUnknownNamesAreRefused) {
   CUdriverProcAddressQueryResult status{};
   EXPECT_EQ(resolve("cuCtxSynchronize", 1000, &status), nullptr);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+  using LastError = CUresult (*)(const char**);
+  auto last = reinterpret_cast<LastError>(resolve("mgpuEmuLastError", 2000));
+  const char* why = nullptr;
+  ASSERT_EQ(last(&why), CUDA_SUCCESS);  // its own reason, not an earlier call's (round 18, F21)
+  EXPECT_STREQ(why, "cuGetProcAddress: cuCtxSynchronize has no entry point as old as CUDA version 1000");
   EXPECT_EQ(resolve("cuNoSuchEntryPoint", 13000, &status), nullptr);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
 }

@@ -125,6 +125,7 @@ bad compile_tile_m_zero 2 "invalid config" -- "${C[@]}" --config "$(cfg tile_m 0
 bad compile_tile_m_fraction 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m 128.5)"
 bad compile_tile_m_float_whole 2 "'tile_m' must be written as an integer \(128\), got 128.0" -- "${C[@]}" --config "$(cfg tile_m 128.0)"
 bad compile_tile_m_exponent 2 "'tile_m' must be written as an integer \(100\), got 1e2" -- "${C[@]}" --config "$(cfg tile_m 1e2)"
+bad compile_tile_m_float_whole_long 2 "'tile_m' must be written as an integer \(64\), got 64\.0{77}\.\.\.$" -- "${C[@]}" --config "$(cfg tile_m 64.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001)"
 bad compile_tile_m_string 2 "no integer 'tile_m'" -- "${C[@]}" --config "$(cfg tile_m '"128"')"
 bad compile_tile_m_bool 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m true)"
 bad compile_tile_m_null 2 "'tile_m' must be an integer or a string" -- "${C[@]}" --config "$(cfg tile_m null)"

@@ -172,8 +172,10 @@ bad nightly_model_is_no_verdict 3 "PREDICTIONS, NOT A VERDICT" --fixture predict
        cat $W.out/report.md; ! grep -q PASS $W.out/report.md && exit $rc'
 bad nightly_help_lists_exit_codes 0 "3 nothing measured" -- sh: bash '$NIGHTLY' --help
 # A kernel pack as the nightly's suite: a path that is no pack is bad input before anything runs.
-bad nightly_pack_not_a_pack 2 "--pack .* is no kernel pack: it holds no pack's manifest.json" --fixture predicted -- \
-  sh: bash '$NIGHTLY' t.db --out '$W.out' -- --pack '$W'
+bad nightly_pack_not_a_pack 2 "--pack .* is no kernel pack: it holds no pack's manifest.json.*nothing left" --fixture predicted -- \
+  sh: "bash '$NIGHTLY' t.db --out '\$W.out' -- --pack '\$W' 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; test -e '\$W.out' || echo ' nothing left'; exit \$r"
+bad nightly_refuses_listing 2 "--benchmark_list_tests: nightly.sh measures and compares a night" --fixture predicted -- \
+  sh: bash '$NIGHTLY' t.db --out '$W.out' -- --benchmark_list_tests
 bad nightly_help_names_pack 0 "-- --pack PACK. measures a kernel pack as shipped" -- sh: bash '$NIGHTLY' --help
 # --help does no work: run.sh and test.sh built (and test.sh ran the suite) before answering.
 bad run_help_builds_nothing 0 "^nothing built$" -- sh: "BUILD_DIR='$W/b' bash '$SRC/scripts/run.sh' --help > /dev/null && \

@@ -162,19 +162,10 @@ CUresult CUDAAPI cuDriverGetVersion(int* v) {
 
 CUresult CUDAAPI cuGetErrorName(CUresult e, const char** s) {
   static const std::unordered_map<int, const char*> names = {
-      {CUDA_SUCCESS, "CUDA_SUCCESS"}, {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE"},
-      {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY"}, {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED"},
-      {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE"}, {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX"},
-      {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE"}, {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE"},
-      {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND"}, {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-      {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}, {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT"},
-      {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS"}, {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
-      {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED"}, {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED"},
-      {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT"}, {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY"},
-      {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT"}, {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED"},
-      {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED"},
-      {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
-      {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}};
+#define X(name) {name, #name},
+#include "core/emu/driver/cuda_error_names.inc"
+#undef X
+  };
   if (!s) return fail_unlocked(CUDA_ERROR_INVALID_VALUE, "cuGetErrorName: s is NULL");
   auto it = names.find(e);
   *s = it == names.end() ? nullptr : it->second;
@@ -560,14 +551,16 @@ CUresult CUDAAPI cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) {
 }
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) {
   EMU_LOCK_STICKY;
-  std::uint8_t* p = S.device->memory().find(dst, n * 4);
+  std::size_t bytes = 0;  // n * 4 may pass 2^64 (round 18, F14)
+  std::uint8_t* p = __builtin_mul_overflow(n, 4, &bytes) ? nullptr : S.device->memory().find(dst, bytes);
   if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD32 outside an allocation");
   for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 4 * i, &v, 4);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemsetD16(CUdeviceptr dst, unsigned short v, size_t n) {
   EMU_LOCK_STICKY;
-  std::uint8_t* p = S.device->memory().find(dst, n * 2);
+  std::size_t bytes = 0;  // n * 2 may pass 2^64 (round 18, F14)
+  std::uint8_t* p = __builtin_mul_overflow(n, 2, &bytes) ? nullptr : S.device->memory().find(dst, bytes);
   if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD16 outside an allocation");
   for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 2 * i, &v, 2);
   return CUDA_SUCCESS;
@@ -770,7 +763,10 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
       if (abi.since <= cuda_version) chosen = abi.fn;
     *pfn = chosen;
     if (status) *status = chosen ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-    return chosen ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+    return chosen ? CUDA_SUCCESS
+                  : fail_unlocked(CUDA_ERROR_NOT_FOUND, std::string("cuGetProcAddress: ") + symbol +
+                                                            " has no entry point as old as CUDA version " +
+                                                            std::to_string(cuda_version));  // round 18, F21
   }
 #define EMU_ENTRY(fn) {#fn, reinterpret_cast<void*>(&fn)}
   static const std::unordered_map<std::string, void*> table = {

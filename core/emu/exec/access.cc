@@ -255,13 +255,13 @@ Resolved locate(Warp& w, const Insn& in, Space space, std::uint64_t addr, std::u
     }
     case Space::Param:
       if (write) L.fault(ReportKind::Unsupported, where(w, in, lane), "store to kernel parameter space");
-      if (addr + bytes > L.params.size())
+      if (bytes > L.params.size() || addr > L.params.size() - bytes)  // addr + bytes may wrap 64 bits
         L.fault(ReportKind::OutOfBounds, where(w, in, lane),
                 "parameter access at offset " + std::to_string(addr) + " beyond the " + std::to_string(L.params.size()) + "-byte parameter buffer");
       r.ptr = L.params.data() + addr;
       return r;
     case Space::Local:
-      if (addr + bytes > L.local_bytes)
+      if (bytes > L.local_bytes || addr > L.local_bytes - bytes)  // addr + bytes may wrap 64 bits
         L.fault(ReportKind::OutOfBounds, where(w, in, lane), "local memory access at offset " + std::to_string(addr) + " out of bounds");
       r.ptr = w.local.data() + static_cast<std::size_t>(lane) * L.local_bytes + addr;
       return r;

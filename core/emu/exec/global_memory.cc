@@ -75,12 +75,21 @@ bool GlobalMemory::free(std::uint64_t addr) {
   return true;
 }
 
+namespace {
+// [addr, addr + bytes) inside [base, base + size), without forming addr + bytes: a count near
+// 2^64 wrapped it and passed (battery round 18, F14: cuMemsetD8 of SIZE_MAX bytes wrote over the
+// caller's heap).
+bool inside(std::uint64_t addr, std::uint64_t bytes, std::uint64_t base, std::uint64_t size) {
+  return addr >= base && addr - base <= size && bytes <= size - (addr - base);
+}
+}  // namespace
+
 std::uint8_t* GlobalMemory::find(std::uint64_t addr, std::uint64_t bytes) {
-  if (last_data_ && addr >= last_base_ && addr + bytes <= last_base_ + last_size_) return last_data_ + (addr - last_base_);
+  if (last_data_ && inside(addr, bytes, last_base_, last_size_)) return last_data_ + (addr - last_base_);
   auto it = blocks_.upper_bound(addr);
   if (it == blocks_.begin()) return nullptr;
   --it;
-  if (addr + bytes > it->first + it->second.size) return nullptr;
+  if (!inside(addr, bytes, it->first, it->second.size)) return nullptr;
   last_base_ = it->first;
   last_size_ = it->second.size;
   last_data_ = it->second.bytes;

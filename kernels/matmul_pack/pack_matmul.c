@@ -46,17 +46,30 @@ static int entry_fits(const mgpu_pk_matmul_entry* e, const problem* p, const cha
          e->layout == (int32_t)p->layout;
 }
 
+/* Whether the entry's kernel can run the problem. A split-K kernel always reduces through its
+ * workspace (a range is never its tile's only one), so at an effective split of 1 -- K of one
+ * k-step, or more tiles than the workspace bound holds two partials each -- it would store
+ * partials into slots the launch has none of: mgpu-tune's validity rules refuse the config there,
+ * and so does the pack (battery round 18, F13: it wrote past the caller's workspace). */
+static int entry_runs(const mgpu_pk_matmul_entry* e, const problem* p) {
+  return e->consts.schedule != MGPU_LM_SPLIT_K || mgpu_lm_effective_split_k(&e->consts, p->m, p->n, p->k) >= 2;
+}
+
 static double ratio(int64_t a, int64_t b) { return a > b ? (double)a / (double)b : (double)b / (double)a; }
 
 static mgpu_status select_entry(const problem* p, const mgpu_pk_device* d, int* entry, const char** how) {
   const char* arch = mgpu_pk_arch_of(d->cc_major, d->cc_minor);
   const mgpu_pk_matmul_table* t = mgpu_pk_matmul();
-  int any_of_arch = 0, nearest = -1, fallback = -1;
+  int any_of_arch = 0, nearest = -1, fallback = -1, cannot_run = 0;
   double best = 0;
   for (int i = 0; arch && i < t->count; ++i) {
     const mgpu_pk_matmul_entry* e = &t->entries[i];
     any_of_arch = any_of_arch || strcmp(kernel_of(e)->arch, arch) == 0;
     if (!entry_fits(e, p, arch)) continue;
+    if (!entry_runs(e, p)) {
+      ++cannot_run;
+      continue;
+    }
     if (e->is_default) {
       if (fallback < 0) fallback = i;
       continue;
@@ -80,6 +93,12 @@ static mgpu_status select_entry(const problem* p, const mgpu_pk_device* d, int* 
     *how = nearest >= 0 ? "nearest" : "default";
     return MGPU_OK;
   }
+  if (cannot_run)
+    return mgpu_pk_fail(MGPU_ERR_NO_KERNEL,
+                        "this pack's %d %s matmul kernel(s) of %s inputs, %s output and B %s are split-K kernels that "
+                        "cannot run %lld x %lld x %lld (their split would be 1), and it holds no default for them",
+                        cannot_run, arch, dtype_name(p->in), dtype_name(p->out), p->layout == MGPU_B_KN ? "kn" : "nk",
+                        (long long)p->m, (long long)p->n, (long long)p->k);
   return mgpu_pk_fail(MGPU_ERR_NO_KERNEL, "this pack has no %s matmul kernel of %s inputs, %s output and B %s", arch,
                       dtype_name(p->in), dtype_name(p->out), p->layout == MGPU_B_KN ? "kn" : "nk");
 }
@@ -96,9 +115,11 @@ static mgpu_status launch_entry(int index, const problem* p, const mgpu_pk_devic
   if ((uintptr_t)a % 16 || (uintptr_t)b % 16 || (uintptr_t)c % 16)
     return mgpu_pk_fail(MGPU_ERR_MISALIGNED, "A, B and C must be 16-byte aligned");
   const size_t need = workspace_for(e, p, d);
-  if (!workspace || workspace_bytes < need)
-    return mgpu_pk_fail(MGPU_ERR_WORKSPACE_TOO_SMALL, "the workspace is %zu bytes; this call needs %zu",
-                        workspace ? workspace_bytes : (size_t)0, need);
+  if (!workspace)  /* said as NULL, whatever size came with it (round 18, F24) */
+    return mgpu_pk_fail(MGPU_ERR_WORKSPACE_TOO_SMALL, "the workspace is NULL; this call needs %zu bytes", need);
+  if (workspace_bytes < need)
+    return mgpu_pk_fail(MGPU_ERR_WORKSPACE_TOO_SMALL, "the workspace is %zu bytes; this call needs %zu", workspace_bytes,
+                        need);
   if ((uintptr_t)workspace % 256) return mgpu_pk_fail(MGPU_ERR_MISALIGNED, "the workspace must be 256-byte aligned");
   const int64_t sizes[3] = {p->m, p->n, p->k};
   const void* bases[3] = {a, b, c};
@@ -188,6 +209,11 @@ static mgpu_status forced_entry(int entry, const problem* p, const mgpu_pk_devic
                           entry, kernel_of(&t->entries[i])->arch, d->cc_major, d->cc_minor);
     if (!entry_fits(&t->entries[i], p, arch))
       return mgpu_pk_fail(MGPU_ERR_INVALID_ARGUMENT, "entry %d is of other dtypes or another layout than the call's", entry);
+    if (!entry_runs(&t->entries[i], p))
+      return mgpu_pk_fail(MGPU_ERR_INVALID_ARGUMENT,
+                          "entry %d is a split-K kernel that cannot run %lld x %lld x %lld: its split would be 1 (K of "
+                          "one k-step, or more tiles than its workspace bound holds two partials each)",
+                          entry, (long long)p->m, (long long)p->n, (long long)p->k);
     *index = i;
     return MGPU_OK;
   }
