@@ -1,4 +1,5 @@
 #include "harness/cmd_import.h"
+#include "harness/matmul_key.h"
 
 #include <algorithm>
 #include <cstring>
@@ -129,19 +130,9 @@ results::ProblemRecord problem_for(const kernels::MatmulTemplate& t, const std::
     return core::Error(core::ErrorKind::InvalidInput,
                        fmt::format("--problem {} is not a problem of {}: {}", key, t.name(), why));
   };
-  std::smatch m;
-  static const std::regex kKey(R"(m(\d{1,10})_n(\d{1,10})_k(\d{1,10})_([a-z0-9]+)_([a-z0-9]+)_([a-z]+))");
-  if (!std::regex_match(key, m, kKey))
-    throw refuse("a problem key reads like m4096_n4096_k4096_bf16_bf16_kn");
   kernels::MatmulProblem p;
   try {
-    p.m = std::stoll(m[1]);
-    p.n = std::stoll(m[2]);
-    p.k = std::stoll(m[3]);
-    p.in_dtype = kernels::parse_dtype(m[4].str());
-    p.out_dtype = kernels::parse_dtype(m[5].str());
-    p.b_layout = kernels::parse_b_layout(m[6].str());
-    kernels::validate(p);
+    p = matmul_problem_from_key(key);
     t.check_problem(p);
   } catch (const core::Error& e) {
     throw refuse(e.what());

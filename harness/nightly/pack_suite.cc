@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <span>
 #include <sstream>
 #include <thread>
@@ -24,6 +23,7 @@
 #include "core/external_tool.h"
 #include "core/pack_runtime/mgpu_pack.h"
 #include "harness/measure/cuda_measurer.h"
+#include "harness/matmul_key.h"
 #include "harness/measure/trial_record.h"
 #include "harness/pack/export_pack.h"
 #include "kernels/matmul_problem.h"
@@ -130,23 +130,6 @@ void resolve(void* lib, const std::string& path, const char* name, Fn& fn) {
   fn = reinterpret_cast<Fn>(symbol);
 }
 
-// The problem a pack entry was tuned at, from its key ("m4096_n4096_k4096_bf16_bf16_kn").
-kernels::MatmulProblem problem_of_key(const std::string& key) {
-  static const std::regex form("m([0-9]{1,10})_n([0-9]{1,10})_k([0-9]{1,10})_([a-z0-9]+)_([a-z0-9]+)_(kn|nk)");
-  std::smatch m;
-  if (!std::regex_match(key, m, form))
-    throw Error(ErrorKind::InvalidInput, fmt::format("the pack's problem key '{}' is no matmul problem", key.substr(0, 80)));
-  kernels::MatmulProblem p;
-  p.m = std::stoll(m[1]);
-  p.n = std::stoll(m[2]);
-  p.k = std::stoll(m[3]);
-  p.in_dtype = kernels::parse_dtype(m[4].str());
-  p.out_dtype = kernels::parse_dtype(m[5].str());
-  p.b_layout = kernels::parse_b_layout(m[6].str());
-  kernels::validate(p);
-  return p;
-}
-
 mgpu_dtype pack_dtype(kernels::DType t) {
   return t == kernels::DType::BF16 ? MGPU_BF16 : t == kernels::DType::F16 ? MGPU_F16 : MGPU_F32;
 }
@@ -234,7 +217,7 @@ std::vector<SuiteEntry> KernelPack::entries() const {
     e.verification = info.verification;
     e.measured = std::string(info.source) == "cuda";
     try {
-      e.problem = problem_record(problem_of_key(info.problem_key));
+      e.problem = problem_record(matmul_problem_from_key(info.problem_key));
       e.config = core::TuningConfig::from_json(info.config_json);
     } catch (const Error& x) {
       throw Error(ErrorKind::InvalidInput, fmt::format("--pack {}: entry {}: {}", impl_->library, i, x.what()));
