@@ -94,6 +94,11 @@ std::uint64_t ParamSpace::size() const {
 }
 
 void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit, const std::atomic<bool>* stop) const {
+  enumerate_changes([&](const TuningConfig& c, size_t) { visit(c); }, stop);
+}
+
+void ParamSpace::enumerate_changes(const std::function<void(const TuningConfig&, size_t)>& visit,
+                                   const std::atomic<bool>* stop) const {
   std::vector<size_t> idx(params_.size(), 0);
   if (size() == 0) return;
   // One config, updated in place from the first parameter that changed (mostly the last one):
@@ -102,8 +107,9 @@ void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit
   for (size_t i = 0; i < params_.size(); ++i) c.set(params_[i].name, params_[i].domain[0]);
   std::vector<ParamValue*> slot;
   for (const Param& p : params_) slot.push_back(&c.values_.at(p.name));
+  size_t changed = 0;
   for (std::uint64_t n = 1;; ++n) {
-    visit(c);
+    visit(c, changed);
     if (stop && n % 4096 == 0 && stop->load()) return;
     size_t d = params_.size();
     while (d > 0) {
@@ -117,6 +123,7 @@ void ParamSpace::enumerate(const std::function<void(const TuningConfig&)>& visit
       if (d == 0) return;
     }
     if (params_.empty()) return;
+    changed = d;
   }
 }
 

@@ -34,9 +34,7 @@ void run(const Options& o) {
     configs.push_back({c, p.key(), kernel_key.to_json()});
   };
   if (o.all) {
-    t.space().enumerate([&](const core::TuningConfig& c) {
-      if (!t.why_invalid(p, c)) add(c);
-    });
+    for (const core::TuningConfig& c : t.valid_configs({p})) add(c);
   } else {
     core::TuningConfig c = config_from_user(t, o.config_json);
     t.require_valid(p, c);

@@ -69,9 +69,9 @@ Census census(const kernels::MatmulTemplate& t, const kernels::MatmulProblem& p)
   Census c;
   std::set<std::string> kernels_seen;  // configs minus the run-time parameters
   std::vector<std::string> rt = t.run_time_params();
-  t.space().enumerate([&](const core::TuningConfig& cfg) {
+  t.walk(p, [&](const core::TuningConfig& cfg, const kernels::Rejection* r) {
     ++c.total;
-    if (auto r = t.why_invalid(p, cfg)) {
+    if (r) {
       ++c.rejected[r->rule];
       c.example_reason.emplace(r->rule, r->reason);
       return;

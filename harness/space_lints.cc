@@ -27,10 +27,7 @@ LintCensus lint_census(const kernels::MatmulTemplate& t, const kernels::MatmulPr
                        std::uint64_t sample_seed, const std::function<void(const std::string&)>& progress) {
   require_nvdisasm("--lints");
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<core::TuningConfig> configs;
-  t.space().enumerate([&](const core::TuningConfig& c) {
-    if (!t.why_invalid(p, c)) configs.push_back(c);
-  });
+  std::vector<core::TuningConfig> configs = t.valid_configs({p});
   if (sample > 0 && sample < static_cast<int>(configs.size())) configs = sample_configs(configs, sample, sample_seed);
   // One row per binary: run-time parameters zeroed is the kernel's key (as compile --all does).
   LintCensus out;

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +39,15 @@ class MatmulTemplate {
   virtual void check_problem(const MatmulProblem& p) const = 0;   // throws InvalidInput
   virtual void check_config(const core::TuningConfig& c) const = 0;  // names, types; throws InvalidInput
   virtual std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
+  // Every config of space() with its verdict for `p` (nullptr: valid), in enumerate()'s order;
+  // `stop`, when set, ends the walk early. The template keeps its own parsed config and updates
+  // the parameters that changed, so a walk of millions of configs costs their validity rules.
+  virtual void walk(const MatmulProblem& p, const std::function<void(const core::TuningConfig&, const Rejection*)>& visit,
+                    const std::atomic<bool>* stop = nullptr) const = 0;
+  // The configs of space() valid for at least one of `problems`, in enumerate()'s order (a
+  // search's candidates; verify --all's configs, valid somewhere). Empty when stopped.
+  std::vector<core::TuningConfig> valid_configs(const std::vector<MatmulProblem>& problems,
+                                                const std::atomic<bool>* stop = nullptr) const;
   // check_config() and why_invalid() together: throws Error{InvalidInput} "invalid config
   // (rule): reason" for a config the user asked for by hand.
   void require_valid(const MatmulProblem& p, const core::TuningConfig& c) const;

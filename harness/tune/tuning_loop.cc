@@ -154,8 +154,8 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
 
   std::vector<core::TuningConfig> candidates;
   core::ParamSpace space = t.space();
-  space.enumerate([&](const core::TuningConfig& c) {
-    if (!t.why_invalid(o.problem, c) && (!device.offers || device.offers(c))) candidates.push_back(c);
+  t.walk(o.problem, [&](const core::TuningConfig& c, const kernels::Rejection* why) {
+    if (!why && (!device.offers || device.offers(c))) candidates.push_back(c);
   }, &interrupted);
   if (interrupted) {  // stopped while walking the space (seconds): nothing was written yet
     TuneReport stopped;

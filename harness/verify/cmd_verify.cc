@@ -168,11 +168,12 @@ void run(const Options& o) {
     // Values of one parameter are alternatives; different parameters must all match.
     std::map<std::string, std::vector<core::ParamValue>> wanted;
     for (const auto& [name, value] : only) wanted[name].push_back(value);
-    t.space().enumerate([&](const core::TuningConfig& c) {
+    for (core::TuningConfig& c : t.valid_configs(valid_at)) {
+      bool matches = true;
       for (const auto& [name, values] : wanted)
-        if (std::find(values.begin(), values.end(), c.values().at(name)) == values.end()) return;
-      if (valid_somewhere(c)) configs.push_back(c);
-    });
+        matches = matches && std::find(values.begin(), values.end(), c.values().at(name)) != values.end();
+      if (matches) configs.push_back(std::move(c));
+    }
     if (configs.empty())
       throw core::Error(core::ErrorKind::InvalidInput, "--all with --only: no valid config of the space has those values");
     if (o.sample > 0 && o.sample < static_cast<int>(configs.size())) configs = sample_configs(configs, o.sample, o.sample_seed);

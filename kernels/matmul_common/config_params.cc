@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -41,19 +42,39 @@ void check_param_names(const core::TuningConfig& t, std::initializer_list<const 
       throw Error(ErrorKind::InvalidInput, fmt::format("the config lacks '{}' (a matmul config sets all of: {})", n, all()));
 }
 
-Dim get_dim(const core::TuningConfig& t, const char* name) {
-  const std::string& s = t.get_str(name);
+int int_value(std::string_view name, const core::ParamValue& value) {
+  if (!std::holds_alternative<std::int64_t>(value))
+    throw Error(ErrorKind::InvalidInput, fmt::format("config has no integer '{}'", name));
+  // The configs' fields are ints: a larger value must not wrap into a small (even valid) one.
+  const std::int64_t v = std::get<std::int64_t>(value);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} = {} is out of range", name, v));
+  return static_cast<int>(v);
+}
+
+const std::string& str_value(std::string_view name, const core::ParamValue& value) {
+  if (!std::holds_alternative<std::string>(value))
+    throw Error(ErrorKind::InvalidInput, fmt::format("config has no text value '{}'", name));
+  return std::get<std::string>(value);
+}
+
+Dim dim_value(std::string_view name, const core::ParamValue& value) {
+  const std::string& s = str_value(name, value);
   if (s == "M") return Dim::M;
   if (s == "N") return Dim::N;
   throw Error(ErrorKind::InvalidInput, fmt::format("{} must be \"M\" or \"N\", got \"{}\"", name, s));
 }
 
+Dim get_dim(const core::TuningConfig& t, const char* name) {
+  auto it = t.values().find(std::string_view(name));
+  if (it == t.values().end()) throw Error(ErrorKind::InvalidInput, fmt::format("config has no text value '{}'", name));
+  return dim_value(name, it->second);
+}
+
 int get_int(const core::TuningConfig& t, const char* name) {
-  // The configs' fields are ints: a larger value must not wrap into a small (even valid) one.
-  std::int64_t v = t.get_int(name);
-  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} = {} is out of range", name, v));
-  return static_cast<int>(v);
+  auto it = t.values().find(std::string_view(name));
+  if (it == t.values().end()) throw Error(ErrorKind::InvalidInput, fmt::format("config has no integer '{}'", name));
+  return int_value(name, it->second);
 }
 
 }  // namespace mgpu::kernels

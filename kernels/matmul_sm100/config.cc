@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
 #include "core/ir/barrier.h"
 
 namespace mgpu::kernels::sm100 {
@@ -31,15 +34,20 @@ MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
   check_param_names(t, {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "collective", "epilogue_tile_n",
                         "grid_minor_dim", "grid_tile_width"});
   MatmulConfig c;
-  c.tile_m = get_int(t, "tile_m");
-  c.tile_n = get_int(t, "tile_n");
-  c.tile_k = get_int(t, "tile_k");
-  c.max_concurrent_steps = get_int(t, "max_concurrent_steps");
-  c.collective = get_int(t, "collective");
-  c.epilogue_tile_n = get_int(t, "epilogue_tile_n");
-  c.grid_minor_dim = get_dim(t, "grid_minor_dim");
-  c.grid_tile_width = get_int(t, "grid_tile_width");
+  for (const auto& [name, v] : t.values()) set_param(c, name, v);
   return c;
+}
+
+void MatmulConfig::set_param(MatmulConfig& c, std::string_view name, const ParamValue& v) {
+  if (name == "tile_m") c.tile_m = int_value(name, v);
+  else if (name == "tile_n") c.tile_n = int_value(name, v);
+  else if (name == "tile_k") c.tile_k = int_value(name, v);
+  else if (name == "max_concurrent_steps") c.max_concurrent_steps = int_value(name, v);
+  else if (name == "collective") c.collective = int_value(name, v);
+  else if (name == "epilogue_tile_n") c.epilogue_tile_n = int_value(name, v);
+  else if (name == "grid_minor_dim") c.grid_minor_dim = dim_value(name, v);
+  else if (name == "grid_tile_width") c.grid_tile_width = int_value(name, v);
+  else throw core::Error(core::ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}'", name));
 }
 
 core::ParamSpace default_space() {

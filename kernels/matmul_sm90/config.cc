@@ -45,46 +45,51 @@ MatmulConfig MatmulConfig::from_tuning_config(const core::TuningConfig& t) {
   check_param_names(t, {"tile_m", "tile_n", "tile_k", "max_concurrent_steps", "epi_tile_m", "epi_tile_n",
                         "grid_minor_dim", "grid_tile_width", "wg_dimension", "cluster_dimension"},
                     // Configs stored before 2026-11-26 ran unswapped, before 2026-11-27 data-parallel,
-                    // before 2026-11-28 with cooperating consumers.
+                    // before 2026-11-28 with cooperating consumers: absent, they keep the defaults.
                     {"swap_ab", "schedule", "split_k", "consumers"});
   MatmulConfig c;
-  c.tile_m = get_int(t, "tile_m");
-  c.tile_n = get_int(t, "tile_n");
-  c.tile_k = get_int(t, "tile_k");
-  c.max_concurrent_steps = get_int(t, "max_concurrent_steps");
-  c.epi_tile_m = get_int(t, "epi_tile_m");
-  c.epi_tile_n = get_int(t, "epi_tile_n");
-  c.grid_minor_dim = get_dim(t, "grid_minor_dim");
-  c.grid_tile_width = get_int(t, "grid_tile_width");
-  c.wg_dimension = get_dim(t, "wg_dimension");
-  const std::string& cl = t.get_str("cluster_dimension");
-  if (cl == "none") c.cluster_dimension = ClusterDim::None;
-  else if (cl == "M") c.cluster_dimension = ClusterDim::M;
-  else if (cl == "N") c.cluster_dimension = ClusterDim::N;
-  else throw Error(ErrorKind::InvalidInput, fmt::format("cluster_dimension must be \"none\", \"M\" or \"N\", got \"{}\"", cl));
-  if (t.has("swap_ab")) {
-    const std::string& sw = t.get_str("swap_ab");
+  for (const auto& [name, v] : t.values()) set_param(c, name, v);
+  return c;
+}
+
+void MatmulConfig::set_param(MatmulConfig& c, std::string_view name, const ParamValue& v) {
+  if (name == "tile_m") c.tile_m = int_value(name, v);
+  else if (name == "tile_n") c.tile_n = int_value(name, v);
+  else if (name == "tile_k") c.tile_k = int_value(name, v);
+  else if (name == "max_concurrent_steps") c.max_concurrent_steps = int_value(name, v);
+  else if (name == "epi_tile_m") c.epi_tile_m = int_value(name, v);
+  else if (name == "epi_tile_n") c.epi_tile_n = int_value(name, v);
+  else if (name == "grid_minor_dim") c.grid_minor_dim = dim_value(name, v);
+  else if (name == "grid_tile_width") c.grid_tile_width = int_value(name, v);
+  else if (name == "wg_dimension") c.wg_dimension = dim_value(name, v);
+  else if (name == "split_k") c.split_k = int_value(name, v);
+  else if (name == "cluster_dimension") {
+    const std::string& cl = str_value(name, v);
+    if (cl == "none") c.cluster_dimension = ClusterDim::None;
+    else if (cl == "M") c.cluster_dimension = ClusterDim::M;
+    else if (cl == "N") c.cluster_dimension = ClusterDim::N;
+    else throw Error(ErrorKind::InvalidInput, fmt::format("cluster_dimension must be \"none\", \"M\" or \"N\", got \"{}\"", cl));
+  } else if (name == "swap_ab") {
+    const std::string& sw = str_value(name, v);
     if (sw != "no" && sw != "yes")
       throw Error(ErrorKind::InvalidInput, fmt::format("swap_ab must be \"no\" or \"yes\", got \"{}\"", sw));
     c.swap_ab = sw == "yes";
-  }
-  if (t.has("schedule")) {
-    const std::string& sc = t.get_str("schedule");
+  } else if (name == "schedule") {
+    const std::string& sc = str_value(name, v);
     if (sc == "data_parallel") c.schedule = Schedule::DataParallel;
     else if (sc == "split_k") c.schedule = Schedule::SplitK;
     else if (sc == "stream_k") c.schedule = Schedule::StreamK;
     else
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("schedule must be \"data_parallel\", \"split_k\" or \"stream_k\", got \"{}\"", sc));
-  }
-  if (t.has("split_k")) c.split_k = get_int(t, "split_k");
-  if (t.has("consumers")) {
-    const std::string& co = t.get_str("consumers");
+  } else if (name == "consumers") {
+    const std::string& co = str_value(name, v);
     if (co == "cooperative") c.consumers = Consumers::Cooperative;
     else if (co == "pingpong") c.consumers = Consumers::PingPong;
     else throw Error(ErrorKind::InvalidInput, fmt::format("consumers must be \"cooperative\" or \"pingpong\", got \"{}\"", co));
+  } else {
+    throw Error(ErrorKind::InvalidInput, fmt::format("unknown matmul config parameter '{}'", name));
   }
-  return c;
 }
 
 core::ParamSpace default_space() {

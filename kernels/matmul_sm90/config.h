@@ -77,6 +77,9 @@ struct MatmulConfig {
 
   core::TuningConfig to_tuning_config() const;
   static MatmulConfig from_tuning_config(const core::TuningConfig& c);
+  // One parameter of `c` set from its config value (a walk of the space updates a parsed config
+  // this way); an unknown name or a value of the wrong type throws Error{InvalidInput}.
+  static void set_param(MatmulConfig& c, std::string_view name, const core::ParamValue& v);
 };
 
 std::string_view to_string(ClusterDim d);

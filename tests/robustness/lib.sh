@@ -36,6 +36,9 @@ fixture_good() {
   cp "$ROOT/good.db" "$W/t.db"
 }
 
+# Seconds since an $EPOCHREALTIME reading, to 0.01: each case says what it cost, so a slow
+# area shows which cases to make cheaper.
+_seconds_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
 _hash_dir() { (cd "$1" && find . -type f ! -name '.out' -print0 | sort -z | xargs -0 -r sha256sum); }
 
 bad() {
@@ -56,7 +59,7 @@ bad() {
   local before; before="$(_hash_dir "$W")"
   local args=() a
   for a in "$@"; do a="${a//\$DB/$DB}"; args+=("${a//\$W/$W}"); done
-  local rc
+  local rc t0="$EPOCHREALTIME"
   if [ "${args[0]}" = "sh:" ]; then
     (cd "$W" && bash -c "${args[*]:1}") < "$stdin" > "$W/.out" 2>&1; rc=$?
   else
@@ -75,7 +78,7 @@ bad() {
     FAILED+=("$name")
     echo "FAIL $name: $why"; echo "  command: ${args[*]}"; sed 's/^/  | /' "$W/.out" | head -20
   else
-    echo "ok   $name"
+    echo "ok   $name ($(_seconds_since "$t0") s)"
   fi
   chmod -R u+w "$W" 2>/dev/null; rm -rf "$W"
 }
