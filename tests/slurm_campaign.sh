@@ -86,8 +86,10 @@ wait_idle
 #    the virtual device -- about 0.5 s of CPU work per trial at 512^3 on 2026-11-23, about 2 s
 #    since swap_ab and split_k (2026-11-26: the random configs are often small swapped tiles,
 #    many CTAs to emulate; 32 trials in the first minute on CI's 2 cores, and 400 no longer
-#    finished within wait_idle's 10 minutes) -- so 200 trials (~400 s) outlast Slurm's shortest
-#    limit, 1 minute, plus its grace, with room for a machine a few times faster.
+#    finished within wait_idle's 10 minutes). Slurm kills a task at its shortest limit, 1 minute,
+#    plus its grace: 36 trials in on 2026-11-28 (2.5 s each). 80 trials outlast that on a machine
+#    twice as fast, and a resume on one twice as slow (this test runs beside the others) finishes
+#    within wait_idle's 10 minutes. (200 trials took 515 s, the CI's longest test, run alone.)
 export MGPU_CACHE_DIR="$work/cache"
 c="$work/c/night shift 'q\" 100%"
 mkdir -p "$c"
@@ -98,7 +100,7 @@ db = sqlite3.connect("file:" + urllib.parse.quote(sys.argv[1]) + "?mode=ro", uri
 print(*db.execute("SELECT COUNT(*), COUNT(DISTINCT config_id) FROM trials").fetchone())' "$1"
 }
 started=$SECONDS
-N=200
+N=80
 "$TUNE" campaign plan --arch sm_90a --m 512 --n 512 --k 512 --trials $N --strategy random --device emulate \
   -o "$c/long.json" || fail "plan in a folder with a space and quotes"
 "$TUNE" campaign submit "$c/long.json" --partition debug --gpus-per-task 0 --time 1 || fail "submit with --time 1"

@@ -27,6 +27,7 @@
 #include "kernels/matmul_sm90/template.h"
 #include "kernels/matmul_sm90/validity.h"
 #include "tests/support/compile_space.h"
+#include "tests/support/space_sass.h"
 #include "tests/support/jit_schedule.h"
 #include "tests/support/jit_tile_walk.h"
 #include "tests/support/matmul_cases.h"
@@ -555,87 +556,64 @@ TEST_P(MatmulSm90Space, EveryValidConfigOfTheDefaultSpaceCompilesWithoutSpillsOr
   // Configs that differ only in run-time parameters share one kernel: its module is built once.
   using Clock = std::chrono::steady_clock;
   const Clock::time_point t0 = Clock::now();
-  std::vector<std::pair<std::string, const std::string*>> texts;
   std::map<std::string, std::string> module_of_kernel;
+  std::map<std::string, const std::string*> text_of;  // config JSON -> its kernel's module text
   for (const MatmulConfig& c : valid) {
     core::TuningConfig kernel = c.to_tuning_config();
     for (const char* run_time : {"grid_minor_dim", "grid_tile_width", "split_k"}) kernel.set(run_time, std::int64_t{0});
     auto [it, fresh] = module_of_kernel.try_emplace(kernel.to_json());
     if (fresh) it->second = build_matmul(p, c, hopper()).mlir;
-    texts.emplace_back(c.to_tuning_config().to_json(), &it->second);
+    text_of[c.to_tuning_config().to_json()] = &it->second;
   }
+  std::vector<const std::string*> texts;
+  for (const auto& [key, text] : module_of_kernel) texts.push_back(&text);
   const Clock::time_point t1 = Clock::now();
-  auto compiled = ::mgpu::testing::compile_unique(texts, hopper());
-  const Clock::time_point t2 = Clock::now();
   ASSERT_TRUE(core::find_nvdisasm().has_value()) << "nvdisasm is needed for the SASS checks: run scripts/cuda_tools.sh";
-  // Each distinct kernel's SASS once, on every core (nvdisasm is a process per kernel).
-  struct Sass {
-    core::SassProfile profile;
-    std::string error;
-  };
-  std::map<const core::CompileOutcome*, Sass> sass;
-  for (auto& [text, o] : compiled.by_text)
-    if (o.ok()) sass.emplace(&o, Sass{});
-  {
-    std::vector<std::pair<const core::CompileOutcome* const, Sass>*> todo;
-    for (auto& entry : sass) todo.push_back(&entry);
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < std::max(1u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back([&] {
-        for (size_t i; (i = next++) < todo.size();) try {
-            todo[i]->second.profile = core::profile_sass(core::disassemble(todo[i]->first->result->units.at(0).cubin.image));
-          } catch (const std::exception& e) {
-            todo[i]->second.error = e.what();
-          }
-      });
-    for (std::thread& t : pool) t.join();
-  }
-  const Clock::time_point t3 = Clock::now();
-  std::set<const core::CompileOutcome*> sass_checked;
-  int ok = 0;
+  // Compiled and disassembled in batches (tests/support/space_sass.h: each batch's first kernel
+  // checked against the compiler's own build of it alone).
+  const std::map<std::string, ::mgpu::testing::KernelProof> proofs = ::mgpu::testing::prove_kernels(texts, hopper());
+  const Clock::time_point t2 = Clock::now();
+  std::set<const ::mgpu::testing::KernelProof*> sass_checked;
+  int ok = 0, alone = 0;
   for (const MatmulConfig& c : valid) {
-    const core::CompileOutcome& o = compiled.of(c.to_tuning_config().to_json());
-    ASSERT_TRUE(o.ok()) << c.to_tuning_config().to_json() << ": " << o.error->what();
-    const auto& res = o.result->units.at(0).cubin.kernels.at("matmul");
-    EXPECT_EQ(res.spill_store_bytes, 0) << c.to_tuning_config().to_json();
+    const std::string json = c.to_tuning_config().to_json();
+    const ::mgpu::testing::KernelProof& k = proofs.at(*text_of.at(json));
+    ASSERT_EQ(k.error, "") << json;
+    EXPECT_EQ(k.resources.spill_store_bytes, 0) << json;
     // Issue 19: setmaxnreg takes effect (no C7504/C7508 "ignored") and ptxas serialises no
     // wgmma: no warpgroup.arrive/wait injected (C7519/C7517) and no other "Performance Loss".
-    const std::string& log = o.result->units.at(0).cubin.log;
-    EXPECT_EQ(o.result->assembler, core::Assembler::Ptxas);
-    EXPECT_EQ(log.find("Performance Loss"), std::string::npos) << c.to_tuning_config().to_json() << "\n" << log;
-    EXPECT_EQ(log.find("is injected"), std::string::npos) << c.to_tuning_config().to_json() << "\n" << log;
+    EXPECT_EQ(k.log.find("Performance Loss"), std::string::npos) << json << "\n" << k.log;
+    EXPECT_EQ(k.log.find("is injected"), std::string::npos) << json << "\n" << k.log;
     // And the machine code agrees (nvdisasm): the register split is there, nothing goes to
     // local memory, and the k-loop holds tile_k/16 MMAs per 64-row block between one fence
     // and one wait. Each distinct kernel once.
-    if (sass_checked.insert(&o).second) {
-      ASSERT_EQ(sass.at(&o).error, "") << c.to_tuning_config().to_json();
-      const core::SassProfile& sp = sass.at(&o).profile;
+    if (sass_checked.insert(&k).second) {
+      alone += k.alone;
+      const core::SassProfile& sp = k.profile;
       const int blocks = c.mma_blocks();  // 64-row wgmma blocks of each consumer's tile_m x tile_n (or its C^T)
-      EXPECT_EQ(sp.whole.setmaxnreg, 2) << c.to_tuning_config().to_json();
-      EXPECT_EQ(sp.whole.local_memory, 0) << c.to_tuning_config().to_json();
-      ASSERT_TRUE(sp.has_main_loop) << c.to_tuning_config().to_json();
-      EXPECT_EQ(sp.main_loop.mma, c.tile_k / 16 * blocks) << c.to_tuning_config().to_json();
-      EXPECT_EQ(sp.main_loop.warpgroup_sync, 2) << c.to_tuning_config().to_json();
+      EXPECT_EQ(sp.whole.setmaxnreg, 2) << json;
+      EXPECT_EQ(sp.whole.local_memory, 0) << json;
+      ASSERT_TRUE(sp.has_main_loop) << json;
+      EXPECT_EQ(sp.main_loop.mma, c.tile_k / 16 * blocks) << json;
+      EXPECT_EQ(sp.main_loop.warpgroup_sync, 2) << json;
       // The same evidence as `compile --sass` lints it: nothing.
-      core::KernelEvidence k{sp, core::assembler_advisories(log), res.spill_store_bytes,
-                             o.result->units.at(0).ptx.find("setmaxnreg") != std::string::npos};
-      for (const core::Lint& l : core::lints(k)) ADD_FAILURE() << c.to_tuning_config().to_json() << ": " << l.code << ": " << l.message;
+      core::KernelEvidence e{sp, core::assembler_advisories(k.log), k.resources.spill_store_bytes,
+                             k.ptx.find("setmaxnreg") != std::string::npos};
+      for (const core::Lint& l : core::lints(e)) ADD_FAILURE() << json << ": " << l.code << ": " << l.message;
     }
-    std::string ptx = ::mgpu::testing::folded(o.result->units.at(0).ptx);
+    std::string ptx = ::mgpu::testing::folded(k.ptx);
     EXPECT_NE(ptx.find("wgmma.mma_async"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.shared::cluster.global"), std::string::npos);
     EXPECT_NE(ptx.find("cp.async.bulk.tensor.2d.global.shared::cta"), std::string::npos);
-    EXPECT_EQ(ptx.find(".multicast::cluster") != std::string::npos, c.cluster_dimension != ClusterDim::None)
-        << c.to_tuning_config().to_json();
+    EXPECT_EQ(ptx.find(".multicast::cluster") != std::string::npos, c.cluster_dimension != ClusterDim::None) << json;
     ++ok;
   }
   std::string why;
   for (auto& [rule, n] : rejected) why += " " + rule + "=" + std::to_string(n);
-  std::printf("default space, part %d: %llu configs, %d valid (%zu distinct kernels) compiled cleanly; rejected:%s\n",
-              part, (unsigned long long)total, ok, compiled.by_text.size(), why.c_str());
+  std::printf("default space, part %d: %llu configs, %d valid (%zu distinct kernels, %d assembled alone) compiled "
+              "cleanly; rejected:%s\n", part, (unsigned long long)total, ok, proofs.size(), alone, why.c_str());
   auto s = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
-  std::printf("time: modules %.1f s, compiling %.1f s, SASS %.1f s\n", s(t1 - t0), s(t2 - t1), s(t3 - t2));
+  std::printf("time: modules %.1f s, compiling and SASS %.1f s\n", s(t1 - t0), s(t2 - t1));
 }
 INSTANTIATE_TEST_SUITE_P(Parts, MatmulSm90Space, ::testing::Range(0, kSpaceParts),
                          [](const ::testing::TestParamInfo<int>& i) {
