@@ -290,6 +290,118 @@ TEST_F(DriverApi, LaunchesBeyondCudasLimitsOrWithABadKnobAreInvalidValues) {
   EXPECT_EQ(run(1, 1, 1, 32, 1, 1), CUDA_SUCCESS);
 }
 
+// Round 18, F20: a cluster of more than the portable 8 CTAs needs the function's
+// NON_PORTABLE_CLUSTER_SIZE_ALLOWED and 16 is the most; a REQUIRED_CLUSTER_* shape is the only
+// one the function runs with; a launch attribute id cuda.h does not define is refused. Each
+// refusal beside the launch the driver takes.
+TEST_F(DriverApi, ClusterSizesFollowTheFunctionsAttributesAndUnknownLaunchAttributesAreRefused) {
+  primary();
+  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+  auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
+  auto launch_ex = reinterpret_cast<PFN_cuLaunchKernelEx_v11060>(resolve("cuLaunchKernelEx", 11060));
+  auto set_attr = reinterpret_cast<PFN_cuFuncSetAttribute_v9000>(resolve("cuFuncSetAttribute", 9000));
+  ASSERT_TRUE(load && get_function && launch_ex && set_attr);
+  CUmodule mod = nullptr;
+  ASSERT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
+  auto run = [&](unsigned cluster_x, CUlaunchAttributeID other = CU_LAUNCH_ATTRIBUTE_IGNORE) {
+    CUlaunchAttribute attrs[2] = {};
+    attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[0].value.clusterDim.x = cluster_x;
+    attrs[0].value.clusterDim.y = 1;
+    attrs[0].value.clusterDim.z = 1;
+    attrs[1].id = other;
+    CUlaunchConfig c = {};
+    c.gridDimX = 32;
+    c.gridDimY = c.gridDimZ = 1;
+    c.blockDimX = 32;
+    c.blockDimY = c.blockDimZ = 1;
+    c.attrs = attrs;
+    c.numAttrs = 2;
+    return launch_ex(&c, f, nullptr, nullptr);
+  };
+  EXPECT_EQ(run(8), CUDA_SUCCESS);
+  EXPECT_EQ(run(16), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  EXPECT_EQ(run(8, static_cast<CUlaunchAttributeID>(99)), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(run(8, CU_LAUNCH_ATTRIBUTE_PRIORITY), CUDA_SUCCESS);
+  ASSERT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), CUDA_SUCCESS);
+  EXPECT_EQ(run(16), CUDA_SUCCESS);
+  EXPECT_EQ(run(32), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  ASSERT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2), CUDA_SUCCESS);
+  ASSERT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, 1), CUDA_SUCCESS);
+  ASSERT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, 1), CUDA_SUCCESS);
+  EXPECT_EQ(run(4), CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  EXPECT_EQ(run(2), CUDA_SUCCESS);
+}
+
+// Round 18, F20: cuFuncSetAttribute sets what the driver lets a caller set; a read-only attribute
+// and an id outside CUfunction_attribute are refused, as are values out of an attribute's range.
+TEST_F(DriverApi, FunctionAttributesAreSetOnlyWhereTheDriverLets) {
+  primary();
+  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+  auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
+  auto set_attr = reinterpret_cast<PFN_cuFuncSetAttribute_v9000>(resolve("cuFuncSetAttribute", 9000));
+  auto get_attr = reinterpret_cast<PFN_cuFuncGetAttribute_v2020>(resolve("cuFuncGetAttribute", 2020));
+  ASSERT_TRUE(load && get_function && set_attr && get_attr);
+  CUmodule mod = nullptr;
+  ASSERT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
+  EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS, 32), CUDA_ERROR_INVALID_VALUE);          // read-only
+  EXPECT_EQ(set_attr(f, static_cast<CUfunction_attribute>(99), 1), CUDA_ERROR_INVALID_VALUE);  // no attribute
+  EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 2), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 101), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 50), CUDA_SUCCESS);
+  EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100 * 1024), CUDA_SUCCESS);
+  EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1), CUDA_SUCCESS);
+  int v = -1;
+  EXPECT_EQ(get_attr(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f), CUDA_SUCCESS);
+  EXPECT_EQ(v, 100 * 1024);
+  EXPECT_EQ(get_attr(&v, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, f), CUDA_SUCCESS);
+  EXPECT_EQ(v, 1);
+  EXPECT_EQ(get_attr(&v, static_cast<CUfunction_attribute>(99), f), CUDA_ERROR_INVALID_VALUE);
+}
+
+// Round 18, F21: an entry point is not found at a CUDA version older than its first (cuCtxGetId
+// is CUDA 12.0's), and flags are one of the three cuGetProcAddress defines.
+TEST_F(DriverApi, EntryPointsExistFromTheirFirstVersionAndFlagsAreChecked) {
+  CUdriverProcAddressQueryResult status{};
+  EXPECT_EQ(resolve("cuCtxGetId", 11080, &status), nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+  EXPECT_NE(resolve("cuCtxGetId", 12000, &status), nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
+  EXPECT_EQ(resolve("cuLaunchKernelEx", 11050), nullptr);
+  EXPECT_NE(resolve("cuLaunchKernelEx", 11060), nullptr);
+  EXPECT_NE(resolve("cuMemAlloc", 2000), nullptr);  // there from the start
+  void* fn = nullptr;
+  EXPECT_EQ(get_proc("cuMemAlloc", &fn, 13000, 4, &status), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(get_proc("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status), CUDA_SUCCESS);
+  EXPECT_NE(fn, nullptr);
+}
+
+// Round 18, F20: encoding a tensor map is a driver call like the others: before cuInit it is
+// CUDA_ERROR_NOT_INITIALIZED. (gtest runs each test in a process of its own under ctest; run
+// alone, this test's first call comes before any cuInit of this process.)
+TEST(DriverApiBeforeInit, TensorMapEncodingNeedsCuInit) {
+  void* lib = dlopen(MGPU_VCUDA_LIB, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib, nullptr) << dlerror();
+  auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(dlsym(lib, "cuTensorMapEncodeTiled"));
+  auto init = reinterpret_cast<PFN_cuInit_v2000>(dlsym(lib, "cuInit"));
+  ASSERT_TRUE(encode && init);
+  alignas(64) CUtensorMap map{};
+  alignas(128) static std::uint16_t data[64 * 64];
+  const cuuint64_t dims[2] = {64, 64}, strides[1] = {64 * 2};
+  const cuuint32_t box[2] = {64, 64}, es[2] = {1, 1};
+  auto call = [&] {
+    return encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, data, dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  };
+  EXPECT_EQ(call(), CUDA_ERROR_NOT_INITIALIZED);
+  ASSERT_EQ(init(0), CUDA_SUCCESS);
+  EXPECT_EQ(call(), CUDA_SUCCESS);
+}
+
 // What a C caller can pass by mistake is an error code, never the end of its process (battery
 // round 15, F2/F3): NULL names, images, buffers and out-pointers, a launch without the parameters
 // the kernel takes, a device that is not there, an attribute CUDA does not define, a length <= 0.

@@ -446,15 +446,43 @@ CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUmodule mo
   return S.fail(CUDA_ERROR_NOT_FOUND, std::string("cuModuleGetGlobal: the module has no global ") + name);
 }
 
+// cuFuncSetAttribute (CUDA Driver API, "Execution Control"): the attributes the driver lets a
+// caller set; the others are read-only and an id outside CUfunction_attribute is no attribute,
+// both CUDA_ERROR_INVALID_VALUE (round 18, F20: every id was taken and dropped).
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
   EMU_LOCK_STICKY;
   auto it = S.functions.find(f);
   if (it == S.functions.end()) return S.fail(CUDA_ERROR_INVALID_HANDLE, "unknown function handle");
-  if (a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
-    if (v < 0 || v > 227 * 1024) return S.fail(CUDA_ERROR_INVALID_VALUE, "dynamic shared memory above 227 KiB");
-    it->second->max_dynamic_smem = v;
+  mgpu::emu::EmuFunction& fn = *it->second;
+  auto bad_value = [&](const char* what) {
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: " + std::to_string(v) + " is no " + what);
+  };
+  switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+      if (v < 0 || v > 227 * 1024) return S.fail(CUDA_ERROR_INVALID_VALUE, "dynamic shared memory above 227 KiB");
+      fn.max_dynamic_smem = v;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:  // a hint: percent, or -1 for no preference
+      return v < -1 || v > 100 ? bad_value("carveout percentage (-1..100)") : CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+      if (v < 0) return bad_value("cluster extent");
+      fn.required_cluster[a - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = static_cast<unsigned>(v);
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+      if (v != 0 && v != 1) return bad_value("flag (0 or 1)");
+      fn.non_portable_cluster = v == 1;
+      return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      return v < CU_CLUSTER_SCHEDULING_POLICY_DEFAULT || v > CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING
+                 ? bad_value("CUclusterSchedulingPolicy")
+                 : CUDA_SUCCESS;
+    default:
+      if (a < 0 || a >= CU_FUNC_ATTRIBUTE_MAX)
+        return S.fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: no attribute " + std::to_string(int(a)));
+      return S.fail(CUDA_ERROR_INVALID_VALUE, "cuFuncSetAttribute: attribute " + std::to_string(int(a)) + " is read-only");
   }
-  return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
@@ -462,10 +490,19 @@ CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f
   EMU_NOT_NULL(v, "cuFuncGetAttribute");
   auto it = S.functions.find(f);
   if (it == S.functions.end()) return S.fail(CUDA_ERROR_INVALID_HANDLE, "unknown function handle");
+  if (a < 0 || a >= CU_FUNC_ATTRIBUTE_MAX)
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuFuncGetAttribute: no attribute " + std::to_string(int(a)));
+  const mgpu::emu::EmuFunction& fn = *it->second;
   switch (a) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = it->second->max_dynamic_smem; break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_cast<int>(mgpu::emu::Device::static_shared_bytes(*it->second->module)); break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = fn.max_dynamic_smem; break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *v = static_cast<int>(mgpu::emu::Device::static_shared_bytes(*fn.module)); break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *v = fn.non_portable_cluster; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+      *v = static_cast<int>(fn.required_cluster[a - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH]);
+      break;
     default: *v = 0;
   }
   return CUDA_SUCCESS;
@@ -480,6 +517,14 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned
   return launch(S, f, grid, block, cluster, smem, params);
 }
 
+// cuLaunchKernelEx (CUDA Driver API, "Execution Control"; CUlaunchAttributeID in cuda.h): the
+// cluster shape is the one attribute that changes what the virtual device runs; the others are
+// scheduling hints and stream semantics a synchronous device keeps by construction, taken and
+// ignored. An id cuda.h does not define is CUDA_ERROR_INVALID_VALUE. A cluster of more than 8
+// CTAs is non-portable: it needs the function's NON_PORTABLE_CLUSTER_SIZE_ALLOWED, and 16 is the
+// most an sm_90 or sm_100 GPU takes (CUDA Programming Guide, "Thread Block Clusters"); a
+// function with REQUIRED_CLUSTER_* runs with exactly that shape. Each is
+// CUDA_ERROR_INVALID_CLUSTER_SIZE (round 18, F20).
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
   EMU_LOCK_STICKY;
   EMU_NOT_NULL(c, "cuLaunchKernelEx");
@@ -487,12 +532,41 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** 
   if (c->numAttrs > 0 && !c->attrs) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernelEx: numAttrs > 0 and attrs is NULL");
   if (extra) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuLaunchKernelEx 'extra' parameter buffers are not supported");
   std::uint32_t cluster[3] = {1, 1, 1};
-  for (unsigned i = 0; i < c->numAttrs; ++i)
-    if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-      cluster[0] = c->attrs[i].value.clusterDim.x;
-      cluster[1] = c->attrs[i].value.clusterDim.y;
-      cluster[2] = c->attrs[i].value.clusterDim.z;
+  for (unsigned i = 0; i < c->numAttrs; ++i) {
+    switch (c->attrs[i].id) {
+      case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+        cluster[0] = c->attrs[i].value.clusterDim.x;
+        cluster[1] = c->attrs[i].value.clusterDim.y;
+        cluster[2] = c->attrs[i].value.clusterDim.z;
+        break;
+      case CU_LAUNCH_ATTRIBUTE_IGNORE: case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+      case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION: case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+      case CU_LAUNCH_ATTRIBUTE_PRIORITY: case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+      case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
+      case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+        break;
+      default:
+        return S.fail(CUDA_ERROR_INVALID_VALUE,
+                      "cuLaunchKernelEx: attrs[" + std::to_string(i) + "] has no launch attribute id " + std::to_string(int(c->attrs[i].id)));
     }
+  }
+  auto fn = S.functions.find(f);
+  if (fn != S.functions.end()) {
+    const std::uint64_t ctas = std::uint64_t(cluster[0]) * cluster[1] * cluster[2];
+    const unsigned* req = fn->second->required_cluster;
+    if (ctas > 16 || (ctas > 8 && !fn->second->non_portable_cluster))
+      return S.fail(CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                    "cuLaunchKernelEx: a cluster of " + std::to_string(ctas) + " CTAs " +
+                        (ctas > 16 ? std::string("is more than the 16 a GPU of this kind takes")
+                                   : std::string("is more than the portable 8 and the function does not allow a "
+                                                 "non-portable size (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)")));
+    if ((req[0] || req[1] || req[2]) && (req[0] != cluster[0] || req[1] != cluster[1] || req[2] != cluster[2]))
+      return S.fail(CUDA_ERROR_INVALID_CLUSTER_SIZE,
+                    "cuLaunchKernelEx: the function requires a " + std::to_string(req[0]) + "x" + std::to_string(req[1]) + "x" +
+                        std::to_string(req[2]) + " cluster (CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*)");
+  }
   const std::uint32_t grid[3] = {c->gridDimX, c->gridDimY, c->gridDimZ}, block[3] = {c->blockDimX, c->blockDimY, c->blockDimZ};
   return launch(S, f, grid, block, cluster, c->sharedMemBytes, params);
 }
@@ -716,8 +790,7 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType dt
                                         const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
                                         const cuuint32_t* es, CUtensorMapInterleave il, CUtensorMapSwizzle sw,
                                         CUtensorMapL2promotion, CUtensorMapFloatOOBfill oob) {
-  DriverState& S = DriverState::get();
-  std::lock_guard<std::mutex> lock(S.mu);
+  EMU_LOCK;  // before cuInit: CUDA_ERROR_NOT_INITIALIZED, as every driver call but a few (round 18, F20)
   // The arrays the PTX ISA's tensor-map fields come from; globalStrides has rank - 1 entries.
   if (!map || !dims || !box || !es || (rank > 1 && !strides))
     return S.fail(CUDA_ERROR_INVALID_VALUE, std::string("cuTensorMapEncodeTiled: ") +
@@ -746,8 +819,12 @@ CUresult mgpuEmuLastError(const char** text) {
 // cuGetProcAddress (CUDA Driver API, "Driver Entry Point Access"): the entry point of `symbol`
 // as of CUDA version `cuda_version`. Where the ABI changed, the newest one not newer than the
 // request is returned (cudaTypedefs.h names each, e.g. PFN_cuCtxSynchronize_v13000), and a
-// request older than the first ABI gets CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT.
-CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuuint64_t,
+// request older than the first ABI gets CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT -- as does a
+// request for any entry point older than the version it first existed at (cuCtxGetId at CUDA
+// 2.0: cuda_entry_versions.inc). `flags` is one of CU_GET_PROC_ADDRESS_DEFAULT, _LEGACY_STREAM
+// and _PER_THREAD_DEFAULT_STREAM (round 18, F21: versions and flags were ignored); streams order
+// nothing on a synchronous device, so both stream semantics get the same entry points.
+CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                                   CUdriverProcAddressQueryResult* status) {
   struct Versioned { int since; void* fn; };
   static const std::unordered_map<std::string, std::vector<Versioned>> versioned = {
@@ -757,6 +834,11 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
                           {13000, reinterpret_cast<void*>(&cuCtxGetDevice_v2)}}}};
   if (!symbol || !pfn)  // no std::string of a NULL (round 15, F2)
     return fail_unlocked(CUDA_ERROR_INVALID_VALUE, std::string("cuGetProcAddress: ") + (symbol ? "pfn" : "symbol") + " is NULL");
+  if (flags != CU_GET_PROC_ADDRESS_DEFAULT && flags != CU_GET_PROC_ADDRESS_LEGACY_STREAM &&
+      flags != CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+    return fail_unlocked(CUDA_ERROR_INVALID_VALUE, "cuGetProcAddress: flags " + std::to_string(flags) +
+                                                       " are none of CU_GET_PROC_ADDRESS_DEFAULT, _LEGACY_STREAM, "
+                                                       "_PER_THREAD_DEFAULT_STREAM");
   if (auto v = versioned.find(symbol); v != versioned.end()) {
     void* chosen = nullptr;
     for (const Versioned& abi : v->second)
@@ -793,6 +875,17 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
     *pfn = nullptr;
     if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     return fail_unlocked(CUDA_ERROR_NOT_FOUND, std::string("cuGetProcAddress: no entry point ") + symbol);
+  }
+  static const std::unordered_map<std::string, int> first_version = {
+#define X(fn, version) {#fn, version},
+#include "core/emu/driver/cuda_entry_versions.inc"
+#undef X
+  };
+  if (auto v = first_version.find(symbol); v != first_version.end() && cuda_version < v->second) {
+    *pfn = nullptr;
+    if (status) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    return fail_unlocked(CUDA_ERROR_NOT_FOUND, std::string("cuGetProcAddress: ") + symbol + " exists from CUDA version " +
+                                                   std::to_string(v->second) + ", not at " + std::to_string(cuda_version));
   }
   *pfn = it->second;
   if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;

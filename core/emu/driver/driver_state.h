@@ -22,6 +22,8 @@ struct EmuFunction {
   const LoadedModule* module = nullptr;
   std::string name;
   int max_dynamic_smem = 48 * 1024;
+  bool non_portable_cluster = false;     // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+  unsigned required_cluster[3] = {0, 0, 0};  // CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*: 0 none
 };
 
 struct DriverState {

@@ -3,11 +3,22 @@
 // Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions
 // (SPDX: Apache-2.0 WITH LLVM-exception; see LICENSE in tests/emu/mlir/llvm).
 // Changed: the RUN lines (mlir-runner with libmgpu_mlir_runtime; upstream's options with cubin-format=isa)
-// and, for MLIR 22's gpu.printf, a comma after each format string. The 16-CTA clusters are what the
-// program tests (nonPortableClusterSize: above the portable 8); the virtual device runs them.
+// and, for MLIR 22's gpu.printf, a comma after each format string.
+//
+// EXPECT-FINDINGS below: the program launches 16-CTA clusters, above sm_90's portable 8, and nothing
+// opts the kernel in. cuda.h, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: "Whether the
+// function can be launched with non-portable cluster size. 1 is allowed, 0 is disallowed" -- 0 until a
+// caller sets it with cuFuncSetAttribute, which mgpuLaunchClusterKernel (upstream's runtime wrappers as
+// ours) never does; the launch_func's `nonPortableClusterSize = true` is a discardable attribute no
+// MLIR 22 lowering reads. So the driver refuses the first launch (Triton, CUTLASS and nvFuser set the
+// attribute before any launch above 8). Until 2026-11-28 the virtual driver took any cluster size
+// and this program passed (battery round 18, F20).
+// EXPECT-FINDINGS
+// FINDING: CUDA_ERROR_INVALID_CLUSTER_SIZE
+// FINDING: a cluster of 16 CTAs is more than the portable 8 and the function does not allow a non-portable size
 // RUN: mlir-opt %s -gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa" \
-// RUN: | mlir-runner --shared-libs=%mgpu_mlir_runtime,%mlir_runner_utils,%mlir_c_runner_utils --entry-point-result=void \
-// RUN: | FileCheck %s
+// RUN: | not mlir-runner --shared-libs=%mgpu_mlir_runtime,%mlir_runner_utils,%mlir_c_runner_utils --entry-point-result=void 2>&1 \
+// RUN: | FileCheck %s --check-prefix=FINDING
 // MGPU-PIPELINE: -gpu-lower-to-nvvm-pipeline="cubin-chip=sm_90a cubin-features=+ptx80 opt-level=3 cubin-format=isa"
 
 // CHECK: clusterIdx: (3, 3, 0) in Cluster Dimension: (4, 4, 1) blockIdx: (15, 15, 0)
