@@ -65,11 +65,19 @@ runs_table() {
 for r in json.load(sys.stdin):
     print(r["id"], r["uuid"], r["kind"], r["trials"], r["measured"], r["predicted"])' <<< "$json"
 }
-# The table's line of a run named by id (a number) or uuid prefix (as mgpu-tune does), or exit 2.
+# The table's line of a run named by id or uuid prefix, or exit 2 -- read as mgpu-tune reads it
+# (results/store.cc, Store::run): a uuid prefix is compared from the uuid's start, ASCII case
+# ignored; digits alone are an id first when shorter than the 8 characters `best --runs` shows of
+# a uuid, a uuid prefix first from 8 on (one uuid in 40 starts with 8 digits).
 resolve() {
-  local spec="$1" what="$2" field=2 hits
-  [[ "$spec" =~ ^[0-9]+$ ]] && field=1
-  hits="$(awk -v s="$spec" -v f="$field" '(f == 1 && $1 == s) || (f == 2 && index($2, s) == 1)' <<< "$table")"
+  local spec="$1" what="$2" hits by_id="" by_uuid
+  by_uuid="$(awk -v s="$(tr 'A-Z' 'a-z' <<< "$spec")" 'index(tolower($2), s) == 1' <<< "$table")"
+  if [[ "$spec" =~ ^[0-9]+$ ]]; then
+    by_id="$(awk -v s="$spec" '$1 == s' <<< "$table")"
+    if [ "${#spec}" -lt 8 ]; then hits="${by_id:-$by_uuid}"; else hits="${by_uuid:-$by_id}"; fi
+  else
+    hits="$by_uuid"
+  fi
   [ -n "$hits" ] || die "$what run '$spec' is not in $db (see: mgpu-tune best --db $db --runs)"
   [ "$(wc -l <<< "$hits")" -eq 1 ] || die "$what run '$spec' is ambiguous in $db: give more of its uuid"
   echo "$hits"

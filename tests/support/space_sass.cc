@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cstring>
 #include <functional>
 #include <sstream>
 #include <thread>
@@ -135,15 +136,26 @@ std::string rename_entry(const std::string& ptx, const std::string& name, const 
 
 std::string neutral_listing(const std::string& listing, const std::string& function) {
   const std::string part = rename_entry(function_listing(listing, function), function, "F");
-  std::map<std::string, int> label_number;
+  // Numbered names ptxas and nvdisasm make up per module: labels (.L_x_N) and the internal
+  // subroutines a kernel calls ($__internal_N_$__cuda_sm20_div_u64, stream-K's 64-bit division),
+  // renumbered in order of appearance.
+  std::map<std::string, int> label_number, internal_number;
   std::string out;
+  auto numbered = [&](std::size_t i, const char* prefix, std::map<std::string, int>& numbers) -> std::size_t {
+    const std::size_t n = std::strlen(prefix);
+    if (part.compare(i, n, prefix) != 0) return 0;
+    std::size_t j = i + n;
+    while (j < part.size() && std::isdigit(static_cast<unsigned char>(part[j]))) ++j;
+    if (j == i + n) return 0;
+    auto [it, fresh] = numbers.try_emplace(part.substr(i, j - i), int(numbers.size()));
+    out += prefix + std::to_string(it->second);
+    return j;
+  };
   for (std::size_t i = 0; i < part.size();) {
-    if (part.compare(i, 5, ".L_x_") == 0) {
-      std::size_t j = i + 5;
-      while (j < part.size() && std::isdigit(static_cast<unsigned char>(part[j]))) ++j;
-      auto [it, fresh] = label_number.try_emplace(part.substr(i, j - i), int(label_number.size()));
-      out += ".L_x_" + std::to_string(it->second);
+    if (std::size_t j = numbered(i, ".L_x_", label_number)) {
       i = j;
+    } else if (std::size_t k = numbered(i, "$__internal_", internal_number)) {
+      i = k;
     } else if (part[i] == ' ' || part[i] == '\t') {
       // Blanks folded: nvdisasm pads a section's banner to a width that depends on its name.
       if (out.empty() || out.back() != ' ') out += ' ';

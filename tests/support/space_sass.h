@@ -40,9 +40,10 @@ std::map<std::string, KernelProof> prove_kernels(const std::vector<const std::st
 
 // A PTX module's entry renamed: `name` and its parameters `name_param_N` become `to`'s.
 std::string rename_entry(const std::string& ptx, const std::string& name, const std::string& to);
-// One function's part of an nvdisasm listing, with its name and labels made neutral (.L_x_N
-// numbered from 0 in order of appearance) and runs of blanks folded: equal for equal machine
-// code wherever it was listed. "" when the listing has no such function.
+// One function's part of an nvdisasm listing, with its name, labels and internal subroutines made
+// neutral (.L_x_N and $__internal_N_ numbered from 0 in order of appearance) and runs of blanks
+// folded: equal for equal machine code wherever it was listed. "" when the listing has no such
+// function.
 std::string neutral_listing(const std::string& listing, const std::string& function);
 
 }  // namespace mgpu::testing
