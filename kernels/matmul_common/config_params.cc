@@ -65,16 +65,4 @@ Dim dim_value(std::string_view name, const core::ParamValue& value) {
   throw Error(ErrorKind::InvalidInput, fmt::format("{} must be \"M\" or \"N\", got \"{}\"", name, s));
 }
 
-Dim get_dim(const core::TuningConfig& t, const char* name) {
-  auto it = t.values().find(std::string_view(name));
-  if (it == t.values().end()) throw Error(ErrorKind::InvalidInput, fmt::format("config has no text value '{}'", name));
-  return dim_value(name, it->second);
-}
-
-int get_int(const core::TuningConfig& t, const char* name) {
-  auto it = t.values().find(std::string_view(name));
-  if (it == t.values().end()) throw Error(ErrorKind::InvalidInput, fmt::format("config has no integer '{}'", name));
-  return int_value(name, it->second);
-}
-
 }  // namespace mgpu::kernels

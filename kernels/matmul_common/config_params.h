@@ -20,11 +20,9 @@ std::string_view to_string(Dim d);
 // reproduces the kernel the stored config ran), and are listed among the parameters.
 void check_param_names(const core::TuningConfig& t, std::initializer_list<const char*> names,
                        std::initializer_list<const char*> added_later = {});
-Dim get_dim(const core::TuningConfig& t, const char* name);  // "M" | "N"
-int get_int(const core::TuningConfig& t, const char* name);
-// One parameter's value, read as the getters above read it (the same messages): what a
-// Config's set_param() is written with, so parsing a whole config and updating one parameter
-// of a parsed config (a walk of the space) are one code.
+// One parameter's value, each refusal naming the parameter: what a Config's set_param() is
+// written with, so parsing a whole config and updating one parameter of a parsed config (a walk
+// of the space) are one code.
 int int_value(std::string_view name, const core::ParamValue& v);
 const std::string& str_value(std::string_view name, const core::ParamValue& v);
 Dim dim_value(std::string_view name, const core::ParamValue& v);  // "M" | "N"

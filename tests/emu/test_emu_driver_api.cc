@@ -34,6 +34,19 @@ struct DriverApi : ::testing::Test {
     if (status) *status = s;
     return fn;
   }
+  // A kernel that does nothing, `k()`, loaded into the primary context: what the launch and
+  // attribute tests call. nullptr (with the failure recorded) if it does not load.
+  CUfunction empty_kernel() {
+    auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+    auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
+    CUmodule mod = nullptr;
+    CUfunction f = nullptr;
+    EXPECT_TRUE(load && get_function);
+    if (!load || !get_function) return nullptr;
+    EXPECT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"), CUDA_SUCCESS);
+    EXPECT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
+    return f;
+  }
   CUcontext primary() {
     auto retain = reinterpret_cast<PFN_cuDevicePrimaryCtxRetain_v7000>(resolve("cuDevicePrimaryCtxRetain", 7000));
     CUcontext ctx = nullptr;
@@ -260,14 +273,10 @@ TEST_F(DriverApi, AllocationPastTheDevicesMemoryIsOutOfMemoryNotACrash) {
 // instead of falling back to its default (MGPU_EMU_RACES=yes was race detection off).
 TEST_F(DriverApi, LaunchesBeyondCudasLimitsOrWithABadKnobAreInvalidValues) {
   primary();
-  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
-  auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
   auto launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(resolve("cuLaunchKernel", 4000));
-  ASSERT_TRUE(load && get_function && launch);
-  CUmodule mod = nullptr;
-  ASSERT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"), CUDA_SUCCESS);
-  CUfunction f = nullptr;
-  ASSERT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
+  ASSERT_TRUE(launch);
+  CUfunction f = empty_kernel();
+  ASSERT_NE(f, nullptr);
   auto run = [&](unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz) {
     return launch(f, gx, gy, gz, bx, by, bz, 0, nullptr, nullptr, nullptr);
   };
@@ -296,15 +305,11 @@ TEST_F(DriverApi, LaunchesBeyondCudasLimitsOrWithABadKnobAreInvalidValues) {
 // refusal beside the launch the driver takes.
 TEST_F(DriverApi, ClusterSizesFollowTheFunctionsAttributesAndUnknownLaunchAttributesAreRefused) {
   primary();
-  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
-  auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
   auto launch_ex = reinterpret_cast<PFN_cuLaunchKernelEx_v11060>(resolve("cuLaunchKernelEx", 11060));
   auto set_attr = reinterpret_cast<PFN_cuFuncSetAttribute_v9000>(resolve("cuFuncSetAttribute", 9000));
-  ASSERT_TRUE(load && get_function && launch_ex && set_attr);
-  CUmodule mod = nullptr;
-  ASSERT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"), CUDA_SUCCESS);
-  CUfunction f = nullptr;
-  ASSERT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
+  ASSERT_TRUE(launch_ex && set_attr);
+  CUfunction f = empty_kernel();
+  ASSERT_NE(f, nullptr);
   auto run = [&](unsigned cluster_x, CUlaunchAttributeID other = CU_LAUNCH_ATTRIBUTE_IGNORE) {
     CUlaunchAttribute attrs[2] = {};
     attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -339,15 +344,11 @@ TEST_F(DriverApi, ClusterSizesFollowTheFunctionsAttributesAndUnknownLaunchAttrib
 // and an id outside CUfunction_attribute are refused, as are values out of an attribute's range.
 TEST_F(DriverApi, FunctionAttributesAreSetOnlyWhereTheDriverLets) {
   primary();
-  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
-  auto get_function = reinterpret_cast<PFN_cuModuleGetFunction_v2000>(resolve("cuModuleGetFunction", 2000));
   auto set_attr = reinterpret_cast<PFN_cuFuncSetAttribute_v9000>(resolve("cuFuncSetAttribute", 9000));
   auto get_attr = reinterpret_cast<PFN_cuFuncGetAttribute_v2020>(resolve("cuFuncGetAttribute", 2020));
-  ASSERT_TRUE(load && get_function && set_attr && get_attr);
-  CUmodule mod = nullptr;
-  ASSERT_EQ(load(&mod, ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { ret; }\n"), CUDA_SUCCESS);
-  CUfunction f = nullptr;
-  ASSERT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
+  ASSERT_TRUE(set_attr && get_attr);
+  CUfunction f = empty_kernel();
+  ASSERT_NE(f, nullptr);
   EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS, 32), CUDA_ERROR_INVALID_VALUE);          // read-only
   EXPECT_EQ(set_attr(f, static_cast<CUfunction_attribute>(99), 1), CUDA_ERROR_INVALID_VALUE);  // no attribute
   EXPECT_EQ(set_attr(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 2), CUDA_ERROR_INVALID_VALUE);
