@@ -75,7 +75,10 @@ mgpu_status mgpu_pk_current_device(mgpu_pk_device* device) {
   if (!ctx) return mgpu_pk_fail(MGPU_ERR_NO_CONTEXT, "the calling thread has no current CUDA context");
   CUdevice dev;
   r = drv.cuCtxGetDevice(&dev);
-  if (r == CUDA_ERROR_INVALID_CONTEXT) return mgpu_pk_fail(MGPU_ERR_NO_CONTEXT, "the current CUDA context is not live");
+  /* Bound to a context released since: CUDA_ERROR_CONTEXT_IS_DESTROYED (a primary context not
+     retained again), or CUDA_ERROR_INVALID_CONTEXT where a driver says so. */
+  if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+    return mgpu_pk_fail(MGPU_ERR_NO_CONTEXT, "the current CUDA context is not live (released or destroyed)");
   if (r != CUDA_SUCCESS) return mgpu_pk_cuda_fail(r, "cuCtxGetDevice");
   device->context = ctx;
   if ((r = drv.cuCtxGetId(ctx, &device->context_id)) != CUDA_SUCCESS) return mgpu_pk_cuda_fail(r, "cuCtxGetId");

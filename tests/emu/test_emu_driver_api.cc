@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -47,11 +48,21 @@ struct DriverApi : ::testing::Test {
     EXPECT_EQ(get_function(&f, mod, "k"), CUDA_SUCCESS);
     return f;
   }
+  // The primary context, retained and made current to the calling thread.
   CUcontext primary() {
     auto retain = reinterpret_cast<PFN_cuDevicePrimaryCtxRetain_v7000>(resolve("cuDevicePrimaryCtxRetain", 7000));
+    auto set_current = reinterpret_cast<PFN_cuCtxSetCurrent_v4000>(resolve("cuCtxSetCurrent", 4000));
     CUcontext ctx = nullptr;
     EXPECT_EQ(retain(&ctx, 0), CUDA_SUCCESS);
+    EXPECT_EQ(set_current(ctx), CUDA_SUCCESS);
     return ctx;
+  }
+  // Releases every retain of the primary context (this process's earlier tests' too): how many.
+  int release_all() {
+    auto release = reinterpret_cast<PFN_cuDevicePrimaryCtxRelease_v11000>(resolve("cuDevicePrimaryCtxRelease", 11000));
+    int released = 0;
+    while (released < 1000 && release(0) == CUDA_SUCCESS) ++released;
+    return released;
   }
 };
 
@@ -84,23 +95,23 @@ TEST_F(DriverApi, CtxGetDeviceNamesTheOneDeviceOfALiveContextInEitherAbi) {
   int not_a_context = 0;
   EXPECT_EQ(get13(&d13, reinterpret_cast<CUcontext>(&not_a_context)), CUDA_ERROR_INVALID_CONTEXT);
   EXPECT_EQ(get12(nullptr), CUDA_ERROR_INVALID_VALUE);
-  // Every retain released (this process's earlier tests' too): no live context, no device; the
-  // retains are then given back as they were.
-  auto release = reinterpret_cast<PFN_cuDevicePrimaryCtxRelease_v11000>(resolve("cuDevicePrimaryCtxRelease", 11000));
-  int released = 0;
-  while (released < 1000 && get12(&d12) == CUDA_SUCCESS) {
-    ASSERT_EQ(release(0), CUDA_SUCCESS);
-    ++released;
-  }
+  // Every retain released: the thread's binding is to a context that is gone, no device; unbound,
+  // no context at all. The retains are then given back as they were.
+  const int released = release_all();
+  EXPECT_EQ(get12(&d12), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(get13(&d13, nullptr), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(get13(&d13, ctx), CUDA_ERROR_INVALID_CONTEXT);  // named: no live context
+  auto set_current = reinterpret_cast<PFN_cuCtxSetCurrent_v4000>(resolve("cuCtxSetCurrent", 4000));
+  EXPECT_EQ(set_current(nullptr), CUDA_SUCCESS);
   EXPECT_EQ(get12(&d12), CUDA_ERROR_INVALID_CONTEXT);
-  EXPECT_EQ(get13(&d13, nullptr), CUDA_ERROR_INVALID_CONTEXT);
   for (int i = 0; i < released; ++i) primary();
 }
 
 // A context handle that is no live context is CUDA_ERROR_INVALID_CONTEXT wherever one is taken,
 // and changes nothing: the device's memory survives a bogus cuCtxDestroy or a release of a device
-// that does not exist (round 17, F10). A context released to nothing is gone (cuCtxGetCurrent is
-// NULL) and, made again, has the same handle and a new id (cuCtxGetId).
+// that does not exist (round 17, F10). A context released to nothing is gone (the thread's
+// binding to it stays: CUDA_ERROR_CONTEXT_IS_DESTROYED) and, made again, has the same handle and
+// a new id (cuCtxGetId).
 TEST_F(DriverApi, ContextsMustBeLiveAndReleaseNothingElse) {
   auto destroy = reinterpret_cast<PFN_cuCtxDestroy_v4000>(resolve("cuCtxDestroy", 4000));
   auto release = reinterpret_cast<PFN_cuDevicePrimaryCtxRelease_v11000>(resolve("cuDevicePrimaryCtxRelease", 11000));
@@ -150,17 +161,131 @@ TEST_F(DriverApi, ContextsMustBeLiveAndReleaseNothingElse) {
   EXPECT_STREQ(words, "CUDA_ERROR_UNKNOWN");
   EXPECT_EQ(error_string(CUDA_ERROR_CONTEXT_IS_DESTROYED, &words), CUDA_SUCCESS);
   // Released to nothing (this process's earlier retains too), then made again.
-  int released = 0;
-  for (CUcontext c = ctx; c && released < 1000; ++released) {
-    ASSERT_EQ(release(0), CUDA_SUCCESS);
-    ASSERT_EQ(get_current(&c), CUDA_SUCCESS);
-  }
+  const int released = release_all();
+  ASSERT_GT(released, 0);
   EXPECT_EQ(release(0), CUDA_ERROR_INVALID_CONTEXT);  // nothing left to release
   EXPECT_EQ(destroy(ctx), CUDA_ERROR_INVALID_CONTEXT);
-  EXPECT_EQ(get_id(nullptr, &again), CUDA_ERROR_INVALID_CONTEXT);
+  CUcontext bound = nullptr;
+  EXPECT_EQ(get_current(&bound), CUDA_SUCCESS);
+  EXPECT_EQ(bound, ctx);  // still bound, to a context that is gone
+  EXPECT_EQ(get_id(nullptr, &again), CUDA_ERROR_CONTEXT_IS_DESTROYED);
   for (int i = 0; i < released; ++i) EXPECT_EQ(primary(), ctx);
   ASSERT_EQ(get_id(ctx, &again), CUDA_SUCCESS);
   EXPECT_NE(again, id);
+}
+
+// Each thread has its own current context (CUDA Driver API, "Context Management"; round 18,
+// F20): a thread that bound none is refused every call that acts in the current context --
+// CUDA_ERROR_INVALID_CONTEXT -- while a call naming a stream of the context works from it; the
+// same calls succeed once it binds the context. cuCtxSetCurrent(NULL) unbinds this thread only;
+// cuCtxPopCurrent of an empty stack is refused.
+TEST_F(DriverApi, EachThreadHasItsOwnCurrentContext) {
+  CUcontext ctx = primary();
+  CUfunction f = empty_kernel();
+  ASSERT_NE(f, nullptr);
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto mem_free = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
+  auto memset8 = reinterpret_cast<PFN_cuMemsetD8_v3020>(resolve("cuMemsetD8", 3020));
+  auto memset_async = reinterpret_cast<PFN_cuMemsetD8Async_v3020>(resolve("cuMemsetD8Async", 3020));
+  auto load = reinterpret_cast<PFN_cuModuleLoadData_v2000>(resolve("cuModuleLoadData", 2000));
+  auto launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(resolve("cuLaunchKernel", 4000));
+  auto stream_create = reinterpret_cast<PFN_cuStreamCreate_v2000>(resolve("cuStreamCreate", 2000));
+  auto stream_destroy = reinterpret_cast<PFN_cuStreamDestroy_v4000>(resolve("cuStreamDestroy", 4000));
+  auto event_create = reinterpret_cast<PFN_cuEventCreate_v2000>(resolve("cuEventCreate", 2000));
+  auto sync = reinterpret_cast<PFN_cuCtxSynchronize_v2000>(resolve("cuCtxSynchronize", 12000));
+  auto get_device = reinterpret_cast<PFN_cuCtxGetDevice_v2000>(resolve("cuCtxGetDevice", 12000));
+  auto get_current = reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(resolve("cuCtxGetCurrent", 4000));
+  auto set_current = reinterpret_cast<PFN_cuCtxSetCurrent_v4000>(resolve("cuCtxSetCurrent", 4000));
+  auto push = reinterpret_cast<PFN_cuCtxPushCurrent_v4000>(resolve("cuCtxPushCurrent", 4000));
+  auto pop = reinterpret_cast<PFN_cuCtxPopCurrent_v4000>(resolve("cuCtxPopCurrent", 4000));
+  ASSERT_TRUE(alloc && mem_free && memset8 && memset_async && load && launch && stream_create && stream_destroy &&
+              event_create && sync && get_device && get_current && set_current && push && pop);
+  CUstream s = nullptr;
+  ASSERT_EQ(stream_create(&s, 0), CUDA_SUCCESS);
+  CUdeviceptr x = 0;
+  ASSERT_EQ(alloc(&x, 64), CUDA_SUCCESS);
+  const char* ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k2() { ret; }\n";
+
+  // The calls in the current context, each CUDA_SUCCESS or the error asked for.
+  auto in_current = [&](CUresult want, std::vector<std::string>& wrong) {
+    CUdeviceptr p = 0;
+    CUmodule mod = nullptr;
+    CUstream made = nullptr;
+    CUevent e = nullptr;
+    CUdevice d = -1;
+    auto expect = [&](const char* what, CUresult got) {
+      if (got != want) wrong.push_back(std::string(what) + " gave " + std::to_string(int(got)));
+    };
+    expect("cuMemAlloc", alloc(&p, 64));
+    expect("cuMemsetD8", memset8(x, 1, 64));
+    expect("cuMemsetD8Async(NULL stream)", memset_async(x, 1, 64, nullptr));
+    expect("cuModuleLoadData", load(&mod, ptx));
+    expect("cuLaunchKernel(NULL stream)", launch(f, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr));
+    expect("cuStreamCreate", stream_create(&made, 0));
+    expect("cuEventCreate", event_create(&e, 0));
+    expect("cuCtxSynchronize", sync());
+    expect("cuCtxGetDevice", get_device(&d));
+    // A stream names its context: these work from any thread (and the twins' frees).
+    if (launch(f, 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr) != CUDA_SUCCESS) wrong.push_back("launch on a stream failed");
+    if (memset_async(x, 2, 64, s) != CUDA_SUCCESS) wrong.push_back("memset on a stream failed");
+    if (p && mem_free(p) != CUDA_SUCCESS) wrong.push_back("cuMemFree failed");
+    if (made && stream_destroy(made) != CUDA_SUCCESS) wrong.push_back("cuStreamDestroy failed");
+  };
+  std::vector<std::string> unbound, bound, pops;
+  CUcontext seen = ctx;
+  std::thread([&] {
+    get_current(&seen);  // a new thread has none
+    in_current(CUDA_ERROR_INVALID_CONTEXT, unbound);
+    CUcontext popped = nullptr;
+    if (pop(&popped) != CUDA_ERROR_INVALID_CONTEXT) pops.push_back("pop of an empty stack succeeded");
+    if (push(ctx) != CUDA_SUCCESS) pops.push_back("push failed");
+    in_current(CUDA_SUCCESS, bound);  // the twin
+    if (pop(&popped) != CUDA_SUCCESS || popped != ctx) pops.push_back("pop did not give the context pushed");
+    if (set_current(ctx) != CUDA_SUCCESS) pops.push_back("cuCtxSetCurrent failed");
+    in_current(CUDA_SUCCESS, bound);
+  }).join();
+  EXPECT_EQ(seen, nullptr);
+  EXPECT_EQ(unbound, std::vector<std::string>{});
+  EXPECT_EQ(bound, std::vector<std::string>{});
+  EXPECT_EQ(pops, std::vector<std::string>{});
+  // This thread was not touched by the other's binding; unbound, it is refused as that one was.
+  CUcontext here = nullptr;
+  EXPECT_EQ(get_current(&here), CUDA_SUCCESS);
+  EXPECT_EQ(here, ctx);
+  EXPECT_EQ(set_current(nullptr), CUDA_SUCCESS);
+  std::vector<std::string> after_unbind;
+  in_current(CUDA_ERROR_INVALID_CONTEXT, after_unbind);
+  EXPECT_EQ(after_unbind, std::vector<std::string>{});
+  EXPECT_EQ(set_current(ctx), CUDA_SUCCESS);
+  EXPECT_EQ(stream_destroy(s), CUDA_SUCCESS);
+  EXPECT_EQ(mem_free(x), CUDA_SUCCESS);
+}
+
+// A context released to nothing takes its streams with it: a stream made in it is no stream of
+// the context retained again (CUDA_ERROR_INVALID_HANDLE); a thread still bound to the released
+// context is told so (CUDA_ERROR_CONTEXT_IS_DESTROYED), and is served again once it is retained.
+TEST_F(DriverApi, AReleasedContextTakesItsStreamsAndABindingToItIsRefused) {
+  primary();
+  auto stream_create = reinterpret_cast<PFN_cuStreamCreate_v2000>(resolve("cuStreamCreate", 2000));
+  auto sync = reinterpret_cast<PFN_cuStreamSynchronize_v2000>(resolve("cuStreamSynchronize", 2000));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto mem_free = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
+  auto retain = reinterpret_cast<PFN_cuDevicePrimaryCtxRetain_v7000>(resolve("cuDevicePrimaryCtxRetain", 7000));
+  ASSERT_TRUE(stream_create && sync && alloc && mem_free && retain);
+  CUstream s = nullptr;
+  ASSERT_EQ(stream_create(&s, 0), CUDA_SUCCESS);
+  EXPECT_EQ(sync(s), CUDA_SUCCESS);
+  const int released = release_all();
+  ASSERT_GT(released, 0);
+  CUdeviceptr p = 0;
+  EXPECT_EQ(alloc(&p, 64), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  EXPECT_EQ(sync(nullptr), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+  CUcontext again = nullptr;
+  for (int i = 0; i < released; ++i) ASSERT_EQ(retain(&again, 0), CUDA_SUCCESS);  // binds nothing new
+  EXPECT_EQ(sync(s), CUDA_ERROR_INVALID_HANDLE);  // the stream went with its context
+  EXPECT_EQ(sync(nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(alloc(&p, 64), CUDA_SUCCESS);  // the binding serves the context made again
+  EXPECT_EQ(mem_free(p), CUDA_SUCCESS);
 }
 
 // A byte count near 2^64 is CUDA_ERROR_INVALID_VALUE, not a range check that wraps and a write

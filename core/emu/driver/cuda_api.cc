@@ -55,9 +55,11 @@ bool presents_sm100(const DriverState& S) {
   std::lock_guard<std::mutex> lock_(S.mu);         \
   if (!S.initialized) return S.fail(CUDA_ERROR_NOT_INITIALIZED, "cuInit has not been called")
 
+#define EMU_STICKY \
+  if (S.sticky != CUDA_SUCCESS) return S.sticky
 #define EMU_LOCK_STICKY \
   EMU_LOCK;             \
-  if (S.sticky != CUDA_SUCCESS) return S.sticky
+  EMU_STICKY
 
 // A C caller's NULL (an out-pointer, a name, an image, a host buffer) is CUDA_ERROR_INVALID_VALUE
 // naming the argument, as the driver answers, never a dereference that ends the caller's process
@@ -74,16 +76,6 @@ CUresult fail_unlocked(CUresult code, std::string why) {
 // The one device there is: another ordinal is CUDA_ERROR_INVALID_DEVICE (round 15, F3).
 #define EMU_DEVICE(d, call) \
   if ((d) < 0 || (d) >= kDevices) return S.fail(CUDA_ERROR_INVALID_DEVICE, call ": no device " + std::to_string(d))
-// A stream the caller never created, or destroyed, is CUDA_ERROR_INVALID_HANDLE rather than
-// silently taken (round 15, F3); 0, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD always name one.
-bool known_stream(const DriverState& S, CUstream s) {
-  const auto h = reinterpret_cast<std::uint64_t>(s);
-  return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD || S.streams.count(h);
-}
-#define EMU_STREAM(s, call) \
-  if (!known_stream(S, s)) return S.fail(CUDA_ERROR_INVALID_HANDLE, std::string(call) + ": unknown stream handle")
-
-
 CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const std::uint32_t block[3], const std::uint32_t cluster[3],
                 unsigned smem, void** params) {
   auto it = S.functions.find(f);
@@ -263,27 +255,69 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice d) 
 // has one context, its primary one, live from the first retain to the last release; its handle
 // stays the same across creations, its id (cuCtxGetId) does not. A handle that is no live
 // context is CUDA_ERROR_INVALID_CONTEXT and changes nothing (round 17, F10): before, cuCtxDestroy
-// of any handle released device 0's context, its memory with it. The current context is the live
-// one (the device keeps no per-thread binding): none when nothing is retained.
-bool live_context(const DriverState& S, CUcontext ctx) {
-  return S.primary_refs > 0 && ctx == reinterpret_cast<CUcontext>(const_cast<DriverState*>(&S));
-}
+// of any handle released device 0's context, its memory with it.
+//
+// Each host thread has its own stack of current contexts, the top its current one ("Context
+// Management": cuCtxPushCurrent, cuCtxPopCurrent, cuCtxSetCurrent replaces the top, NULL pops
+// it). A retain binds nothing; cuCtxCreate makes the context current, cuCtxDestroy pops it if it
+// is the caller's. Calls that act in the current context with no handle to name another (a load,
+// an allocation, a copy, a stream or event made, the NULL stream) need one: none bound is
+// CUDA_ERROR_INVALID_CONTEXT; a binding left to a context released to nothing is
+// CUDA_ERROR_CONTEXT_IS_DESTROYED (cuda.h: "the context current to the calling thread has been
+// destroyed ... or is a primary context which has not yet been initialized") -- round 18, F20:
+// every call succeeded on any thread with the context retained anywhere.
+static thread_local std::vector<CUcontext> t_context_stack;
+static CUcontext thread_current() { return t_context_stack.empty() ? nullptr : t_context_stack.back(); }
+static CUcontext the_context(const DriverState& S) { return reinterpret_cast<CUcontext>(const_cast<DriverState*>(&S)); }
+
+static bool live_context(const DriverState& S, CUcontext ctx) { return S.primary_refs > 0 && ctx == the_context(S); }
 #define EMU_LIVE_CONTEXT(ctx, call) \
   if (!live_context(S, ctx)) return S.fail(CUDA_ERROR_INVALID_CONTEXT, call ": the handle is no live context")
+
+static CUresult need_current(DriverState& S, const char* call) {
+  if (!thread_current())
+    return S.fail(CUDA_ERROR_INVALID_CONTEXT,
+                  std::string(call) + ": no context is current on this thread (cuCtxSetCurrent or cuCtxPushCurrent binds one)");
+  if (S.primary_refs == 0)
+    return S.fail(CUDA_ERROR_CONTEXT_IS_DESTROYED,
+                  std::string(call) + ": the context current on this thread was released to nothing (retain it again)");
+  return CUDA_SUCCESS;
+}
+// After EMU_LOCK: the calling thread's current context, then the sticky fault of a lost one.
+#define EMU_CURRENT(call) \
+  if (CUresult r_ = need_current(S, call); r_ != CUDA_SUCCESS) return r_
+#define EMU_CURRENT_STICKY(call) \
+  EMU_LOCK;                      \
+  EMU_CURRENT(call);             \
+  if (S.sticky != CUDA_SUCCESS) return S.sticky
+// A stream handle names its context; the NULL stream (and CU_STREAM_LEGACY, CU_STREAM_PER_THREAD)
+// is the current context's, so needs one. A stream never created, destroyed, or of a context
+// released since is CUDA_ERROR_INVALID_HANDLE (round 15, F3).
+static bool is_null_stream(CUstream s) { return s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD; }
+static CUresult stream_ok(DriverState& S, CUstream s, const char* call) {
+  if (is_null_stream(s)) return need_current(S, call);
+  if (!S.streams.count(reinterpret_cast<std::uint64_t>(s)))
+    return S.fail(CUDA_ERROR_INVALID_HANDLE, std::string(call) + ": unknown stream handle");
+  return CUDA_SUCCESS;
+}
+#define EMU_STREAM(s, call) \
+  if (CUresult r_ = stream_ok(S, s, call); r_ != CUDA_SUCCESS) return r_
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   EMU_LOCK;
   EMU_NOT_NULL(ctx, "cuDevicePrimaryCtxRetain");
   EMU_DEVICE(d, "cuDevicePrimaryCtxRetain");
   if (S.primary_refs++ == 0) ++S.context_id;
-  *ctx = reinterpret_cast<CUcontext>(&S);
+  *ctx = the_context(S);
   return CUDA_SUCCESS;
 }
 
-CUresult release_primary(DriverState& S) {
+static CUresult release_primary(DriverState& S) {
   if (--S.primary_refs == 0) {
-    // The primary context goes away: its memory, modules and any sticky fault with it.
+    // The primary context goes away: its memory, modules, streams and any sticky fault with it.
+    // Threads keep their bindings to its handle (CUDA_ERROR_CONTEXT_IS_DESTROYED until retained).
     S.functions.clear();
+    S.streams.clear();
     S.device = std::make_unique<mgpu::emu::Device>();
     S.sticky = CUDA_SUCCESS;
   }
@@ -297,24 +331,36 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice d) {
   return release_primary(S);
 }
 
-CUresult CUDAAPI cuCtxCreate(CUcontext* ctx, CUctxCreateParams*, unsigned int, CUdevice d) { return cuDevicePrimaryCtxRetain(ctx, d); }
+// cuCtxCreate makes the context it creates current to the calling thread ("Context Management").
+CUresult CUDAAPI cuCtxCreate(CUcontext* ctx, CUctxCreateParams*, unsigned int, CUdevice d) {
+  if (CUresult r = cuDevicePrimaryCtxRetain(ctx, d); r != CUDA_SUCCESS) return r;
+  t_context_stack.push_back(*ctx);
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
   EMU_LOCK;
   EMU_NOT_NULL(ctx, "cuCtxDestroy");
   EMU_LIVE_CONTEXT(ctx, "cuCtxDestroy");
+  if (thread_current() == ctx) t_context_stack.pop_back();  // "as though cuCtxPopCurrent() were called"
   return release_primary(S);
 }
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx) {
   EMU_LOCK;
-  if (ctx) {  // NULL unbinds: always valid
-    EMU_LIVE_CONTEXT(ctx, "cuCtxSetCurrent");
+  if (!ctx) {  // NULL unbinds: pops the top, if any
+    if (!t_context_stack.empty()) t_context_stack.pop_back();
+    return CUDA_SUCCESS;
   }
+  EMU_LIVE_CONTEXT(ctx, "cuCtxSetCurrent");
+  if (t_context_stack.empty())
+    t_context_stack.push_back(ctx);
+  else
+    t_context_stack.back() = ctx;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext* ctx) {
   EMU_LOCK;
   EMU_NOT_NULL(ctx, "cuCtxGetCurrent");
-  *ctx = S.primary_refs > 0 ? reinterpret_cast<CUcontext>(&S) : nullptr;
+  *ctx = thread_current();
   return CUDA_SUCCESS;
 }
 // cuCtxGetId (CUDA 12.0, "Context Management"): an id unique to this creation of the context in
@@ -324,56 +370,65 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long* id) {
   EMU_NOT_NULL(id, "cuCtxGetId");
   if (ctx) {
     EMU_LIVE_CONTEXT(ctx, "cuCtxGetId");
-  } else if (S.primary_refs == 0) {
-    return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxGetId: no context is current");
+  } else {
+    EMU_CURRENT("cuCtxGetId");
   }
   *id = S.context_id;
   return CUDA_SUCCESS;
 }
 // cuCtxGetDevice (CUDA Driver API, "Context Management"): the current context's device, the one
-// device there is; with no live context (none retained), CUDA_ERROR_INVALID_CONTEXT. CUDA 13.0's
-// ABI (cuCtxGetDevice_v2) names the context, NULL meaning the current one, and refuses a handle
-// that is no live context, as cuCtxSynchronize_v2 does.
+// device there is. CUDA 13.0's ABI (cuCtxGetDevice_v2) names the context, NULL meaning the
+// current one, and refuses a handle that is no live context, as cuCtxSynchronize_v2 does.
 CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
   EMU_LOCK;
   EMU_NOT_NULL(device, "cuCtxGetDevice");
-  if (S.primary_refs == 0) return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxGetDevice: no context is current");
+  EMU_CURRENT("cuCtxGetDevice");
   *device = 0;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice* device, CUcontext ctx) {
   EMU_LOCK;
   EMU_NOT_NULL(device, "cuCtxGetDevice");
-  if (S.primary_refs == 0 || (ctx && ctx != reinterpret_cast<CUcontext>(&S)))
-    return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxGetDevice: the context is no live context");
+  if (ctx) {
+    EMU_LIVE_CONTEXT(ctx, "cuCtxGetDevice");
+  } else {
+    EMU_CURRENT("cuCtxGetDevice");
+  }
   *device = 0;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx) {
   EMU_LOCK;
   EMU_LIVE_CONTEXT(ctx, "cuCtxPushCurrent");
+  t_context_stack.push_back(ctx);
   return CUDA_SUCCESS;
 }
+// Pops the calling thread's current context; with none, CUDA_ERROR_INVALID_CONTEXT.
 CUresult CUDAAPI cuCtxPopCurrent(CUcontext* ctx) {
   EMU_LOCK;
-  if (ctx) *ctx = S.primary_refs > 0 ? reinterpret_cast<CUcontext>(&S) : nullptr;
+  if (t_context_stack.empty()) return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxPopCurrent: no context is current on this thread");
+  if (ctx) *ctx = t_context_stack.back();
+  t_context_stack.pop_back();
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuCtxSynchronize() { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuCtxSynchronize() { EMU_CURRENT_STICKY("cuCtxSynchronize"); return CUDA_SUCCESS; }
 // CUDA 13.0's ABI (cuda.h, cuCtxSynchronize_v2): the context is named; NULL means the current
 // one. A handle that is no live context is refused, as the driver does, so a caller that
 // resolves the new ABI but calls the old prototype fails here too, not only on a GPU.
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
   EMU_LOCK;
-  if (ctx && (ctx != reinterpret_cast<CUcontext>(&S) || S.primary_refs == 0))
-    return S.fail(CUDA_ERROR_INVALID_CONTEXT, "cuCtxSynchronize: the context is no live context");
+  if (ctx) {
+    EMU_LIVE_CONTEXT(ctx, "cuCtxSynchronize");
+  } else {
+    EMU_CURRENT("cuCtxSynchronize");
+  }
   if (S.sticky != CUDA_SUCCESS) return S.sticky;
   return CUDA_SUCCESS;
 }
 
 // Modules: PTX text only (the virtual device runs PTX, not SASS).
 CUresult CUDAAPI cuModuleLoadData(CUmodule* mod, const void* image) {
-  EMU_LOCK_STICKY;
+  EMU_CURRENT_STICKY("cuModuleLoadData");
   EMU_NOT_NULL(mod, "cuModuleLoadData");
   EMU_NOT_NULL(image, "cuModuleLoadData");
   const char* text = static_cast<const char*>(image);
@@ -510,8 +565,9 @@ CUresult CUDAAPI cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem,
                                 CUstream s, void** params, void** extra) {
-  EMU_LOCK_STICKY;
+  EMU_LOCK;
   EMU_STREAM(s, "cuLaunchKernel");
+  EMU_STICKY;
   if (extra) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuLaunchKernel 'extra' parameter buffers are not supported");
   const std::uint32_t grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz}, cluster[3] = {1, 1, 1};
   return launch(S, f, grid, block, cluster, smem, params);
@@ -526,9 +582,10 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned
 // function with REQUIRED_CLUSTER_* runs with exactly that shape. Each is
 // CUDA_ERROR_INVALID_CLUSTER_SIZE (round 18, F20).
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** params, void** extra) {
-  EMU_LOCK_STICKY;
+  EMU_LOCK;
   EMU_NOT_NULL(c, "cuLaunchKernelEx");
   EMU_STREAM(c->hStream, "cuLaunchKernelEx");
+  EMU_STICKY;
   if (c->numAttrs > 0 && !c->attrs) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernelEx: numAttrs > 0 and attrs is NULL");
   if (extra) return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuLaunchKernelEx 'extra' parameter buffers are not supported");
   std::uint32_t cluster[3] = {1, 1, 1};
@@ -571,9 +628,9 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** 
   return launch(S, f, grid, block, cluster, c->sharedMemBytes, params);
 }
 
-// Memory.
-CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
-  EMU_LOCK_STICKY;
+// Memory. Each operation is written once, under the lock (`*_locked`); the synchronous entry
+// point runs it in the current context, the asynchronous one in its stream's.
+static CUresult mem_alloc_locked(DriverState& S, CUdeviceptr* p, size_t bytes) {
   EMU_NOT_NULL(p, "cuMemAlloc");
   if (bytes == 0) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc: 0 bytes");
   mgpu::emu::GlobalMemory& m = S.device->memory();
@@ -587,57 +644,75 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   }
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
-  EMU_LOCK;
+// An address names its allocation's context (unified addressing): freeing needs none current.
+static CUresult mem_free_locked(DriverState& S, CUdeviceptr p) {
   if (p == 0 || S.device->memory().free(p)) return CUDA_SUCCESS;
   return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemFree: the address is no allocation's start");  // round 17, F11
 }
-CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n) {
-  EMU_LOCK_STICKY;
+static CUresult htod_locked(DriverState& S, CUdeviceptr dst, const void* src, size_t n) {
   if (n > 0) EMU_NOT_NULL(src, "cuMemcpyHtoD");
   std::uint8_t* p = S.device->memory().find(dst, n);
   if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyHtoD outside an allocation");
   std::memcpy(p, src, n);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t n) {
-  EMU_LOCK_STICKY;
+static CUresult dtoh_locked(DriverState& S, void* dst, CUdeviceptr src, size_t n) {
   if (n > 0) EMU_NOT_NULL(dst, "cuMemcpyDtoH");
   std::uint8_t* p = S.device->memory().find(src, n);
   if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoH outside an allocation");
   std::memcpy(dst, p, n);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  EMU_LOCK_STICKY;
+static CUresult dtod_locked(DriverState& S, CUdeviceptr dst, CUdeviceptr src, size_t n) {
   std::uint8_t* d = S.device->memory().find(dst, n);
   std::uint8_t* s = S.device->memory().find(src, n);
   if (!d || !s) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemcpyDtoD outside an allocation");
   std::memmove(d, s, n);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) {
-  EMU_LOCK_STICKY;
-  std::uint8_t* p = S.device->memory().find(dst, n);
-  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD8 outside an allocation");
-  std::memset(p, v, n);
+// cuMemsetD8/16/32: n elements of `width` bytes; n * width may pass 2^64 (round 18, F14).
+static CUresult memset_locked(DriverState& S, CUdeviceptr dst, unsigned v, std::size_t width, size_t n, const char* call) {
+  std::size_t bytes = 0;
+  std::uint8_t* p = __builtin_mul_overflow(n, width, &bytes) ? nullptr : S.device->memory().find(dst, bytes);
+  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, std::string(call) + " outside an allocation");
+  const std::uint8_t b8 = static_cast<std::uint8_t>(v);
+  const std::uint16_t b16 = static_cast<std::uint16_t>(v);
+  const void* value = width == 1 ? static_cast<const void*>(&b8) : width == 2 ? static_cast<const void*>(&b16) : &v;
+  for (std::size_t i = 0; i < n; ++i) std::memcpy(p + width * i, value, width);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) {
-  EMU_LOCK_STICKY;
-  std::size_t bytes = 0;  // n * 4 may pass 2^64 (round 18, F14)
-  std::uint8_t* p = __builtin_mul_overflow(n, 4, &bytes) ? nullptr : S.device->memory().find(dst, bytes);
-  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD32 outside an allocation");
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 4 * i, &v, 4);
-  return CUDA_SUCCESS;
+
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
+  EMU_CURRENT_STICKY("cuMemAlloc");
+  return mem_alloc_locked(S, p, bytes);
+}
+CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
+  EMU_LOCK;
+  return mem_free_locked(S, p);
+}
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n) {
+  EMU_CURRENT_STICKY("cuMemcpyHtoD");
+  return htod_locked(S, dst, src, n);
+}
+CUresult CUDAAPI cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t n) {
+  EMU_CURRENT_STICKY("cuMemcpyDtoH");
+  return dtoh_locked(S, dst, src, n);
+}
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  EMU_CURRENT_STICKY("cuMemcpyDtoD");
+  return dtod_locked(S, dst, src, n);
+}
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) {
+  EMU_CURRENT_STICKY("cuMemsetD8");
+  return memset_locked(S, dst, v, 1, n, "cuMemsetD8");
 }
 CUresult CUDAAPI cuMemsetD16(CUdeviceptr dst, unsigned short v, size_t n) {
-  EMU_LOCK_STICKY;
-  std::size_t bytes = 0;  // n * 2 may pass 2^64 (round 18, F14)
-  std::uint8_t* p = __builtin_mul_overflow(n, 2, &bytes) ? nullptr : S.device->memory().find(dst, bytes);
-  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemsetD16 outside an allocation");
-  for (std::size_t i = 0; i < n; ++i) std::memcpy(p + 2 * i, &v, 2);
-  return CUDA_SUCCESS;
+  EMU_CURRENT_STICKY("cuMemsetD16");
+  return memset_locked(S, dst, v, 2, n, "cuMemsetD16");
+}
+CUresult CUDAAPI cuMemsetD32(CUdeviceptr dst, unsigned int v, size_t n) {
+  EMU_CURRENT_STICKY("cuMemsetD32");
+  return memset_locked(S, dst, v, 4, n, "cuMemsetD32");
 }
 // CU_POINTER_ATTRIBUTE_MEMORY_TYPE (device for a device or managed allocation, host for
 // registered host memory), _IS_MANAGED, _DEVICE_POINTER and _HOST_POINTER. Any other address is
@@ -670,7 +745,7 @@ CUresult CUDAAPI cuPointerGetAttribute(void* data, CUpointer_attribute a, CUdevi
 // cuMemHostUnregister, cuMemHostGetDevicePointer, cuMemAllocManaged). With unified addressing a
 // registered range's device pointer is its host pointer; kernels access the host's bytes.
 CUresult CUDAAPI cuMemHostRegister(void* p, size_t bytes, unsigned int flags) {
-  EMU_LOCK_STICKY;
+  EMU_CURRENT_STICKY("cuMemHostRegister");
   constexpr unsigned kKnown = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY |
                               CU_MEMHOSTREGISTER_READ_ONLY;
   if (!p || bytes == 0 || (flags & ~kKnown)) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister: null pointer, no bytes or unknown flags");
@@ -694,7 +769,7 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int flags) {
-  EMU_LOCK_STICKY;
+  EMU_CURRENT_STICKY("cuMemHostGetDevicePointer");
   using Kind = mgpu::emu::GlobalMemory::Kind;
   Kind kind{};
   EMU_NOT_NULL(d, "cuMemHostGetDevicePointer");
@@ -705,7 +780,7 @@ CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* d, void* p, unsigned int
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* p, size_t bytes, unsigned int flags) {
-  EMU_LOCK_STICKY;
+  EMU_CURRENT_STICKY("cuMemAllocManaged");
   EMU_NOT_NULL(p, "cuMemAllocManaged");
   if (bytes == 0 || (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST))
     return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemAllocManaged: 0 bytes, or flags other than CU_MEM_ATTACH_GLOBAL or _HOST");
@@ -720,31 +795,29 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr* p, size_t bytes, unsigned int fl
   }
   return CUDA_SUCCESS;
 }
-// The asynchronous forms check their stream under the lock, then run the synchronous form
-// (which takes the lock itself): work on the virtual device completes before a call returns.
-CUresult stream_usable(CUstream s, const char* call) {
-  EMU_LOCK;
-  EMU_STREAM(s, call);
-  return CUDA_SUCCESS;
-}
+// The asynchronous forms run in their stream's context (the NULL stream's is the current one);
+// work on the virtual device completes before a call returns.
 #define EMU_ASYNC(s, call, expr) \
-  if (CUresult r_ = stream_usable(s, call); r_ != CUDA_SUCCESS) return r_; \
+  EMU_LOCK;                      \
+  EMU_STREAM(s, call);           \
+  EMU_STICKY;                    \
   return expr
 
-CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyHtoDAsync", cuMemcpyHtoD(dst, src, n)); }
-CUresult CUDAAPI cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyDtoHAsync", cuMemcpyDtoH(dst, src, n)); }
-CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyDtoDAsync", cuMemcpyDtoD(dst, src, n)); }
-CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyAsync", cuMemcpyDtoD(dst, src, n)); }
-CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD8Async", cuMemsetD8(dst, v, n)); }
-CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD32Async", cuMemsetD32(dst, v, n)); }
-CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD16Async", cuMemsetD16(dst, v, n)); }
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemAllocAsync", cuMemAlloc(p, n)); }
-CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream s) { EMU_ASYNC(s, "cuMemFreeAsync", cuMemFree(p)); }
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyHtoDAsync", htod_locked(S, dst, src, n)); }
+CUresult CUDAAPI cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyDtoHAsync", dtoh_locked(S, dst, src, n)); }
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyDtoDAsync", dtod_locked(S, dst, src, n)); }
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemcpyAsync", dtod_locked(S, dst, src, n)); }
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD8Async", memset_locked(S, dst, v, 1, n, "cuMemsetD8Async")); }
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD32Async", memset_locked(S, dst, v, 4, n, "cuMemsetD32Async")); }
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD16Async", memset_locked(S, dst, v, 2, n, "cuMemsetD16Async")); }
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemAllocAsync", mem_alloc_locked(S, p, n)); }
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream s) { EMU_ASYNC(s, "cuMemFreeAsync", mem_free_locked(S, p)); }
 
 // Streams and events: launches complete before they return, so ordering holds trivially.
 CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
   EMU_LOCK;
   EMU_NOT_NULL(s, "cuStreamCreate");
+  EMU_CURRENT("cuStreamCreate");  // made in the current context
   S.streams.insert(S.next_handle);
   *s = reinterpret_cast<CUstream>(S.next_handle++);
   return CUDA_SUCCESS;
@@ -754,15 +827,22 @@ CUresult CUDAAPI cuStreamDestroy(CUstream s) {
   if (!S.streams.erase(reinterpret_cast<std::uint64_t>(s))) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy: unknown stream handle");
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamSynchronize(CUstream s) { EMU_LOCK_STICKY; EMU_STREAM(s, "cuStreamSynchronize"); return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
+  EMU_LOCK;
+  EMU_STREAM(s, "cuStreamSynchronize");
+  EMU_STICKY;
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent, unsigned int) {
-  EMU_LOCK_STICKY;
+  EMU_LOCK;
   EMU_STREAM(s, "cuStreamWaitEvent");
+  EMU_STICKY;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
   EMU_LOCK;
   EMU_NOT_NULL(e, "cuEventCreate");
+  EMU_CURRENT("cuEventCreate");  // made in the current context
   *e = reinterpret_cast<CUevent>(S.next_handle++);
   return CUDA_SUCCESS;
 }
@@ -775,8 +855,9 @@ CUresult CUDAAPI cuEventDestroy(CUevent) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventRecord(CUevent, CUstream s) {
-  EMU_LOCK_STICKY;
+  EMU_LOCK;
   EMU_STREAM(s, "cuEventRecord");
+  EMU_STICKY;
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventSynchronize(CUevent) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
