@@ -64,7 +64,7 @@ double tool_time_limit_s() {
 void set_tool_stop_flag(const std::atomic<bool>* flag) { g_stop = flag; }
 
 int run_external_tool(const std::string& what, const std::string& program, const std::vector<std::string>& args,
-                      const std::string& log_path, double limit_s) {
+                      const std::string& log_path, double limit_s, int* signal) {
   if (limit_s < 0) limit_s = tool_time_limit_s();
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -102,6 +102,7 @@ int run_external_tool(const std::string& what, const std::string& program, const
     if (r == pid) {
       // The tool is done; a child it left behind in its group must not outlive it.
       ::kill(-pid, SIGKILL);
+      if (signal) *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
       if (WIFEXITED(status)) return WEXITSTATUS(status);
       return 128 + WTERMSIG(status);
     }

@@ -28,8 +28,9 @@ bool tool_stop_requested();
 // tool in its own process group (which a terminal's Ctrl-C does not reach) is not left behind.
 void kill_running_tools();
 
-// limit_s < 0: tool_time_limit_s().
+// limit_s < 0: tool_time_limit_s(). `signal`, when given, is set to the signal that ended the
+// tool (0: it exited), which its status alone cannot tell from an exit code above 128.
 int run_external_tool(const std::string& what, const std::string& program, const std::vector<std::string>& args,
-                      const std::string& log_path, double limit_s = -1);
+                      const std::string& log_path, double limit_s = -1, int* signal = nullptr);
 
 }  // namespace mgpu::core

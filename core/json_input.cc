@@ -123,4 +123,12 @@ nlohmann::json parse_user_json(std::istream& in, const std::string& what) {
   return nlohmann::json::parse(in, refuse_duplicate_keys(what));
 }
 
+std::string json_error_text(const nlohmann::json::exception& e) {
+  std::string why = e.what();
+  if (const std::size_t at = why.find("] "); why.rfind("[json.exception", 0) == 0 && at != std::string::npos) why.erase(0, at + 2);
+  if (dynamic_cast<const nlohmann::json::out_of_range*>(&e) && e.id == 406)  // "number overflow parsing '1e999'"
+    why += " (a number beyond a double's range)";
+  return why;
+}
+
 }  // namespace mgpu::core

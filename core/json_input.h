@@ -23,6 +23,11 @@ nlohmann::json::parser_callback_t refuse_duplicate_keys(std::string what,
 nlohmann::json parse_user_json(std::string_view text, const std::string& what);
 nlohmann::json parse_user_json(std::istream& in, const std::string& what);
 
+// What went wrong in a JSON text, for people: nlohmann's message without its exception id
+// ("[json.exception.parse_error.101] "), and a number beyond a double's range (1e999) said as
+// such (battery round 19, F29 and F42).
+std::string json_error_text(const nlohmann::json::exception& e);
+
 // The whole number a float stands for (64.0, 6.4e1 -> 64): finite, integral and below 9e15 (where
 // every whole number is exact), as a stored or typed number is read by value; nullopt otherwise.
 std::optional<std::int64_t> whole_number(double value);

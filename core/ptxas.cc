@@ -109,7 +109,9 @@ Cubin assemble_with_ptxas(std::string_view ptx, const ArchSpec& arch, int opt_le
   std::string arch_flag = fmt::format("-arch={}", arch.name);
   std::string opt_flag = fmt::format("-O{}", opt_level);
   auto t0 = std::chrono::steady_clock::now();
-  int rc = run_external_tool("ptxas", ptxas, {ptxas, arch_flag, opt_flag, "-v", in.path, "-o", out.path}, log.path);
+  int signal = 0;
+  int rc = run_external_tool("ptxas", ptxas, {ptxas, arch_flag, opt_flag, "-v", in.path, "-o", out.path}, log.path, -1,
+                             &signal);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::string report = read_file(log.path);
   // Every way this can fail below, met while the temporary folder was full or a file hit the
@@ -120,6 +122,16 @@ Cubin assemble_with_ptxas(std::string_view ptx, const ArchSpec& arch, int opt_le
       throw Error(ErrorKind::IO, fmt::format("ptxas could not write its output for {}: {}", arch.name, *why));
     throw Error(kind, message);
   };
+  // An assembler ended by a signal (the out-of-memory killer's SIGKILL, a crash) or out of
+  // memory failed for the machine's reason, not the PTX's: retried by a later run, never stored
+  // as the config's compile error (battery round 19, F28).
+  if (signal != 0)
+    fail(ErrorKind::Unavailable, fmt::format("ptxas was ended by signal {} ({}) for {}: the machine's failure (memory, "
+                                             "a crash of the assembler), not the kernel's{}{}",
+                                             signal, strsignal(signal), arch.name, report.empty() ? "" : ":\n", report));
+  if (rc != 0 && report.find("out of memory") != std::string::npos)
+    fail(ErrorKind::Unavailable, fmt::format("ptxas ran out of memory for {} (exit {}): the machine's failure, not the "
+                                             "kernel's:\n{}", arch.name, rc, report));
   if (rc != 0) fail(ErrorKind::Compile, fmt::format("ptxas failed for {} (exit {}):\n{}", arch.name, rc, report));
   Cubin c;
   c.image = read_file(out.path);

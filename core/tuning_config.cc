@@ -50,7 +50,7 @@ TuningConfig TuningConfig::from_json(const std::string& text) {
   try {
     j = parse_user_json(text, "config");  // {"tile_m":64,"tile_m":128} would silently be 128
   } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::InvalidInput, fmt::format("config is not valid JSON: {}", e.what()));
+    throw Error(ErrorKind::InvalidInput, fmt::format("config is not valid JSON: {}", json_error_text(e)));
   }
   if (!j.is_object()) throw Error(ErrorKind::InvalidInput, "config must be a JSON object of name: value");
   TuningConfig c;

@@ -40,7 +40,7 @@ struct Options {
 double cublas_median_ms(const kernels::MatmulProblem& p, const core::GpuInfo& gpu, Timer timer, const StoppingRule& rule) {
   const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
   std::uint64_t seed = std::hash<std::string>{}(p.key());
-  auto a = seeded_input(p.m * p.k, seed, p.in_dtype), b = seeded_input(p.k * p.n, seed + 1, p.in_dtype);
+  auto a = kernels::seeded_input(p.m * p.k, seed, p.in_dtype), b = kernels::seeded_input(p.k * p.n, seed + 1, p.in_dtype);
   core::DeviceBuffer da(a.size() * in), db(b.size() * in), dc(p.m * p.n * out), flush(2 * gpu.l2_bytes);
   constexpr std::size_t kWorkspace = 32u << 20;
   core::DeviceBuffer ws(kWorkspace);

@@ -299,7 +299,7 @@ json parse_launch(const Options& o) {
   try {
     return core::parse_user_json(text.empty() ? "{}" : text, "");  // a key twice: which one is meant?
   } catch (const json::exception& e) {
-    bad(std::string("not JSON: ") + e.what());
+    bad(std::string("not JSON: ") + core::json_error_text(e));
   } catch (const Error& e) {
     bad(e.what());
   }

@@ -1,5 +1,4 @@
 #include "harness/cmd_import.h"
-#include "harness/matmul_key.h"
 
 #include <algorithm>
 #include <cstring>
@@ -132,7 +131,7 @@ results::ProblemRecord problem_for(const kernels::MatmulTemplate& t, const std::
   };
   kernels::MatmulProblem p;
   try {
-    p = matmul_problem_from_key(key);
+    p = kernels::parse_matmul_key(key);
     t.check_problem(p);
   } catch (const core::Error& e) {
     throw refuse(e.what());

@@ -1,6 +1,8 @@
 #include "kernels/matmul_problem.h"
 
 #include <limits>
+#include <regex>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -61,6 +63,23 @@ void validate(const MatmulProblem& p) {
   if (p.in_dtype == DType::F32)
     throw Error(ErrorKind::InvalidInput,
                 "input dtype f32 is not supported: the tensor-core matmul takes bf16 or f16 inputs");
+}
+
+MatmulProblem parse_matmul_key(std::string_view key) {
+  static const std::regex form(R"(m(\d{1,10})_n(\d{1,10})_k(\d{1,10})_([a-z0-9]+)_([a-z0-9]+)_([a-z]+))");
+  const std::string text(key);
+  std::smatch m;
+  if (!std::regex_match(text, m, form))
+    throw Error(ErrorKind::InvalidInput, "a problem key reads like m4096_n4096_k4096_bf16_bf16_kn");
+  MatmulProblem p;
+  p.m = std::stoll(m[1]);
+  p.n = std::stoll(m[2]);
+  p.k = std::stoll(m[3]);
+  p.in_dtype = parse_dtype(m[4].str());
+  p.out_dtype = parse_dtype(m[5].str());
+  p.b_layout = parse_b_layout(m[6].str());
+  validate(p);
+  return p;
 }
 
 }  // namespace mgpu::kernels

@@ -35,4 +35,9 @@ struct MatmulProblem {
 
 void validate(const MatmulProblem& p);
 
+// A matmul problem from its key, as key() writes it ("m4096_n4096_k4096_bf16_bf16_kn").
+// Throws Error{InvalidInput}: a text of another form says what a key reads like; a size, dtype
+// or layout out of range says which.
+MatmulProblem parse_matmul_key(std::string_view key);
+
 }  // namespace mgpu::kernels

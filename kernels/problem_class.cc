@@ -157,4 +157,17 @@ std::vector<ProblemClass> standard_classes(const MatmulProblem& like, const Kern
   return out;
 }
 
+std::optional<ProxyProblem> verification_proxy(const MatmulProblem& target, const KernelShape& s, int sm_count,
+                                               const std::function<bool(const MatmulProblem&)>& valid_problem) {
+  constexpr double kMaxEmulatedMacs = 1u << 27;
+  std::optional<ProxyProblem> proxy = proxy_problem(target, s, classify(target, s, sm_count), valid_problem);
+  if (!proxy && double(target.m) * double(target.n) * double(target.k) <= kMaxEmulatedMacs) proxy = ProxyProblem{target, sm_count};
+  if (proxy) {
+    proxy->problem.in_dtype = target.in_dtype;
+    proxy->problem.out_dtype = target.out_dtype;
+    proxy->problem.b_layout = target.b_layout;
+  }
+  return proxy;
+}
+
 }  // namespace mgpu::kernels

@@ -56,6 +56,13 @@ struct ProxyProblem {
 std::optional<ProxyProblem> proxy_problem(const MatmulProblem& like, const KernelShape& s, const ProblemClass& want,
                                           const std::function<bool(const MatmulProblem&)>& valid_problem);
 
+// Where a kernel of shape `s` is proven before it ranks for `target` on `sm_count` SMs: the
+// cheapest problem of the target's class (with the target's dtypes and layout), else the target
+// itself if it is small enough to emulate (at most 2^27 multiply-adds), else nullopt (the class
+// has no problem the virtual device can run).
+std::optional<ProxyProblem> verification_proxy(const MatmulProblem& target, const KernelShape& s, int sm_count,
+                                               const std::function<bool(const MatmulProblem&)>& valid_problem);
+
 // The classes `verify --all` proves each kernel at when no problem is given: several tiles per
 // CTA; ragged in M, N and K; and ragged with several tiles per CTA or, for clusters, a CTA with
 // no tile. Flags a kernel cannot have (ragged N for 8-column tiles) are dropped.

@@ -36,8 +36,7 @@
 // arch) of the suite's op how every suite problem is served, as the header's lookup serves it --
 // "exact" (tuned), "nearest" (the nearest tuned problem of the same text fields and switches --
 // a matmul's dtypes and layout -- and the same exact fields -- an attention's head dim --:
-// smallest product of the other numbers' size ratios), else "default" (the table's first entry,
-// for an op with no exact fields) or "none" (the lookup returns nullptr).
+// smallest product of the other numbers' size ratios), else "none" (the lookup returns nullptr).
 #pragma once
 
 #include <string>

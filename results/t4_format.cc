@@ -195,6 +195,9 @@ json parse_t4(const std::string& path) {
   json doc;
   try {
     doc = json::parse(in, core::refuse_duplicate_keys(path, shallow), true);  // a key twice: which one?
+  } catch (const json::out_of_range& e) {  // a number beyond a double (1e999): round 19, F29
+    if (!t4->failure().empty()) throw Error(ErrorKind::InvalidInput, t4->failure());
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a T4 file: not valid JSON ({})", path, core::json_error_text(e)));
   } catch (const json::parse_error& e) {
     // Text that is not UTF-8 is said as such (not "not a JSON object"): where its bad byte is.
     if (t4->failure().empty() && std::string_view(e.what()).find("ill-formed UTF-8") != std::string_view::npos)
@@ -204,9 +207,7 @@ json parse_t4(const std::string& path) {
     // Say where the JSON breaks (a NaN, which JSON has not, or a cut-off file is not "not a JSON
     // object"), unless the stream's own failure below explains it.
     if (t4->failure().empty()) {
-      std::string why = e.what();
-      if (const size_t at = why.find("] "); why.rfind("[json.exception", 0) == 0 && at != std::string::npos)
-        why.erase(0, at + 2);  // nlohmann's exception id means nothing to a user
+      std::string why = core::json_error_text(e);  // nlohmann's exception id means nothing to a user
       if (why.size() > 300) why = why.substr(0, 300) + "...";
       throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a T4 file: not valid JSON ({})", path, why));
     }

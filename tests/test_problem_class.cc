@@ -76,6 +76,30 @@ TEST(ProblemClass, AClassTheKernelCannotHaveHasNoProxy) {
   EXPECT_FALSE(proxy_problem(problem(64, 64, 64), k128, idle, tma_ok));
 }
 
+// Where a kernel is proven before it ranks for a target: the smallest problem of the target's
+// class, in the target's dtypes and layout; the target itself when its class has no smaller
+// problem but it is small enough to emulate; nothing when it is neither.
+TEST(ProblemClass, TheVerificationProxyIsOfTheTargetsClassOrTheTargetIfSmall) {
+  MatmulProblem big = problem(4096, 4096, 4096);
+  big.in_dtype = DType::F16;
+  big.out_dtype = DType::F32;
+  big.b_layout = BLayout::NK;
+  const std::optional<ProxyProblem> proxy = verification_proxy(big, k128, 132, tma_ok);
+  ASSERT_TRUE(proxy);
+  EXPECT_EQ(classify(proxy->problem, k128, proxy->sm_count), classify(big, k128, 132));
+  EXPECT_LT(proxy->problem.m * proxy->problem.n * proxy->problem.k, big.m * big.n * big.k);
+  EXPECT_EQ(proxy->problem.in_dtype, DType::F16);
+  EXPECT_EQ(proxy->problem.out_dtype, DType::F32);
+  EXPECT_EQ(proxy->problem.b_layout, BLayout::NK);
+  // No problem of any class passes `valid_problem`: a small target is its own proxy, a big one has none.
+  auto none = [](const MatmulProblem&) { return false; };
+  const std::optional<ProxyProblem> self = verification_proxy(problem(256, 256, 128), k128, 132, none);
+  ASSERT_TRUE(self);
+  EXPECT_EQ(self->problem.key(), problem(256, 256, 128).key());
+  EXPECT_EQ(self->sm_count, 132);
+  EXPECT_FALSE(verification_proxy(big, k128, 132, none));
+}
+
 TEST(ProblemClass, StandardClassesCoverEveryFlagOverTheHopperSpace) {
   const MatmulTemplate& t = matmul_template(core::parse_arch("sm_90a"));
   MatmulProblem like = problem(256, 256, 256);

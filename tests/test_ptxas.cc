@@ -128,6 +128,34 @@ TEST(Ptxas, AnAssemblerThatWritesGarbageIsUnavailable) {
   EXPECT_NE(msg.find("not an ELF file"), std::string::npos) << msg;
 }
 
+// An assembler ended by a signal (the out-of-memory killer's SIGKILL, a crash) or that says it
+// ran out of memory failed for the machine's reason: Unavailable (env_error, retried), never the
+// kernel's compile error (battery round 19, F28). The twin: a plain nonzero exit with ptxas's
+// words about the PTX is the kernel's (Compile).
+TEST(Ptxas, AnAssemblerKilledOrOutOfMemoryIsTheMachinesFailure) {
+  std::string msg;
+  {
+    FakePtxas fake("kill -KILL $$");
+    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
+    EXPECT_NE(msg.find("ended by signal 9"), std::string::npos) << msg;
+  }
+  {
+    FakePtxas fake("kill -SEGV $$");
+    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
+    EXPECT_NE(msg.find("ended by signal 11"), std::string::npos) << msg;
+  }
+  {
+    FakePtxas fake("echo 'ptxas fatal   : out of memory' >&2; exit 1");
+    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
+    EXPECT_NE(msg.find("ran out of memory"), std::string::npos) << msg;
+  }
+  {
+    FakePtxas fake("echo \"ptxas error   : Unknown symbol 'x'\" >&2; exit 255");
+    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Compile) << msg;
+    EXPECT_NE(msg.find("ptxas failed for sm_90a (exit 255)"), std::string::npos) << msg;
+  }
+}
+
 // A hung assembler is killed, with its children, at MGPU_TOOL_TIMEOUT (round 4, H01, H02).
 TEST(Ptxas, AHungAssemblerIsKilledAtTheTimeLimit) {
   FakePtxas fake("sleep 1000");

@@ -391,7 +391,8 @@ TEST_F(Results, SuiteCoverageSaysHowEachShapeIsServedAsTheLookupDoes) {
   EXPECT_EQ(c[1].entry, "m1024_n4096_k4096_bf16_bf16_kn");
   EXPECT_DOUBLE_EQ(c[1].size_ratio, 2.0);
   EXPECT_EQ(c[2].entry, "m8192_n4096_k4096_bf16_bf16_kn");
-  EXPECT_EQ(c[3].how, "default");
+  EXPECT_EQ(c[3].how, "none");  // no f16 problem tuned: nullptr, never a bf16 config (round 19, F27)
+  EXPECT_EQ(c[3].entry, "");
   // The generated header's lookup agrees, and the header lists the coverage.
   EXPECT_EQ(export_cpp(s, path("tuned.h"), false, {}, suite), 2);
   std::string header = slurp(path("tuned.h"));
@@ -486,12 +487,15 @@ static_assert(lookup_matmul_sm90("sm_90a", {4096, 4096, 4096, "bf16", "bf16", "k
 static_assert(lookup_matmul_sm90("sm_90a", {600, 500, 512, "bf16", "bf16", "kn"})->tile_n == 64);  // nearest
 static_assert(lookup_matmul_sm90("sm_90a", {4000, 4100, 4096, "bf16", "bf16", "kn"})->wg_dimension == "M");
 static_assert(lookup_matmul_sm90("sm_100a", {4096, 4096, 4096, "bf16", "bf16", "kn"}) == nullptr);
-int main() { std::printf("%lld\n", (long long)lookup_matmul_sm90("sm_90a", {1, 2, 3, "f16", "f16", "nk"})->tile_n); }
+static_assert(lookup_matmul_sm90("sm_90a", {4096, 4096, 4096, "f16", "f16", "kn"}) == nullptr);  // no f16 tuned
+static_assert(lookup_matmul_sm90("sm_90a", {4096, 4096, 4096, "bf16", "f32", "kn"}) == nullptr);  // nor f32 output
+static_assert(lookup_matmul_sm90("sm_90a", {4096, 4096, 4096, "bf16", "bf16", "nk"}) == nullptr);  // nor B as N x K
+int main() { std::printf("%d\n", lookup_matmul_sm90("sm_90a", {1, 2, 3, "f16", "f16", "nk"}) == nullptr); }
 )";
   std::string cmd = fmt::format("cd {} && c++ -std=c++17 -Wall -Werror use.cc -o use 2> err.txt && ./use > out.txt",
                                 dir_.string());
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(path("err.txt"));
-  EXPECT_EQ(slurp(path("out.txt")), "128\n");  // no same-dtype entry: the default (first) one
+  EXPECT_EQ(slurp(path("out.txt")), "1\n");  // no same-dtype entry: nullptr (round 19, F27), not the first one
 }
 
 // Another op's rows get their own problem struct, in the op's field order, beside the matmul's
@@ -555,7 +559,7 @@ int main() {}
   EXPECT_EQ(c[2].how, "none");  // the d64 row is a size ratio of 4 away, but another kernel
   EXPECT_EQ(c[2].entry, "");
   EXPECT_EQ(export_cpp(s, path("ops_cov.h"), false, {}, suite, declared), 4);
-  EXPECT_NE(slurp(path("ops_cov.h")).find("none: nullptr (no tuned problem of its kernel fields)"), std::string::npos);
+  EXPECT_NE(slurp(path("ops_cov.h")).find("none: nullptr (no tuned problem of its text and kernel fields)"), std::string::npos);
 
   // A row whose problem is not its op's: refused by name, nothing written.
   TrialRecord damaged = attention(2048, 128, false, 64, 0.2);

@@ -202,6 +202,13 @@ TEST(T4Reader, RefusesTimesThatAreNotTimesAndKeepsMessagesShort) {
   std::string long_value(100000, 'x');
   std::string why = refusal(result_with(R"("times": {"runtimes": [")" + long_value + R"("]})"));
   EXPECT_LT(why.size(), 200u) << why.substr(0, 300);
+  // A number beyond a double is bad input said as such (round 19, F29: "internal error", exit 1).
+  for (const char* huge : {R"("times": {"runtimes": [1e999]})", R"("times": {"compilation": -1e999, "runtimes": [1]})"}) {
+    const std::string said = refusal(result_with(huge));
+    EXPECT_NE(said.find("not valid JSON (number overflow parsing"), std::string::npos) << said;
+    EXPECT_NE(said.find("beyond a double's range"), std::string::npos) << said;
+    EXPECT_EQ(said.find("json.exception"), std::string::npos) << said;
+  }
   std::string deep = std::string(100000, '[') + std::string(100000, ']');
   EXPECT_NE(refusal(result_with(R"("times": {"runtimes": )" + deep + "}")).find("nested more than 64 levels deep"),
             std::string::npos);

@@ -271,7 +271,7 @@ Campaign load_campaign(const std::string& path) {
     }
     check_campaign_names(c);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a campaign file: {}", path, e.what()));
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not a campaign file: {}", path, core::json_error_text(e)));
   } catch (const Error& e) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: {}", path, e.what()));
   }

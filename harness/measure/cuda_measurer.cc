@@ -23,17 +23,6 @@ namespace mgpu::harness {
 
 using kernels::DType;
 
-double read_out(const std::vector<std::uint8_t>& c, std::size_t i, DType t) {
-  if (t == DType::F32) {
-    float f;
-    std::memcpy(&f, c.data() + 4 * i, 4);
-    return f;
-  }
-  std::uint16_t h;
-  std::memcpy(&h, c.data() + 2 * i, 2);
-  return t == DType::BF16 ? core::from_bf16(h) : core::from_f16(h);
-}
-
 namespace {
 
 // RAII CUDA event pair for one timed launch.
@@ -60,14 +49,6 @@ core::ClockState clocks() {
 }
 
 }  // namespace
-
-std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, DType t) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<std::uint16_t> v(n);
-  for (auto& x : v) x = t == DType::BF16 ? core::to_bf16(dist(rng)) : core::to_f16(dist(rng));
-  return v;
-}
 
 std::string_view to_string(Timer t) { return t == Timer::Cupti ? "cupti" : "events"; }
 
@@ -134,46 +115,12 @@ SampleCollector time_launches(const std::function<void()>& launch, const Stoppin
   return samples;
 }
 
-double verification_threshold(DType out) {
-  // bf16 keeps 8 mantissa bits (relative rounding ~2^-9 per element), f16 11, f32 24; the
-  // reference is f32-accumulated like the kernel, so the output rounding dominates.
-  return out == DType::BF16 ? 1e-2 : out == DType::F16 ? 2e-3 : 1e-4;
-}
-
-MatmulInputs matmul_inputs(const kernels::MatmulProblem& p) {
-  std::uint64_t seed = std::hash<std::string>{}(p.key());
-  return {seeded_input(p.m * p.k, seed, p.in_dtype), seeded_input(p.k * p.n, seed + 1, p.in_dtype)};
-}
-
-namespace {
-
-template <typename T>
-double relative_error_of(const std::vector<std::uint8_t>& got, DType out, const std::vector<T>& want) {
-  double err = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    double g = read_out(got, i, out);
-    err += (g - want[i]) * (g - want[i]);
-    norm += double(want[i]) * want[i];
-  }
-  double rel = std::sqrt(err / std::max(norm, 1e-300));
-  return std::isnan(rel) ? INFINITY : rel;
-}
-
-}  // namespace
-
-double relative_error(const std::vector<std::uint8_t>& got, DType out, const std::vector<float>& want) {
-  return relative_error_of(got, out, want);
-}
-double relative_error(const std::vector<std::uint8_t>& got, DType out, const std::vector<double>& want) {
-  return relative_error_of(got, out, want);
-}
-
 bool judge_verification(Measurement& m, double rel, DType out, std::string_view reference) {
   m.verification_error = rel;
-  if (rel <= verification_threshold(out)) return true;
+  if (rel <= kernels::verification_threshold(out)) return true;
   m.status = TrialStatus::WrongResult;
   m.message = fmt::format("relative Frobenius error {:.3g} exceeds {:.1g} for {} output (vs {})", rel,
-                          verification_threshold(out), to_string(out), reference);
+                          kernels::verification_threshold(out), to_string(out), reference);
   return false;
 }
 
@@ -204,33 +151,20 @@ Measurement measure_on_gpu(const TrialRequest& req, const kernels::MatmulTemplat
   try {
     core::CudaContext& ctx = core::CudaContext::primary();
     const core::GpuInfo gpu = core::query_devices().gpus.at(0);
-    const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
-    MatmulInputs x = matmul_inputs(p);
-    core::DeviceBuffer da(x.a.size() * in), db(x.b.size() * in), dc(p.m * p.n * out), flush(2 * gpu.l2_bytes);
-    da.upload(std::as_bytes(std::span(x.a)));
-    db.upload(std::as_bytes(std::span(x.b)));
-    std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
-    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config, gpu.sm_count));
-    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, gpu.sm_count),
-                                core::workspace_ptr(ws));
-    core::LoadedModule mod(cubin);
-    CUfunction fn = mod.function(kernel.kernel_name);
-
+    kernels::PreparedMatmul run(t, p, req.config, /*seed=*/1, "", cubin, gpu.sm_count, &kernel);
+    core::DeviceBuffer flush(2 * gpu.l2_bytes);
     if (req.verify) {
-      dc.fill_bytes(0xFF);  // NaN poison: an element the kernel misses cannot pass
-      launch.launch(fn);
+      run.launch();
       ctx.synchronize();
       core::DeviceBuffer ref(p.m * p.n * 4);
-      core::CublasLt::get().matmul_reference(da.ptr(), db.ptr(), ref.ptr(), p.m, p.n, p.k,
-                                             p.b_layout == kernels::BLayout::NK, p.in_dtype == DType::BF16);
-      std::vector<std::uint8_t> got(p.m * p.n * out);
+      core::CublasLt::get().matmul_reference(run.a(), run.b(), ref.ptr(), p.m, p.n, p.k, p.b_layout == kernels::BLayout::NK,
+                                             p.in_dtype == DType::BF16);
+      const std::vector<std::uint8_t> got = run.output_bytes();
       std::vector<float> want(p.m * p.n);
-      dc.download(std::as_writable_bytes(std::span(got)));
       ref.download(std::as_writable_bytes(std::span(want)));
-      if (!judge_verification(m, relative_error(got, p.out_dtype, want), p.out_dtype, "cuBLASLt")) return m;
+      if (!judge_verification(m, kernels::relative_error(got, p.out_dtype, want), p.out_dtype, "cuBLASLt")) return m;
     }
-
-    time_kernel(m, [&] { launch.launch(fn); }, req.rule, flush, req.timer);
+    time_kernel(m, [&] { run.launch(); }, req.rule, flush, req.timer);
     return m;
   } catch (const core::CudaError& e) {
     m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;

@@ -20,6 +20,7 @@
 #include "harness/measure/stopping_rule.h"
 #include "harness/measure/measurement.h"
 #include "harness/measure/trial_request.h"
+#include "kernels/matmul_run/device_run.h"
 #include "kernels/matmul_template.h"
 
 namespace mgpu::harness {
@@ -34,30 +35,10 @@ std::string_view to_string(Timer t);
 Timer choose_timer(std::string_view choice);
 void check_timer_choice(std::string_view choice);  // the names alone, no GPU needed
 
-// Seeded uniform [-1, 1) values in bf16 or f16 bits: inputs are never zeros.
-std::vector<std::uint16_t> seeded_input(std::size_t n, std::uint64_t seed, kernels::DType t);
-
-// Element i of an output buffer of dtype t, as a double.
-double read_out(const std::vector<std::uint8_t>& c, std::size_t i, kernels::DType t);
-
-// A and B of a problem: the same seeded inputs for every config of it (the seed is the
-// problem's key), on a GPU and on the virtual device alike.
-struct MatmulInputs {
-  std::vector<std::uint16_t> a, b;
-};
-MatmulInputs matmul_inputs(const kernels::MatmulProblem& p);
-
-// ||got - want|| / ||want|| over every element, infinity when it is NaN (an unwritten, poisoned
-// element never passes).
-double relative_error(const std::vector<std::uint8_t>& got, kernels::DType out, const std::vector<float>& want);
-double relative_error(const std::vector<std::uint8_t>& got, kernels::DType out, const std::vector<double>& want);
-
 // Records the verification error in `m` and fails it (wrong_result) above the dtype's threshold;
-// `reference` names what the result was compared with. Returns whether it passed.
+// `reference` names what the result was compared with. Returns whether it passed. (The inputs,
+// the reference and the thresholds are kernels/matmul_run/device_run.h's.)
 bool judge_verification(Measurement& m, double rel, kernels::DType out, std::string_view reference);
-
-// Largest acceptable relative Frobenius error for an output dtype.
-double verification_threshold(kernels::DType out);
 
 // The timing loop itself, for any launch: after two warm-up launches, each sample writes
 // `flush` (twice the L2) and times one launch -- with CUPTI, the summed GPU durations of the

@@ -1,33 +1,27 @@
 #include "harness/measure/emulator_verifier.h"
 
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <span>
+#include <functional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/cuda_context.h"
 #include "core/cuda_driver.h"
-#include "core/cuda_kernel.h"
 #include "core/emu/environment.h"
-#include "core/half.h"
-#include "core/prepared_launch.h"
 #include "core/error.h"
 #include "core/sass/bank_conflicts.h"
 #include "harness/version.h"
 #include "harness/measure/cuda_measurer.h"
+#include "kernels/matmul_run/device_run.h"
 
 namespace mgpu::harness {
 
 namespace {
 
-using kernels::DType;
-
-double input_value(const std::vector<std::uint16_t>& v, std::size_t i, DType t) {
-  return t == DType::BF16 ? core::from_bf16(v[i]) : core::from_f16(v[i]);
-}
+// Every config of a problem sees the same inputs (kernels::matmul_inputs' seed 1).
+constexpr std::uint64_t kInputSeed = 1;
 
 }  // namespace
 
@@ -115,42 +109,21 @@ void explain_launch_failure(Measurement& m, const core::CudaError& e) {
   }
 }
 
-int device_sm_count() {
-  const core::CudaDriver& drv = core::CudaDriver::get();
-  int v = 0;
-  drv.check(drv.api().cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, core::CudaContext::primary().device()),
-            "cuDeviceGetAttribute", core::ErrorKind::Unavailable);
-  return v;
-}
-
 namespace {
 
-// One launch under scheduler seed `seed`, verified; the output's bytes land in `got`.
-Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
-                     const core::LoadedModule& mod, const MatmulInputs& x, const std::vector<double>& want,
-                     std::uint64_t seed, std::vector<std::uint8_t>& got) {
+// One launch under scheduler seed `seed`, verified against `want`; the output's bytes land in `got`.
+Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel, const std::string& ptx,
+                     const std::vector<double>& want, std::uint64_t seed, std::vector<std::uint8_t>& got) {
   Measurement m;
   m.source = "emulate";
   const kernels::MatmulProblem& p = req.problem;
   try {
     setenv("MGPU_EMU_SEED", std::to_string(seed).c_str(), 1);  // read by the virtual device at each launch
-    const int in = kernels::size_in_bytes(p.in_dtype), out = kernels::size_in_bytes(p.out_dtype);
-    core::DeviceBuffer da(x.a.size() * in), db(x.b.size() * in), dc(p.m * p.n * out);
-    da.upload(std::as_bytes(std::span(x.a)));
-    db.upload(std::as_bytes(std::span(x.b)));
-    dc.fill_bytes(0xFF);  // NaN poison: an element the kernel misses cannot pass
-    std::vector<CUdeviceptr> bases = {da.ptr(), db.ptr(), dc.ptr()};
-    int sms = req.sm_count > 0 ? req.sm_count : device_sm_count();
-    std::optional<core::DeviceBuffer> ws = core::zeroed_workspace(t.workspace_bytes(p, req.config, sms));
-    core::PreparedLaunch launch(kernel, bases, t.scalar_args(p, req.config), t.grid(p, req.config, sms),
-                                core::workspace_ptr(ws));
-    launch.launch(mod.function(kernel.kernel_name));
-    core::CudaContext::primary().synchronize();
-
+    kernels::PreparedMatmul run(t, p, req.config, kInputSeed, ptx, "", req.sm_count, &kernel);
+    run.launch();
+    got = run.output_bytes();  // synchronizes
     const LaunchFindings found = last_launch_findings();
-    got.assign(p.m * p.n * out, 0);
-    dc.download(std::as_writable_bytes(std::span(got)));
-    const double rel = relative_error(got, p.out_dtype, want);
+    const double rel = kernels::relative_error(got, p.out_dtype, want);
     if (!found.hazards.empty()) {
       m.verification_error = rel;
       found.fail(m);
@@ -164,24 +137,42 @@ Measurement run_once(const TrialRequest& req, const kernels::MatmulTemplate& t, 
   }
 }
 
-// The float64 reference on the CPU (cuBLASLt needs a GPU).
-std::vector<double> reference(const kernels::MatmulProblem& p, const MatmulInputs& x) {
-  std::vector<double> want(static_cast<std::size_t>(p.m * p.n), 0.0);
-  for (std::int64_t i = 0; i < p.m; ++i)
-    for (std::int64_t kk = 0; kk < p.k; ++kk) {
-      double av = input_value(x.a, i * p.k + kk, p.in_dtype);
-      double* row = &want[static_cast<std::size_t>(i * p.n)];
-      for (std::int64_t n = 0; n < p.n; ++n)
-        row[n] += av * input_value(x.b, p.b_layout == kernels::BLayout::NK ? n * p.k + kk : kk * p.n + n, p.in_dtype);
-    }
-  return want;
-}
-
 }  // namespace
 
 std::uint64_t schedule_seed(int i) {
   static constexpr std::uint64_t kOrder[4] = {1, 4, 2, 3};
   return 4 * static_cast<std::uint64_t>(i / 4) + kOrder[i % 4];
+}
+
+Measurement run_schedules(int seeds, const std::function<Measurement(std::uint64_t seed, std::vector<std::uint8_t>& bytes)>& once,
+                          const std::function<std::string(std::size_t at, const std::vector<std::uint8_t>& first,
+                                                          const std::vector<std::uint8_t>& got)>& differs) {
+  seeds = std::max(1, seeds);
+  // Schedules one after another; the first that fails is the verdict (a fault loses the
+  // context, as on a GPU, so nothing could run after it anyway). Every schedule must also
+  // give the first one's output bit for bit: a kernel whose result depends on which CTA ran
+  // first (a reduction summed in arrival order) is not reproducible, however close it is.
+  std::vector<std::uint8_t> first, got;
+  Measurement m;
+  for (int i = 0; i < seeds; ++i) {
+    m = once(schedule_seed(i), got);
+    if (m.status == TrialStatus::Ok && i > 0 && got != first) {
+      std::size_t at = 0;
+      while (at < got.size() && at < first.size() && got[at] == first[at]) ++at;
+      m.status = TrialStatus::WrongResult;
+      m.message = fmt::format("not reproducible: {}: the output depends on the order the CTAs ran in", differs(at, first, got));
+    }
+    if (m.status != TrialStatus::Ok) {
+      if (seeds > 1) m.message = fmt::format("schedule {} (seed {}) of {}: {}", i + 1, schedule_seed(i), seeds, m.message);
+      return m;
+    }
+    if (i == 0) first = got;
+  }
+  if (seeds > 1) {
+    std::string notes = m.message.rfind("verified; ", 0) == 0 ? m.message.substr(10) : m.message;
+    m.message = fmt::format("verified under {} schedules{}{}", seeds, notes.empty() ? "" : "; ", notes);
+  }
+  return m;
 }
 
 Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTemplate& t, const core::BuiltKernel& kernel,
@@ -192,39 +183,15 @@ Measurement verify_on_emulator(const TrialRequest& req, const kernels::MatmulTem
     if (!core::CudaDriver::get().emulated())
       throw core::Error(core::ErrorKind::Unavailable, "the CUDA driver loaded is not the virtual device");
     core::CudaContext::primary();
-    const MatmulInputs x = matmul_inputs(req.problem);
-    const std::vector<double> want = reference(req.problem, x);
-    core::LoadedModule mod(ptx);
-    const int seeds = std::max(1, req.seeds);
-    // Schedules one after another; the first that fails is the verdict (a fault loses the
-    // context, as on a GPU, so nothing could run after it anyway). Every schedule must also
-    // give the first one's output bit for bit: a kernel whose result depends on which CTA ran
-    // first (a reduction summed in arrival order) is not reproducible, however close it is.
-    std::vector<std::uint8_t> first, got;
-    for (int i = 0; i < seeds; ++i) {
-      m = run_once(req, t, kernel, mod, x, want, schedule_seed(i), got);
-      if (m.status == TrialStatus::Ok && i > 0 && got != first) {
-        const int out = kernels::size_in_bytes(req.problem.out_dtype);
-        std::size_t at = 0;
-        while (at < got.size() && got[at] == first[at]) ++at;
-        const std::int64_t e = static_cast<std::int64_t>(at) / out;
-        m.status = TrialStatus::WrongResult;
-        m.message = fmt::format("not reproducible: C[{}][{}] is {} under schedule 1 (seed {}) and {} under this "
-                                "one: the output depends on the order the CTAs ran in",
-                                e / req.problem.n, e % req.problem.n, read_out(first, e, req.problem.out_dtype),
-                                schedule_seed(0), read_out(got, e, req.problem.out_dtype));
-      }
-      if (m.status != TrialStatus::Ok) {
-        if (seeds > 1) m.message = fmt::format("schedule {} (seed {}) of {}: {}", i + 1, schedule_seed(i), seeds, m.message);
-        return m;
-      }
-      if (i == 0) first = got;
-    }
-    if (seeds > 1) {
-      std::string notes = m.message.rfind("verified; ", 0) == 0 ? m.message.substr(10) : m.message;
-      m.message = fmt::format("verified under {} schedules{}{}", seeds, notes.empty() ? "" : "; ", notes);
-    }
-    return m;
+    const std::vector<double> want = kernels::matmul_reference(req.problem, kernels::matmul_inputs(req.problem, kInputSeed));
+    const kernels::MatmulProblem& p = req.problem;
+    return run_schedules(
+        req.seeds, [&](std::uint64_t seed, std::vector<std::uint8_t>& got) { return run_once(req, t, kernel, ptx, want, seed, got); },
+        [&](std::size_t at, const std::vector<std::uint8_t>& first, const std::vector<std::uint8_t>& got) {
+          const std::size_t e = at / static_cast<std::size_t>(kernels::size_in_bytes(p.out_dtype));
+          return fmt::format("C[{}][{}] is {} under schedule 1 (seed {}) and {} under this one", e / p.n, e % p.n,
+                             kernels::read_out(first, e, p.out_dtype), schedule_seed(0), kernels::read_out(got, e, p.out_dtype));
+        });
   } catch (const core::CudaError& e) {
     m.status = e.is_fault() ? TrialStatus::Fault : TrialStatus::LaunchError;
     m.message = e.what();

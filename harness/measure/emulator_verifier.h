@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ namespace mgpu::harness {
 // that fails is the verdict, its seed named in the message.
 Measurement verify_on_emulator(const TrialRequest& request, const kernels::MatmulTemplate& t,
                                const core::BuiltKernel& kernel, const std::string& ptx);
+
+// Runs `seeds` schedules, each through `once(seed, bytes)` (its verdict; the launch's output
+// bytes into `bytes`); the first that fails is the verdict, named by schedule and seed. A
+// schedule whose bytes differ from the first's is wrong_result, `differs(at, first, got)` saying
+// where (the first byte that differs); a pass under several says so and keeps the last notes.
+Measurement run_schedules(int seeds, const std::function<Measurement(std::uint64_t seed, std::vector<std::uint8_t>& bytes)>& once,
+                          const std::function<std::string(std::size_t at, const std::vector<std::uint8_t>& first,
+                                                          const std::vector<std::uint8_t>& got)>& differs);
 
 // The i-th schedule's seed: 1, 4, 2, 3, 5, 8, 6, 7, ... (seed % 4 == 0: async work lands as
 // late as is legal; odd: woken waiters run at once), so two schedules already try both.

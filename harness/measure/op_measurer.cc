@@ -68,31 +68,12 @@ Measurement emulate(const TrialRequest& req, const kernels::OpTemplate& t, const
   if (!core::CudaDriver::get().emulated())
     throw core::Error(core::ErrorKind::Unavailable, "the CUDA driver loaded is not the virtual device");
   core::CudaContext::primary();
-  const int seeds = std::max(1, req.seeds);
-  std::vector<std::uint8_t> first, got;
-  Measurement m;
-  for (int i = 0; i < seeds; ++i) {
-    std::unique_ptr<kernels::PreparedRun> run;
-    m = emulate_once(t, p, req.config, ptx, schedule_seed(i), got, run);
-    // A kernel whose result depends on which CTA ran first is not reproducible, however close.
-    if (m.status == TrialStatus::Ok && i > 0 && got != first) {
-      std::size_t at = 0;
-      while (at < got.size() && at < first.size() && got[at] == first[at]) ++at;
-      m.status = TrialStatus::WrongResult;
-      m.message = fmt::format("not reproducible: {} differs between schedule 1 (seed {}) and this one: the output "
-                              "depends on the order the CTAs ran in", run->describe_byte(at), schedule_seed(0));
-    }
-    if (m.status != TrialStatus::Ok) {
-      if (seeds > 1) m.message = fmt::format("schedule {} (seed {}) of {}: {}", i + 1, schedule_seed(i), seeds, m.message);
-      return m;
-    }
-    if (i == 0) first = got;
-  }
-  if (seeds > 1) {
-    std::string notes = m.message.rfind("verified; ", 0) == 0 ? m.message.substr(10) : m.message;
-    m.message = fmt::format("verified under {} schedules{}{}", seeds, notes.empty() ? "" : "; ", notes);
-  }
-  return m;
+  std::unique_ptr<kernels::PreparedRun> run;
+  return run_schedules(
+      req.seeds, [&](std::uint64_t seed, std::vector<std::uint8_t>& got) { return emulate_once(t, p, req.config, ptx, seed, got, run); },
+      [&](std::size_t at, const std::vector<std::uint8_t>&, const std::vector<std::uint8_t>&) {
+        return fmt::format("{} differs between schedule 1 (seed {}) and this one", run->describe_byte(at), schedule_seed(0));
+      });
 }
 
 Measurement on_gpu(const TrialRequest& req, const kernels::OpTemplate& t, const kernels::Problem& p, const Compiled& k) {

@@ -23,7 +23,6 @@
 #include "core/external_tool.h"
 #include "core/pack_runtime/mgpu_pack.h"
 #include "harness/measure/cuda_measurer.h"
-#include "harness/matmul_key.h"
 #include "harness/measure/trial_record.h"
 #include "harness/pack/export_pack.h"
 #include "kernels/matmul_problem.h"
@@ -217,7 +216,7 @@ std::vector<SuiteEntry> KernelPack::entries() const {
     e.verification = info.verification;
     e.measured = std::string(info.source) == "cuda";
     try {
-      e.problem = problem_record(matmul_problem_from_key(info.problem_key));
+      e.problem = problem_record(kernels::parse_matmul_key(info.problem_key));
       e.config = core::TuningConfig::from_json(info.config_json);
     } catch (const Error& x) {
       throw Error(ErrorKind::InvalidInput, fmt::format("--pack {}: entry {}: {}", impl_->library, i, x.what()));
@@ -251,7 +250,7 @@ Measurement KernelPack::measure(const SuiteEntry& entry, const StoppingRule& rul
     core::CudaContext& ctx = core::CudaContext::primary();
     const core::GpuInfo gpu = core::query_devices().gpus.at(0);
     const int in_bytes = kernels::size_in_bytes(p.in_dtype), out_bytes = kernels::size_in_bytes(p.out_dtype);
-    MatmulInputs x = matmul_inputs(p);
+    kernels::MatmulInputs x = kernels::matmul_inputs(p);
     core::DeviceBuffer da(x.a.size() * in_bytes), db(x.b.size() * in_bytes), dc(p.m * p.n * out_bytes),
         flush(2 * gpu.l2_bytes);
     da.upload(std::as_bytes(std::span(x.a)));
@@ -276,7 +275,7 @@ Measurement KernelPack::measure(const SuiteEntry& entry, const StoppingRule& rul
     std::vector<float> want(p.m * p.n);
     dc.download(std::as_writable_bytes(std::span(got)));
     ref.download(std::as_writable_bytes(std::span(want)));
-    if (!judge_verification(m, relative_error(got, p.out_dtype, want), p.out_dtype, "cuBLASLt")) return m;
+    if (!judge_verification(m, kernels::relative_error(got, p.out_dtype, want), p.out_dtype, "cuBLASLt")) return m;
     time_kernel(m, launch, rule, flush, timer);
     return m;
   } catch (const core::CudaError& e) {

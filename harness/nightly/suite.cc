@@ -118,7 +118,7 @@ void read_export_file(const std::filesystem::path& file, std::map<std::string, S
       add(by_name, std::move(e));
     }
   } catch (const nlohmann::json::exception& x) {
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not an mgpu-tune JSON export: {}", file.string(), x.what()));
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not an mgpu-tune JSON export: {}", file.string(), core::json_error_text(x)));
   } catch (const Error& x) {
     throw Error(ErrorKind::InvalidInput, fmt::format("{}: {}", file.string(), x.what()));
   }

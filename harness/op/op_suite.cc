@@ -112,7 +112,7 @@ std::vector<std::pair<Row, std::string>> read_json(const kernels::OpTemplate& t,
   try {
     doc = core::parse_user_json(text, path);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not valid JSON: {}", path, e.what()));
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not valid JSON: {}", path, core::json_error_text(e)));
   }
   std::string base;  // the problems' JSON pointer, for quoting a number as written
   if (doc.is_object()) {

@@ -183,7 +183,7 @@ std::vector<kernels::MatmulProblem> read_json(const std::string& path, const ker
   try {
     doc = core::parse_user_json(in, path);  // a shape's "m" given twice is refused, not last-wins
   } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not valid JSON: {}", path, e.what()));
+    throw Error(ErrorKind::InvalidInput, fmt::format("{} is not valid JSON: {}", path, core::json_error_text(e)));
   }
   if (doc.is_object()) {
     if (doc.contains("name") && doc["name"].is_string()) *name = doc["name"].get<std::string>();

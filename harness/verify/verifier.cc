@@ -25,9 +25,6 @@ struct Verifier::Compiled {
 
 namespace {
 
-// A proxy bigger than this (multiply-adds) is not emulated: the class has no small problem.
-constexpr double kMaxEmulatedMacs = 1u << 27;
-
 kernels::MatmulProblem with_dtypes(kernels::MatmulProblem p, const kernels::MatmulProblem& like) {
   p.in_dtype = like.in_dtype;
   p.out_dtype = like.out_dtype;
@@ -138,15 +135,9 @@ std::vector<VerifyJob> Verifier::plan(const std::vector<core::TuningConfig>& con
             return false;
           }
         };
-        std::optional<kernels::ProxyProblem> proxy = kernels::proxy_problem(target, s, j.problem_class, valid);
-        // No small problem of the class among the proxy's candidates: the target itself, if
-        // it is small enough to emulate.
-        if (!proxy && double(target.m) * target.n * target.k <= kMaxEmulatedMacs)
-          proxy = kernels::ProxyProblem{target, sm_count};
-        p = proxies_.emplace(memo, proxy).first;
+        p = proxies_.emplace(memo, kernels::verification_proxy(target, s, sm_count, valid)).first;
       }
       j.proxy = p->second;
-      if (j.proxy) j.proxy->problem = with_dtypes(j.proxy->problem, target);
       jobs.push_back(std::move(j));
     }
   }

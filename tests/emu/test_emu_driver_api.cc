@@ -261,6 +261,58 @@ TEST_F(DriverApi, EachThreadHasItsOwnCurrentContext) {
   EXPECT_EQ(mem_free(x), CUDA_SUCCESS);
 }
 
+// The virtual device has one context, its primary: cuCtxCreate is refused, not answered with the
+// primary as though it were new (round 19, F31: two "created" contexts were one). Its twin, the
+// primary retained and made current, serves the same calls.
+TEST_F(DriverApi, CuCtxCreateIsRefusedForTheOneContextThereIs) {
+  auto create = reinterpret_cast<PFN_cuCtxCreate_v12050>(resolve("cuCtxCreate", 12050));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto mem_free = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
+  ASSERT_TRUE(create && alloc && mem_free);
+  CUcontext made = nullptr;
+  std::thread([&] {
+    EXPECT_EQ(create(&made, nullptr, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
+    CUdeviceptr p = 0;
+    EXPECT_EQ(alloc(&p, 64), CUDA_ERROR_INVALID_CONTEXT);  // nothing was made current
+  }).join();
+  EXPECT_EQ(made, nullptr);
+  primary();
+  CUdeviceptr p = 0;
+  ASSERT_EQ(alloc(&p, 64), CUDA_SUCCESS);
+  EXPECT_EQ(mem_free(p), CUDA_SUCCESS);
+}
+
+// Round 19, F33: an event never made, or destroyed, is CUDA_ERROR_INVALID_HANDLE wherever one is
+// taken, and flags cuda.h does not define are CUDA_ERROR_INVALID_VALUE; a context lost to a fault
+// says so in every later refusal, not the reason of whichever call came before.
+TEST_F(DriverApi, EventsMustExistAndFlagsBeKnown) {
+  primary();
+  auto create = reinterpret_cast<PFN_cuEventCreate_v2000>(resolve("cuEventCreate", 2000));
+  auto destroy = reinterpret_cast<PFN_cuEventDestroy_v4000>(resolve("cuEventDestroy", 4000));
+  auto record = reinterpret_cast<PFN_cuEventRecord_v2000>(resolve("cuEventRecord", 2000));
+  auto sync = reinterpret_cast<PFN_cuEventSynchronize_v2000>(resolve("cuEventSynchronize", 2000));
+  auto wait = reinterpret_cast<PFN_cuStreamWaitEvent_v3020>(resolve("cuStreamWaitEvent", 3020));
+  auto stream_create = reinterpret_cast<PFN_cuStreamCreate_v2000>(resolve("cuStreamCreate", 2000));
+  ASSERT_TRUE(create && destroy && record && sync && wait && stream_create);
+  CUevent e = nullptr, bad = nullptr;
+  ASSERT_EQ(create(&e, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  EXPECT_EQ(create(&bad, 0xff), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(create(&bad, CU_EVENT_INTERPROCESS), CUDA_ERROR_INVALID_VALUE);  // needs DISABLE_TIMING
+  EXPECT_EQ(record(e, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(wait(nullptr, e, 0), CUDA_SUCCESS);
+  EXPECT_EQ(wait(nullptr, e, 7), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(sync(e), CUDA_SUCCESS);
+  const CUevent never = reinterpret_cast<CUevent>(0x99);
+  EXPECT_EQ(record(never, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(destroy(e), CUDA_SUCCESS);
+  EXPECT_EQ(destroy(e), CUDA_ERROR_INVALID_HANDLE);  // destroyed already
+  EXPECT_EQ(sync(e), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(wait(nullptr, e, 0), CUDA_ERROR_INVALID_HANDLE);
+  CUstream s = nullptr;
+  EXPECT_EQ(stream_create(&s, 0x10), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(stream_create(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+}
+
 // A context released to nothing takes its streams with it: a stream made in it is no stream of
 // the context retained again (CUDA_ERROR_INVALID_HANDLE); a thread still bound to the released
 // context is told so (CUDA_ERROR_CONTEXT_IS_DESTROYED), and is served again once it is retained.
@@ -499,7 +551,23 @@ TEST_F(DriverApi, EntryPointsExistFromTheirFirstVersionAndFlagsAreChecked) {
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
   EXPECT_EQ(resolve("cuLaunchKernelEx", 11050), nullptr);
   EXPECT_NE(resolve("cuLaunchKernelEx", 11060), nullptr);
-  EXPECT_NE(resolve("cuMemAlloc", 2000), nullptr);  // there from the start
+  EXPECT_NE(resolve("cuDeviceGetCount", 2000), nullptr);  // there from the start, one ABI
+  // Round 19, F32: where an ABI changed under one name, only the one implemented is served --
+  // cuMemAlloc's 32-bit ABI of CUDA 2.0 is not, the 3.2 one (64-bit pointers and sizes) is.
+  EXPECT_EQ(resolve("cuMemAlloc", 2000, &status), nullptr);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+  EXPECT_NE(resolve("cuMemAlloc", 3020), nullptr);
+  EXPECT_EQ(resolve("cuMemcpyHtoD", 3000), nullptr);
+  EXPECT_EQ(resolve("cuCtxCreate", 11040), nullptr);  // the affinity ABI
+  // cuGetProcAddress's own first ABI has no status argument: the 11.3 one takes four.
+  using GetProc11030 = CUresult (*)(const char*, void**, int, cuuint64_t);
+  auto old_get_proc = reinterpret_cast<GetProc11030>(resolve("cuGetProcAddress", 11030));
+  ASSERT_NE(old_get_proc, nullptr);
+  EXPECT_NE(reinterpret_cast<void*>(old_get_proc), resolve("cuGetProcAddress", 12000));
+  void* init = nullptr;
+  EXPECT_EQ(old_get_proc("cuInit", &init, 11030, CU_GET_PROC_ADDRESS_DEFAULT), CUDA_SUCCESS);
+  EXPECT_NE(init, nullptr);
+  EXPECT_EQ(resolve("cuGetProcAddress", 11020), nullptr);
   void* fn = nullptr;
   EXPECT_EQ(get_proc("cuMemAlloc", &fn, 13000, 4, &status), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(get_proc("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status), CUDA_SUCCESS);
@@ -766,6 +834,17 @@ TEST_F(HostMemory, AKernelTouchingHostMemoryThatIsNotRegisteredIsAnIllegalAddres
   std::vector<std::uint32_t> x(64, 7);
   EXPECT_EQ(run(x.data()), CUDA_ERROR_ILLEGAL_ADDRESS);
   for (std::uint32_t v : x) EXPECT_EQ(v, 7u);
+  // The context is lost: a later call gives the fault again and says why (round 19, F33: the
+  // reason read was the call before's, here the refused unload's).
+  using LastError = CUresult (*)(const char**);
+  auto last = reinterpret_cast<LastError>(resolve("mgpuEmuLastError", 2000));
+  auto unload = reinterpret_cast<PFN_cuModuleUnload_v2000>(resolve("cuModuleUnload", 2000));
+  ASSERT_TRUE(last && unload);
+  EXPECT_EQ(unload(reinterpret_cast<CUmodule>(x.data())), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(run(x.data()), CUDA_ERROR_ILLEGAL_ADDRESS);
+  const char* why = nullptr;
+  ASSERT_EQ(last(&why), CUDA_SUCCESS);
+  EXPECT_NE(std::string(why).find("the context was lost to an earlier fault: twice: "), std::string::npos) << why;
   reset_context();
   // Registered, then unregistered: no longer visible.
   SetUp();

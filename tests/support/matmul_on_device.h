@@ -1,7 +1,7 @@
-// One matmul config of the current arch's template run on the CUDA device the driver offers
-// (a GPU, or the virtual device under MGPU_CUDA_DRIVER), with seeded random bf16 inputs, C in
-// the problem's output type and poisoned with NaN first; the result's relative Frobenius error
-// against float64 (infinity when an element is NaN). On the virtual device, any checker finding but a note throws
+// One matmul config of the Hopper template run on the CUDA device the driver offers (a GPU, or
+// the virtual device under MGPU_CUDA_DRIVER) through kernels/matmul_run's PreparedMatmul (inputs
+// drawn with `seed`, C poisoned with NaN first); the result's relative Frobenius error against
+// float64 (infinity when an element is NaN). On the virtual device, any checker finding but a note throws
 // std::runtime_error naming it. Shared by the gpu tests and the emulator benchmark.
 #pragma once
 

@@ -55,8 +55,10 @@ bool presents_sm100(const DriverState& S) {
   std::lock_guard<std::mutex> lock_(S.mu);         \
   if (!S.initialized) return S.fail(CUDA_ERROR_NOT_INITIALIZED, "cuInit has not been called")
 
+// A lost context refuses every call with the fault that lost it, and says so again (round 19,
+// F33: the reason read was the previous call's, whatever it was).
 #define EMU_STICKY \
-  if (S.sticky != CUDA_SUCCESS) return S.sticky
+  if (S.sticky != CUDA_SUCCESS) return S.fail(S.sticky, "the context was lost to an earlier fault: " + S.sticky_reason)
 #define EMU_LOCK_STICKY \
   EMU_LOCK;             \
   EMU_STICKY
@@ -126,6 +128,7 @@ CUresult launch(DriverState& S, CUfunction f, const std::uint32_t grid[3], const
     // A failed device assert (__assertfail) is CUDA_ERROR_ASSERT, as the driver reports it.
     if (first.kind == mgpu::emu::ReportKind::Trap && first.message.rfind(mgpu::emu::kAssertFailPrefix, 0) == 0)
       S.sticky = CUDA_ERROR_ASSERT;
+    S.sticky_reason = fn.name + ": " + first.format();
     return S.fail(S.sticky, first.format());
   }
   return CUDA_SUCCESS;
@@ -153,7 +156,9 @@ CUresult CUDAAPI cuDriverGetVersion(int* v) {
 }
 
 CUresult CUDAAPI cuGetErrorName(CUresult e, const char** s) {
-  static const std::unordered_map<int, const char*> names = {
+  // Never destroyed (as every table here): another thread may ask while the program exits
+  // (round 19: an async runtime's worker was told "no error 400" as exit ran the destructors).
+  static const auto& names = *new std::unordered_map<int, const char*>{
 #define X(name) {name, #name},
 #include "core/emu/driver/cuda_error_names.inc"
 #undef X
@@ -289,7 +294,7 @@ static CUresult need_current(DriverState& S, const char* call) {
 #define EMU_CURRENT_STICKY(call) \
   EMU_LOCK;                      \
   EMU_CURRENT(call);             \
-  if (S.sticky != CUDA_SUCCESS) return S.sticky
+  EMU_STICKY
 // A stream handle names its context; the NULL stream (and CU_STREAM_LEGACY, CU_STREAM_PER_THREAD)
 // is the current context's, so needs one. A stream never created, destroyed, or of a context
 // released since is CUDA_ERROR_INVALID_HANDLE (round 15, F3).
@@ -318,6 +323,7 @@ static CUresult release_primary(DriverState& S) {
     // Threads keep their bindings to its handle (CUDA_ERROR_CONTEXT_IS_DESTROYED until retained).
     S.functions.clear();
     S.streams.clear();
+    S.events.clear();
     S.device = std::make_unique<mgpu::emu::Device>();
     S.sticky = CUDA_SUCCESS;
   }
@@ -331,11 +337,15 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice d) {
   return release_primary(S);
 }
 
-// cuCtxCreate makes the context it creates current to the calling thread ("Context Management").
-CUresult CUDAAPI cuCtxCreate(CUcontext* ctx, CUctxCreateParams*, unsigned int, CUdevice d) {
-  if (CUresult r = cuDevicePrimaryCtxRetain(ctx, d); r != CUDA_SUCCESS) return r;
-  t_context_stack.push_back(*ctx);
-  return CUDA_SUCCESS;
+// cuCtxCreate makes a new context, distinct from the primary one and from every other, with
+// resources of its own ("Context Management"). The virtual device has one context, its primary:
+// it refuses rather than hand the primary out as a new one (battery round 19, F31: two "created"
+// contexts were one, and destroying one took the other's allocations), and reads no argument, so
+// a caller of any of cuCtxCreate's ABIs is refused alike.
+CUresult CUDAAPI cuCtxCreate(CUcontext*, CUctxCreateParams*, unsigned int, CUdevice) {
+  EMU_LOCK;
+  return S.fail(CUDA_ERROR_NOT_SUPPORTED, "cuCtxCreate: the virtual device has one context, its primary one: retain it "
+                                          "(cuDevicePrimaryCtxRetain) and make it current (cuCtxSetCurrent)");
 }
 CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
   EMU_LOCK;
@@ -422,7 +432,7 @@ CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
   } else {
     EMU_CURRENT("cuCtxSynchronize");
   }
-  if (S.sticky != CUDA_SUCCESS) return S.sticky;
+  EMU_STICKY;
   return CUDA_SUCCESS;
 }
 
@@ -630,9 +640,9 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** 
 
 // Memory. Each operation is written once, under the lock (`*_locked`); the synchronous entry
 // point runs it in the current context, the asynchronous one in its stream's.
-static CUresult mem_alloc_locked(DriverState& S, CUdeviceptr* p, size_t bytes) {
-  EMU_NOT_NULL(p, "cuMemAlloc");
-  if (bytes == 0) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuMemAlloc: 0 bytes");
+static CUresult mem_alloc_locked(DriverState& S, CUdeviceptr* p, size_t bytes, const char* call) {
+  if (!p) return S.fail(CUDA_ERROR_INVALID_VALUE, std::string(call) + ": p is NULL");
+  if (bytes == 0) return S.fail(CUDA_ERROR_INVALID_VALUE, std::string(call) + ": 0 bytes");
   mgpu::emu::GlobalMemory& m = S.device->memory();
   if (bytes > kDeviceMemory - std::min(kDeviceMemory, m.allocated_bytes()))
     return S.fail(CUDA_ERROR_OUT_OF_MEMORY, std::to_string(bytes) + " bytes asked with " + std::to_string(m.allocated_bytes()) +
@@ -684,7 +694,7 @@ static CUresult memset_locked(DriverState& S, CUdeviceptr dst, unsigned v, std::
 
 CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   EMU_CURRENT_STICKY("cuMemAlloc");
-  return mem_alloc_locked(S, p, bytes);
+  return mem_alloc_locked(S, p, bytes, "cuMemAlloc");
 }
 CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
   EMU_LOCK;
@@ -810,14 +820,16 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstr
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD8Async", memset_locked(S, dst, v, 1, n, "cuMemsetD8Async")); }
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD32Async", memset_locked(S, dst, v, 4, n, "cuMemsetD32Async")); }
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemsetD16Async", memset_locked(S, dst, v, 2, n, "cuMemsetD16Async")); }
-CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemAllocAsync", mem_alloc_locked(S, p, n)); }
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream s) { EMU_ASYNC(s, "cuMemAllocAsync", mem_alloc_locked(S, p, n, "cuMemAllocAsync")); }
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr p, CUstream s) { EMU_ASYNC(s, "cuMemFreeAsync", mem_free_locked(S, p)); }
 
 // Streams and events: launches complete before they return, so ordering holds trivially.
-CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
+CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int flags) {
   EMU_LOCK;
   EMU_NOT_NULL(s, "cuStreamCreate");
   EMU_CURRENT("cuStreamCreate");  // made in the current context
+  if (flags & ~unsigned(CU_STREAM_NON_BLOCKING))
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuStreamCreate: unknown flags " + std::to_string(flags));
   S.streams.insert(S.next_handle);
   *s = reinterpret_cast<CUstream>(S.next_handle++);
   return CUDA_SUCCESS;
@@ -833,34 +845,58 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
   EMU_STICKY;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent, unsigned int) {
+// Events (CUDA Driver API, "Event Management"): a handle never created or already destroyed is
+// CUDA_ERROR_INVALID_HANDLE wherever one is taken, and flags cuda.h does not define are
+// CUDA_ERROR_INVALID_VALUE (battery round 19, F33); events go with their context.
+static CUresult event_ok(DriverState& S, CUevent e, const char* call) {
+  if (!S.events.count(reinterpret_cast<std::uint64_t>(e)))
+    return S.fail(CUDA_ERROR_INVALID_HANDLE, std::string(call) + ": unknown event handle (never created, or destroyed)");
+  return CUDA_SUCCESS;
+}
+#define EMU_EVENT(e, call) \
+  if (CUresult r_ = event_ok(S, e, call); r_ != CUDA_SUCCESS) return r_
+
+CUresult CUDAAPI cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags) {
   EMU_LOCK;
   EMU_STREAM(s, "cuStreamWaitEvent");
+  EMU_EVENT(e, "cuStreamWaitEvent");
+  if (flags != CU_EVENT_WAIT_DEFAULT && flags != CU_EVENT_WAIT_EXTERNAL)
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuStreamWaitEvent: flags " + std::to_string(flags) +
+                                                " are neither CU_EVENT_WAIT_DEFAULT nor CU_EVENT_WAIT_EXTERNAL");
   EMU_STICKY;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
+CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int flags) {
   EMU_LOCK;
   EMU_NOT_NULL(e, "cuEventCreate");
   EMU_CURRENT("cuEventCreate");  // made in the current context
+  constexpr unsigned kKnown = CU_EVENT_DEFAULT | CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+  if (flags & ~kKnown) return S.fail(CUDA_ERROR_INVALID_VALUE, "cuEventCreate: unknown flags " + std::to_string(flags));
+  if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING))  // cuda.h: "must be specified with"
+    return S.fail(CUDA_ERROR_INVALID_VALUE, "cuEventCreate: CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING");
+  S.events.insert(S.next_handle);
   *e = reinterpret_cast<CUevent>(S.next_handle++);
   return CUDA_SUCCESS;
 }
-// Event handles are not checked: LLVM's async GPU lowering (tests/emu/mlir/llvm/async.mlir) has two
-// consumers of one event each wait on and destroy it, so the second wait and destroy name an event
-// already destroyed. Whether the virtual device should refuse that (it is no valid event on a
-// GPU either) is open; until it is settled, events are taken as before.
-CUresult CUDAAPI cuEventDestroy(CUevent) {
+CUresult CUDAAPI cuEventDestroy(CUevent e) {
   EMU_LOCK;
+  EMU_EVENT(e, "cuEventDestroy");
+  S.events.erase(reinterpret_cast<std::uint64_t>(e));
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventRecord(CUevent, CUstream s) {
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
   EMU_LOCK;
+  EMU_EVENT(e, "cuEventRecord");
   EMU_STREAM(s, "cuEventRecord");
   EMU_STICKY;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventSynchronize(CUevent) { EMU_LOCK_STICKY; return CUDA_SUCCESS; }
+CUresult CUDAAPI cuEventSynchronize(CUevent e) {
+  EMU_LOCK;
+  EMU_EVENT(e, "cuEventSynchronize");
+  EMU_STICKY;
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuEventElapsedTime(float*, CUevent, CUevent) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
@@ -906,13 +942,23 @@ CUresult mgpuEmuLastError(const char** text) {
 // and _PER_THREAD_DEFAULT_STREAM (round 18, F21: versions and flags were ignored); streams order
 // nothing on a synchronous device, so both stream semantics get the same entry points.
 CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
+                                  CUdriverProcAddressQueryResult* status);
+
+// cuGetProcAddress's first ABI (CUDA 11.3, PFN_cuGetProcAddress_v11030): no status argument.
+static CUresult CUDAAPI cuGetProcAddress_v11030(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags) {
+  return cuGetProcAddress(symbol, pfn, cuda_version, flags, nullptr);
+}
+
+CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                                   CUdriverProcAddressQueryResult* status) {
   struct Versioned { int since; void* fn; };
-  static const std::unordered_map<std::string, std::vector<Versioned>> versioned = {
+  static const auto& versioned = *new std::unordered_map<std::string, std::vector<Versioned>>{
       {"cuCtxSynchronize", {{2000, reinterpret_cast<void*>(&cuCtxSynchronize)},
                             {13000, reinterpret_cast<void*>(&cuCtxSynchronize_v2)}}},
       {"cuCtxGetDevice", {{2000, reinterpret_cast<void*>(&cuCtxGetDevice)},
-                          {13000, reinterpret_cast<void*>(&cuCtxGetDevice_v2)}}}};
+                          {13000, reinterpret_cast<void*>(&cuCtxGetDevice_v2)}}},
+      {"cuGetProcAddress", {{11030, reinterpret_cast<void*>(&cuGetProcAddress_v11030)},
+                            {12000, reinterpret_cast<void*>(&cuGetProcAddress)}}}};
   if (!symbol || !pfn)  // no std::string of a NULL (round 15, F2)
     return fail_unlocked(CUDA_ERROR_INVALID_VALUE, std::string("cuGetProcAddress: ") + (symbol ? "pfn" : "symbol") + " is NULL");
   if (flags != CU_GET_PROC_ADDRESS_DEFAULT && flags != CU_GET_PROC_ADDRESS_LEGACY_STREAM &&
@@ -932,7 +978,7 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
                                                             std::to_string(cuda_version));  // round 18, F21
   }
 #define EMU_ENTRY(fn) {#fn, reinterpret_cast<void*>(&fn)}
-  static const std::unordered_map<std::string, void*> table = {
+  static const auto& table = *new std::unordered_map<std::string, void*>{
       EMU_ENTRY(cuInit), EMU_ENTRY(cuDriverGetVersion), EMU_ENTRY(cuGetErrorName), EMU_ENTRY(cuGetErrorString),
       EMU_ENTRY(cuDeviceGetCount), EMU_ENTRY(cuDeviceGet), EMU_ENTRY(cuDeviceGetName), EMU_ENTRY(cuDeviceTotalMem),
       EMU_ENTRY(cuDeviceGetAttribute), EMU_ENTRY(cuDevicePrimaryCtxRetain), EMU_ENTRY(cuDevicePrimaryCtxRelease),
@@ -949,7 +995,7 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
       EMU_ENTRY(cuMemAllocAsync), EMU_ENTRY(cuMemFreeAsync), EMU_ENTRY(cuStreamCreate), EMU_ENTRY(cuStreamDestroy),
       EMU_ENTRY(cuStreamSynchronize), EMU_ENTRY(cuStreamWaitEvent), EMU_ENTRY(cuEventCreate), EMU_ENTRY(cuEventDestroy),
       EMU_ENTRY(cuEventRecord), EMU_ENTRY(cuEventSynchronize), EMU_ENTRY(cuEventElapsedTime), EMU_ENTRY(cuTensorMapEncodeTiled),
-      EMU_ENTRY(cuGetProcAddress), EMU_ENTRY(mgpuEmuLastLaunch), EMU_ENTRY(mgpuEmuLastError)};
+      EMU_ENTRY(mgpuEmuLastLaunch), EMU_ENTRY(mgpuEmuLastError)};
 #undef EMU_ENTRY
   auto it = table.find(symbol);
   if (it == table.end()) {
@@ -957,11 +1003,28 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
     if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     return fail_unlocked(CUDA_ERROR_NOT_FOUND, std::string("cuGetProcAddress: no entry point ") + symbol);
   }
-  static const std::unordered_map<std::string, int> first_version = {
+  static const auto& first_version = *new std::unordered_map<std::string, int>{
 #define X(fn, version) {#fn, version},
 #include "core/emu/driver/cuda_entry_versions.inc"
 #undef X
   };
+  // Entry points whose ABI changed under one name: the virtual driver implements the newer one
+  // only (cudaTypedefs.h: the 3.2 ABIs took 64-bit device pointers and sizes; cuCtxCreate's
+  // 12.5 one takes CUctxCreateParams), so a request older than it is refused, never handed a
+  // function that reads its arguments otherwise (battery round 19, F32).
+  static const auto& implemented_abi = *new std::unordered_map<std::string, int>{
+      {"cuDeviceTotalMem", 3020},  {"cuModuleGetGlobal", 3020},  {"cuMemAlloc", 3020},
+      {"cuMemFree", 3020},         {"cuMemcpyHtoD", 3020},       {"cuMemcpyDtoH", 3020},
+      {"cuMemcpyDtoD", 3020},      {"cuMemsetD8", 3020},         {"cuMemsetD16", 3020},
+      {"cuMemsetD32", 3020},       {"cuMemcpyHtoDAsync", 3020},  {"cuMemcpyDtoHAsync", 3020},
+      {"cuMemcpyDtoDAsync", 3020}, {"cuMemHostGetDevicePointer", 3020}, {"cuCtxCreate", 12050}};
+  if (auto v = implemented_abi.find(symbol); v != implemented_abi.end() && cuda_version < v->second) {
+    *pfn = nullptr;
+    if (status) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+    return fail_unlocked(CUDA_ERROR_NOT_FOUND, std::string("cuGetProcAddress: the virtual driver has ") + symbol +
+                                                   "'s ABI of CUDA version " + std::to_string(v->second) +
+                                                   " only, not the older one of " + std::to_string(cuda_version));
+  }
   if (auto v = first_version.find(symbol); v != first_version.end() && cuda_version < v->second) {
     *pfn = nullptr;
     if (status) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;

@@ -4,8 +4,10 @@
 namespace mgpu::emu {
 
 DriverState& DriverState::get() {
-  static DriverState s;
-  return s;
+  // Never destroyed: a program's exit runs static destructors while its other threads may still
+  // be in a driver call (an async runtime's workers), which must not find the state gone.
+  static DriverState* s = new DriverState;
+  return *s;
 }
 
 CUresult DriverState::fail(CUresult code, std::string why) {

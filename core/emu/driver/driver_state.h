@@ -34,12 +34,14 @@ struct DriverState {
   // retain after a full release creates it again, though its handle stays the same.
   unsigned long long context_id = 0;
   CUresult sticky = CUDA_SUCCESS;
+  std::string sticky_reason;  // the fault that lost the context, said again by every later refusal
   std::unique_ptr<Device> device = std::make_unique<Device>();
   std::map<CUfunction, std::unique_ptr<EmuFunction>> functions;
   std::string last_launch_json = "{}";
   std::string last_error;  // a load or launch failure, in words
   std::uint64_t next_handle = 0x1000;
   std::set<std::uint64_t> streams;  // stream handles created and not yet destroyed
+  std::set<std::uint64_t> events;   // event handles likewise
   bool loaded_sm100 = false;  // a module targeting sm_100a was loaded (the device presents sm_100a)
 
   static DriverState& get();
