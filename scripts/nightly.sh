@@ -104,9 +104,22 @@ if [ -z "$candidate" ]; then
   # mgpu-bench's messages go to the terminal and into its log, for the report.
   # Logged beside the folder first: bad input leaves nothing behind (no log, no folder it made).
   log="$(mktemp "${TMPDIR:-/tmp}/nightly-bench.XXXXXX")" || die "cannot make a temporary file for mgpu-bench's log"
-  { "$BENCH" --db "$db" --benchmark_out="$out/nightly.json" --benchmark_out_format=json "${bench_flags[@]}" \
-      2>&1 1>&3 | tee "$log" >&2; } 3>&1
-  rc=${PIPESTATUS[0]}
+  # A stop of this script (Ctrl-C, timeout's SIGTERM, a hangup) is passed on to mgpu-bench, which
+  # says what it stopped and ends with 128+N; this script then reports STOPPED and exits with it
+  # (round 19, F30: mgpu-bench ran on orphaned, the log was left in TMPDIR). tee ignores the stop
+  # signals, so mgpu-bench's last words still reach the terminal and the log when a whole
+  # process group is stopped (Slurm). mgpu-bench runs in the background only so that the
+  # script's traps run while it does; it takes SIGINT, which bash hands background jobs ignored.
+  "$BENCH" --db "$db" --benchmark_out="$out/nightly.json" --benchmark_out_format=json "${bench_flags[@]}" \
+      2> >(trap '' INT TERM HUP; exec tee "$log" >&2) &
+  bench_pid=$!
+  for sig in INT TERM HUP; do trap "kill -$sig $bench_pid 2>/dev/null" "$sig"; done
+  while :; do
+    wait "$bench_pid"; rc=$?
+    kill -0 "$bench_pid" 2>/dev/null || break  # a trap interrupted the wait: wait again
+  done
+  trap - INT TERM HUP
+  wait  # tee, until mgpu-bench's last line is in the log
   if [ "$rc" = 2 ]; then  # bad input: mgpu-bench said what
     rm -f "$log"
     [ "$out_existed" = 1 ] || rmdir "$out" 2>/dev/null

@@ -166,6 +166,12 @@ before=$(md5sum < "$T/my pack/manifest.json")
 "$BENCH" --pack "$T/my pack" --benchmark_out="$T/my pack/manifest.json" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
 check "--benchmark_out inside the pack: refused, the manifest untouched" \
   '[ $rc = 2 ] && grep -q "inside the --pack folder" "$T/out" && [ "$(md5sum < "$T/my pack/manifest.json")" = "$before" ]'
+# Round 19, F26: through a hard link outside the folder as well.
+ln "$T/my pack/manifest.json" "$T/hardman.json"
+"$BENCH" --pack "$T/my pack" --benchmark_out="$T/hardman.json" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
+check "--benchmark_out a hard link to a pack file: refused, the manifest untouched" \
+  '[ $rc = 2 ] && grep -q "is a hard link to .*manifest.json, a file of the --pack folder" "$T/out" && [ "$(md5sum < "$T/my pack/manifest.json")" = "$before" ]'
+rm -f "$T/hardman.json"
 TMPDIR="$T/no-such-tmp" "$BENCH" --pack "$T/my pack" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
 check "an unusable TMPDIR: said, no crash" '[ $rc = 1 ] && grep -q "TMPDIR=.*no-such-tmp. is no folder" "$T/out" && ! grep -q terminate "$T/out"'
 mkdir -p "$T/fifo" && mkfifo "$T/fifo/manifest.json"

@@ -181,6 +181,44 @@ TEST_F(Nightly, TheModelWritesGoogleBenchmarkJsonAndARecordedRun) {
   EXPECT_EQ(model_rows, 2);
 }
 
+// Round 19, F30: a stop of nightly.sh (Ctrl-C, timeout's SIGTERM) is passed on to mgpu-bench,
+// which says what it stopped; the script reports STOPPED, exits 128+N, and leaves nothing in
+// TMPDIR. (A stand-in mgpu-bench that takes the signals as the real one does; the real
+// mgpu-tune. env --default-signal: a background job of a script starts with SIGINT ignored.)
+TEST_F(Nightly, AStopIsPassedOnToMgpuBenchAndNothingIsLeftInTmp) {
+  tuned();
+  const fs::path bin = dir_ / "bin", tmp = dir_ / "tmp";
+  fs::create_directories(bin);
+  fs::create_directories(tmp);
+  fs::create_symlink(fs::path(kBin) / "mgpu-tune", bin / "mgpu-tune");
+  std::ofstream(bin / "mgpu-bench") << R"(#!/usr/bin/python3
+import signal, sys, time
+def stop(sig, frame):
+    print("mgpu-bench: stopped by " + signal.Signals(sig).name, file=sys.stderr, flush=True)
+    sys.exit(128 + sig)
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP): signal.signal(s, stop)
+print("mgpu-bench: measuring", file=sys.stderr, flush=True)
+time.sleep(60)
+print("mgpu-bench: ran to its end", file=sys.stderr, flush=True)
+)";
+  fs::permissions(bin / "mgpu-bench", fs::perms::owner_all);
+  for (const auto& [sig, code] : {std::pair{"INT", 130}, std::pair{"TERM", 143}}) {
+    const fs::path out = dir_ / (std::string("out-") + sig), err = dir_ / (std::string("err-") + sig);
+    Ran r = run(fmt::format(
+        "(TMPDIR={tmp} MGPU_BIN={bin} exec env --default-signal=INT bash {nightly} {db} --out {out} > /dev/null 2> {err}) & p=$!; "
+        "for i in $(seq 100); do grep -q measuring {err} 2>/dev/null && break; sleep 0.1; done; kill -{sig} $p; wait $p; echo rc=$?",
+        fmt::arg("tmp", tmp.string()), fmt::arg("bin", bin.string()), fmt::arg("nightly", kNightly), fmt::arg("db", db_),
+        fmt::arg("out", out.string()), fmt::arg("err", err.string()), fmt::arg("sig", sig)));
+    EXPECT_NE(r.out.find(fmt::format("rc={}", code)), std::string::npos) << sig << ": " << r.out << slurp(err);
+    const std::string said = slurp(err);
+    EXPECT_NE(said.find(std::string("mgpu-bench: stopped by SIG") + sig), std::string::npos) << said;
+    EXPECT_EQ(said.find("ran to its end"), std::string::npos) << said;
+    EXPECT_NE(slurp(out / "report.md").find("STOPPED"), std::string::npos);
+    EXPECT_NE(slurp(out / "mgpu-bench.log").find("stopped by SIG"), std::string::npos);
+    EXPECT_TRUE(fs::is_empty(tmp)) << "left in TMPDIR";
+  }
+}
+
 TEST_F(Nightly, BadInputIsExitTwo) {
   EXPECT_EQ(run(fmt::format("{}/mgpu-bench", kBin)).code, 2);
   EXPECT_EQ(run(fmt::format("{}/mgpu-bench --configs {}/absent.json", kBin, dir_.string())).code, 2);

@@ -232,7 +232,16 @@ TEST_F(TuningLoop, ANewShapeMeasuresItsNeighboursWinnersFirst) {
   o.problem.m = 1536;  // nearest to 2048 x 2048 x 1024
   o.strategy = "random";
   o.trials = 1;
+  std::vector<std::string> notes;
+  o.notify = [&](const std::string& s) { notes.push_back(s); };
   TuneReport r = tune(o, stop_);
+  o.notify = nullptr;
+  // Said as it is: one of the two warm-start configs runs (round 19, F49: "room for 1 trials, all
+  // taken by the 2 warm-start configs").
+  bool said = false;
+  for (const std::string& n : notes)
+    said |= n.find("--trials 1 leaves room for 1 trial: only 1 of the 2 warm-start configs runs,") != std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(notes);
   ASSERT_EQ(r.warm_started_from.size(), 2u);
   EXPECT_EQ(r.warm_started_from[0], opts_.problem.key());
   EXPECT_EQ(r.warm_started_from[1], far.key());

@@ -23,6 +23,8 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "harness/nightly/mgpu_bench.h"
+
+#include <sys/stat.h>
 #include "harness/exit_codes.h"
 #include "harness/measure/cuda_measurer.h"
 #include "harness/measure/measure_trial.h"
@@ -184,6 +186,18 @@ void refuse_pack_path(const std::string& out, const std::string& pack) {
     throw core::Error(core::ErrorKind::InvalidInput,
                       fmt::format("refusing to write {}: it is inside the --pack folder {}, whose files are the pack: "
                                   "write it elsewhere", out, pack));
+  // A hard link outside the folder to one of its files is that file (round 19, F26: the
+  // manifest was truncated through one, exit 0).
+  struct stat o {};
+  if (::stat(out.c_str(), &o) != 0 || !S_ISREG(o.st_mode) || o.st_nlink < 2) return;
+  for (auto it = fs::recursive_directory_iterator(folder, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    struct stat f {};
+    if (::lstat(it->path().c_str(), &f) == 0 && S_ISREG(f.st_mode) && f.st_dev == o.st_dev && f.st_ino == o.st_ino)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("refusing to write {}: it is a hard link to {}, a file of the --pack folder {}: "
+                                    "write it elsewhere", out, it->path().string(), pack));
+  }
 }
 
 // Google Benchmark's reporter for --benchmark_out, which notes whether the file took all it was

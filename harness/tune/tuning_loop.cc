@@ -220,9 +220,16 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   int warm = 0;
   for (const core::TuningConfig& c : ctx.warm_start) warm += !known.count(c.to_json());
   if (warm > 0 && o.notify && o.trials - rep.trials_resumed <= warm)
-    o.notify(fmt::format("--trials {} leaves room for {} trials, all taken by the {} warm-start configs: the {} "
-                         "strategy searches nothing this time (raise --trials, or --warm-start 0)",
-                         o.trials, std::max(0, o.trials - rep.trials_resumed), warm, o.strategy));
+  {
+    // Say how many warm-start configs run, not only how many there are (round 19, F49: "room
+    // for 1 trials, all taken by the 2 warm-start configs").
+    const int room = std::max(0, o.trials - rep.trials_resumed);
+    const auto trials = [](int n) { return fmt::format("{} trial{}", n, n == 1 ? "" : "s"); };
+    const std::string taken = room < warm ? fmt::format(": only {} of the {} warm-start configs run{}", room, warm, room == 1 ? "s" : "")
+                                          : fmt::format(", all taken by the {} warm-start configs", warm);
+    o.notify(fmt::format("--trials {} leaves room for {}{}, and the {} strategy searches nothing this time (raise "
+                         "--trials, or --warm-start 0)", o.trials, trials(room), taken, o.strategy));
+  }
 
   std::int64_t run = store.begin_run("tune", o.arguments, version_string());
   RunHold hold(store, claims, run);

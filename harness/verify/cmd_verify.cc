@@ -48,7 +48,7 @@ struct Options {
   std::uint64_t sample_seed = 1;
   std::vector<std::string> only;  // NAME=VALUE: --all's configs with that value
   int jobs = 0;
-  std::string db = "mgpu-results.db";
+  std::string db = "mgpu-tune.db";
   bool json = false, quiet = false, verbose = false;
   std::string arguments;
   bool problem_given = false;

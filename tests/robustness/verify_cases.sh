@@ -30,6 +30,8 @@ bad verify_sample_with_config 2 "error: --sample has no effect with --config \(o
 bad verify_sample_seed_with_config 2 "error: --sample-seed has no effect with --config" -- verify matmul --arch sm_90a --config '{}' --sample-seed 5 --db '$DB'
 bad verify_sample_and_seed_with_config 2 "error: --sample has no effect with --config" -- verify matmul --arch sm_90a --config '{}' --sample 2 --sample-seed 5 --db '$DB'
 bad verify_help_sample_needs_all 0 "With --all: only this many configs.*Not with --config" -- verify matmul --help
+# Round 19, F40: verify's database is the one matmul and attention write by default.
+bad verify_default_db_is_the_tuners 0 "--db TEXT=mgpu-tune.db" -- verify matmul --help
 # --only NAME=VALUE narrows --all to one part of the space (issue 32: the split_k schedule): a
 # typo in the name or the value, a missing '=', or nothing left is named, never an empty run.
 bad only_unknown_param 2 "--only schedul=split_k: matmul_sm90 has no parameter schedul \(tile_m, " -- verify matmul --arch sm_90a --all --only schedul=split_k --db '$DB'
