@@ -1,5 +1,7 @@
 #include "core/cache_usability.h"
 
+#include <cstdlib>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +18,12 @@ namespace mgpu::core {
 
 std::optional<std::string> why_cache_unusable(const std::filesystem::path& dir) {
   std::error_code ec;
+  // The default cache lives under $HOME; a HOME that is no folder (a service account's
+  // /nonexistent) is not made by us (round 19: the cache created /nonexistent/.cache).
+  const char* home = std::getenv("HOME");
+  if (home && *home && dir.lexically_normal().string().rfind(std::filesystem::path(home).lexically_normal().string() + "/", 0) == 0 &&
+      !std::filesystem::is_directory(home, ec))
+    return fmt::format("HOME={} is no folder, and the cache is not made there (set MGPU_CACHE_DIR to one)", home);
   std::filesystem::create_directories(dir, ec);
   if (ec) return ec.message();
   if (!std::filesystem::is_directory(dir)) return "not a folder";

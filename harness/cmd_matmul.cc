@@ -61,7 +61,7 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
     for (const RankedConfig& c : r.top)
       top.push_back({{"config", nlohmann::json::parse(c.config.to_json())}, {"median_ms", c.median_ms},
                      {"noise", c.noise}, {"tflops", c.tflops}});
-    std::cout << nlohmann::json{{"run", r.run_uuid}, {"problem", o.problem.key()}, {"arch", o.arch},
+    std::cout << nlohmann::json{{"run", r.run_uuid}, {"problem", r.problem.empty() ? o.problem.key() : r.problem}, {"arch", o.arch},
                                 {"device", r.device_name}, {"source", r.source}, {"note", r.note},
                                 {"strategy", o.strategy}, {"trials_this_run", r.trials_this_run},
                                 {"trials_resumed", r.trials_resumed}, {"failed", r.failed}, {"env_failed", r.env_failed},
@@ -88,7 +88,7 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
   }
   const std::string label = results_label(r.source);
   fmt::print("{} on {}: {} new trials ({} resumed, {} failed) in {:.1f} s with {}; results {} in {}\n",
-             o.problem.key(), r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
+             r.problem.empty() ? o.problem.key() : r.problem, r.device_name, r.trials_this_run, r.trials_resumed, r.failed, r.wall_s, o.strategy, label,
              o.db);
   if (r.trials_this_run > 0 && r.configs_per_minute > 0)
     fmt::print("{:.1f} configs per minute of search (compiles and verifications included)\n", r.configs_per_minute);

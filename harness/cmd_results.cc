@@ -39,13 +39,27 @@ namespace {
 
 // Why a database that holds trials ranks none: its virtual-device verifications prove configs
 // but hold no times. "" when it holds none.
-std::string untimed_note(results::Store& s) {
+// `include_model` false: also the trials left out for not being GPU measurements of ours
+// (predicted, imported, replayed), which --include-model brings in (round 19, F39: an imported
+// landscape exported as "wrote 0 trials", unsaid why).
+std::string untimed_note(results::Store& s, bool include_model = true) {
   int n = 0;
-  for (const results::TrialRow& t : s.trials()) n += t.source == "emulate";
-  return n ? fmt::format(" (it holds {} virtual-device verifications: they prove configs and hold no times, so they "
-                         "rank nothing; 'mgpu-tune trials --db {} --source emulate' lists them)",
-                         n, s.path())
-           : "";
+  std::map<std::string, int> other;
+  for (const results::TrialRow& t : s.trials()) {
+    n += t.source == "emulate";
+    if (t.source != "emulate" && t.source != "cuda") ++other[t.source];
+  }
+  std::string note = n ? fmt::format(" (it holds {} virtual-device verifications: they prove configs and hold no times, so "
+                                     "they rank nothing; 'mgpu-tune trials --db {} --source emulate' lists them)",
+                                     n, s.path())
+                       : "";
+  if (!include_model && !other.empty()) {
+    std::string held;
+    for (const auto& [source, count] : other) held += fmt::format("{}{} {}", held.empty() ? "" : ", ", count, source);
+    note += fmt::format(" (it holds trials that are no GPU measurements of this tool -- {} --, which --include-model "
+                        "adds, labelled)", held);
+  }
+  return note;
 }
 
 // A row's performance lints (issue 19): null when nothing was recorded for its kernel, else
@@ -340,7 +354,7 @@ void add_export(CLI::App& app) {
     if (!skipped.empty()) summary["skipped_note"] = skipped;
     if (!o->json)
       fmt::print("wrote {} {} to {}{}\n", n, o->format == "csv" || o->format == "t4" ? "trials" : "entries", o->output,
-                 n == 0 ? untimed_note(s) : "");
+                 n == 0 ? untimed_note(s, o->include_model) : "");
     if (!o->json && !skipped.empty()) fmt::print("{}\n", skipped);
     if (!t4_note.empty()) {
       summary["t4_note"] = t4_note;

@@ -87,7 +87,25 @@ Error read_only_error(const std::string& path, const std::string& why) {
                            path, why));
 }
 
+// A database a writer opens: its file and its folder (SQLite keeps the -wal and -shm there)
+// writable, else Error{InvalidInput}.
+void refuse_unwritable(const std::string& path, const fs::path& abs, bool exists) {
+  const fs::path dir = abs.parent_path();
+  if (exists && !writable(abs)) throw read_only_error(path, "the file cannot be written");
+  if (!writable(dir))
+    throw exists ? read_only_error(path, fmt::format("its folder {} cannot be written, and SQLite keeps its -wal and "
+                                                     "-shm files there", dir.string()))
+                 : Error(ErrorKind::InvalidInput,
+                         fmt::format("cannot create {}: the folder {} cannot be written", path, dir.string()));
+}
+
 }  // namespace
+
+void check_database_writable(const std::string& path) {
+  std::error_code ec;
+  const fs::path abs = fs::absolute(path, ec);
+  refuse_unwritable(path, abs, fs::exists(abs, ec));
+}
 
 // Removes a -shm no connection uses. Every SQLite connection to a WAL database holds a shared
 // lock on the -shm's "DMS" byte (offset 128) while it is open: where this process can take a
@@ -382,12 +400,7 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
       throw Error(ErrorKind::InvalidInput, fmt::format("cannot create {}: {} is a file, not a folder", path, dir.string()));
     if (!fs::is_directory(dir))
       throw Error(ErrorKind::InvalidInput, fmt::format("cannot create {}: the folder {} does not exist", path, dir.string()));
-    if (exists && !writable(abs)) throw read_only_error(path, "the file cannot be written");
-    if (!writable(dir))
-      throw exists ? read_only_error(path, fmt::format("its folder {} cannot be written, and SQLite keeps its -wal and "
-                                                       "-shm files there", dir.string()))
-                   : Error(ErrorKind::InvalidInput,
-                           fmt::format("cannot create {}: the folder {} cannot be written", path, dir.string()));
+    refuse_unwritable(path, abs, exists);
     // A full disk is found before SQLite creates an empty database (or -wal, -shm) it cannot
     // fill. Where all three are there already, SQLite itself says when a write finds no room.
     const bool creates = !exists || !fs::exists(abs.string() + "-wal", ec) || !fs::exists(abs.string() + "-shm", ec);

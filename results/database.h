@@ -47,6 +47,9 @@ void check_database_path(const std::string& path);
 // other non-regular file, an unreadable file (Error{InvalidInput}). For checking a --db before
 // long work (tune walks millions of configs first).
 void check_database_target(const std::string& path);
+// Whether a writer could open it, without opening or changing anything: Error{InvalidInput} when
+// the file or its folder cannot be written (for a command to say before long work).
+void check_database_writable(const std::string& path);
 // A database a command is about to create (a merge's new output, an import's new database):
 // unless keep() is called, the destructor removes it and its -wal, -shm and -journal when it
 // was not there at construction, so a failed or stopped command leaves nothing behind (a

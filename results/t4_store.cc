@@ -54,6 +54,16 @@ void check_t4_import(const T4Import& as) {
                       fmt::format("the kernel name '{}' is not a template name: up to 64 letters, digits, '_', '-' "
                                   "or '.', starting with a letter or digit (give one with --kernel)",
                                   as.kernel.substr(0, 80)));
+  // The problem and device are printed in tables and reports: text of one line, printable, and
+  // short (round 19, F45: a newline in --problem broke every Markdown table).
+  for (const auto& [flag, text] : {std::pair{"--problem", &as.problem}, std::pair{"--device", &as.device}}) {
+    constexpr std::size_t kMax = 200;
+    const bool printable = std::all_of(text->begin(), text->end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f; });
+    if (!printable || text->size() > kMax)
+      throw core::Error(core::ErrorKind::InvalidInput,
+                        fmt::format("{} must be one line of at most {} printable characters (no control characters such "
+                                    "as a newline or tab), got {} characters", flag, kMax, text->size()));
+  }
 }
 
 void check_t4_results(const T4File& file, const std::string& path) {

@@ -23,9 +23,14 @@ check "csv: each problem its own row, as the rows and the flag say" \
 "$MGPU" attention --arch sm_90a --head-dim 64 --shapes "$T/s.csv" --device model --trials 1 --db "$T/a.db" > "$T/out" 2>&1; rc=$?
 check "a second run resumes: nothing measured twice" \
   '[ $rc = 0 ] && [ "$(grep -c "0 trials this run, 1 from earlier runs" "$T/out")" = 3 ]'
-# A switch the command line sets is turned off by a row that says false.
-"$MGPU" attention --arch sm_90a --causal --head-dim 64 --shapes "$T/s.csv" --device model --trials 1 --db "$T/c.db" --json > "$T/out" 2>&1; rc=$?
-check "json output: one document, the suite and each problem's report; a row's false beats --causal" \
+# A flag that every row gives fills nothing: refused, not dropped without a word (round 19, F46).
+"$MGPU" attention --arch sm_90a --causal --head-dim 64 --shapes "$T/s.csv" --device model --trials 1 --db "$T/c.db" > "$T/out" 2>&1; rc=$?
+check "--causal with a suite whose every row gives causal: exit 2, nothing written" \
+  '[ $rc = 2 ] && grep -q "causal fills nothing: every problem of the suite s gives causal itself" "$T/out" && [ ! -e "$T/c.db" ]'
+"$MGPU" attention --arch sm_90a --shapes fa3 --heads 4 --device model --trials 1 --db "$T/c.db" > "$T/out" 2>&1; rc=$?
+check "--heads with fa3, whose rows give heads: exit 2" '[ $rc = 2 ] && grep -q "heads fills nothing: every problem of the suite fa3" "$T/out" && [ ! -e "$T/c.db" ]'
+"$MGPU" attention --arch sm_90a --head-dim 64 --shapes "$T/s.csv" --device model --trials 1 --db "$T/c.db" --json > "$T/out" 2>&1; rc=$?
+check "json output: one document, the suite and each problem's report" \
   '[ $rc = 0 ] && [ "$("$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); print(j[\"suite\"], j[\"problems\"], j[\"tuned\"], [r[\"problem\"].endswith(\"noncausal\") for r in j[\"reports\"]])" "$T/out")" = "s 3 3 [True, False, False]" ]'
 
 # export --op attention --shapes: each problem of the suite served as the header's lookup serves

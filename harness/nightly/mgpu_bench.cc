@@ -37,6 +37,7 @@
 #include "harness/stop_signals.h"
 #include "harness/version.h"
 #include "harness/current_templates.h"
+#include "results/database.h"
 #include "results/output_file.h"
 
 namespace mgpu::harness {
@@ -144,7 +145,19 @@ std::string check_benchmark_flags(int argc, char** argv) {
   if (auto f = benchmark_flag(argc, argv, "benchmark_time_unit");
       f && f->value != "ns" && f->value != "us" && f->value != "ms" && f->value != "s")
     bad_benchmark_flag(*f, "ns, us, ms or s");
-  if (auto f = benchmark_flag(argc, argv, "benchmark_color"); f && f->value.empty())
+  // Google Benchmark takes any other word for a switch as true (round 19, F44:
+  // --benchmark_list_tests=maybe listed, --benchmark_color=purple colored): the words it means.
+  auto is_switch_word = [](std::string v) {
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* w : {"true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n"})
+      if (v == w) return true;
+    return false;
+  };
+  for (const char* name : {"benchmark_list_tests", "benchmark_report_aggregates_only", "benchmark_display_aggregates_only",
+                           "benchmark_enable_random_interleaving"})
+    if (auto f = benchmark_flag(argc, argv, name); f && !is_switch_word(f->value))
+      bad_benchmark_flag(*f, "true or false (or yes/no, on/off, 1/0)");
+  if (auto f = benchmark_flag(argc, argv, "benchmark_color"); f && f->value != "auto" && !is_switch_word(f->value))
     bad_benchmark_flag(*f, "auto, true or false");
   auto out = benchmark_flag(argc, argv, "benchmark_out");
   return out ? out->value : "";
@@ -403,6 +416,11 @@ int run(int argc, char** argv) {
                  suite.size() - runnable.size(), suite.size(), gpu->name);
     suite = std::move(runnable);
   }
+
+  // A database the measurements cannot be recorded in is said before anything is measured
+  // (round 19, F47: a read-only one was refused after the whole suite had run); nothing is
+  // opened or changed for it (a night that measures nothing leaves the file as it was).
+  if (!o.db.empty() && !o.no_record && !listing) results::check_database_writable(o.db);
 
   // The bench run is begun by its first measurement: a night that measured nothing (a filter
   // matching no benchmark, ...) leaves no empty run behind to become tomorrow's baseline.

@@ -2,7 +2,8 @@
 // suite of the op (kernels/op_suites.h), or a file whose rows give problem flags by name, read
 // by the op's template as the command line's are. Contract: load_op_suite() returns the problems
 // in file order, duplicates (same key) dropped; what a row leaves out takes the value the
-// command line gave explicitly (`given`), else the flag's default; a row the template refuses
+// command line gave explicitly (`given`), else the flag's default (a flag given that every row
+// gives fills nothing: Error{InvalidInput}, it would be dropped unsaid); a row the template refuses
 // throws Error{InvalidInput} naming the file and the row ("s.csv line 3: --heads: ...").
 //   CSV:  a header line naming the columns (the op's problem flags, '-' or '_' alike: batch,
 //         heads, kv_heads, seq_q, ...; and name and note, for people), then one problem per line

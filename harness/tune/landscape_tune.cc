@@ -37,6 +37,7 @@ TuneReport tune_landscape(const TuneOptions& o, const std::atomic<bool>& interru
   TuneReport rep;
   rep.source = "replay";
   rep.device_name = env.device_name;
+  rep.problem = tmpl.name;  // the landscape's own kernel, not the default matmul (round 19, F48)
   rep.note = fmt::format("replaying {}: the space is its {} recorded configurations ({} valid); times are the file's "
                          "median runtimes{}", file, land.points().size(), land.valid_sorted().size(),
                          o.time_budget_s > 0 ? ", and the time budget is spent by its recorded compile + benchmark times" : "");

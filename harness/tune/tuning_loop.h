@@ -76,6 +76,9 @@ struct TuneReport {
   std::string device_name;  // as stored; "model:..." for predictions
   std::string source;       // cuda | model | replay | emulate
   std::string note;         // why the device was chosen, when not the GPU
+  // What was tuned, when it is not the options' matmul problem (a T4 landscape replayed:
+  // "t4:NAME"); empty: o.problem.key().
+  std::string problem;
   int trials_this_run = 0, trials_resumed = 0, failed = 0;
   int env_failed = 0;       // of `failed`: the machine's fault (not counted; retried on resume)
   // Configs that passed / failed on the virtual device (emulate; model and --preflight: before

@@ -155,6 +155,9 @@ bad bench_partial_bad_value 2 "no integer 'tile_n'" -- bench matmul --arch sm_90
 
 # --- an unusable compile cache: one warning, compiled without it, exit 0 (not a config's failure) ---
 fixture_cache_file() { echo "not a folder" > "$W/cachefile"; }
+# Round 19: a HOME that is no folder is not made for the default cache (it made /nonexistent/.cache).
+bad compile_cache_home_not_made 0 "warning: the compile cache .*nohome/.cache/mgpu-tune cannot be used \\(HOME=.*nohome is no folder" -- \
+  sh: "env -u MGPU_CACHE_DIR -u XDG_CACHE_HOME HOME=\$PWD/nohome '$MGPU' compile matmul --arch sm_90a --m 256 --n 256 --k 256 --config '{}'; r=\$?; test -e nohome && echo 'nohome made'; exit \$r"
 bad compile_cache_dir_is_a_file 0 "warning: the compile cache .*cachefile cannot be used.*compiling without it" \
   --fixture cache_file -- compile matmul --arch sm_90a --m 256 --n 256 --k 256 --cache-dir '$W/cachefile' --config "$(cfg tile_m 128)"
 bad compile_partial_config_is_filled 0 "defaults are used: .*epi_tile_n=" -- "${C[@]}" --config '{"tile_m":128,"tile_n":128}'

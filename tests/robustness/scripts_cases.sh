@@ -562,6 +562,16 @@ bad bench_min_warmup_time_zero 0 "manual_time" --fixture predicted -- \
 # a known one was overridden by each benchmark's own microseconds.
 bad bench_time_unit_unknown 2 "--benchmark_time_unit must be ns, us, ms or s, got 'xs'" --fixture predicted -- \
   sh: '$BENCH' "${B[@]}" --benchmark_time_unit=xs
+# Round 19, F47: a database the measurements cannot be recorded in is refused before anything is
+# measured (it ran the whole suite, then refused). chattr +i: unwritable even for root.
+bad bench_readonly_db_refused_first 2 "t.db is read-only" --fixture predicted -- \
+  sh: "chattr +i t.db || exit 77; '$BENCH' --db t.db --device model --include-model > o 2>&1; r=\$?; chattr -i t.db; cat o; grep -q manual_time o && exit 9; rm -f o; exit \$r"
+# Round 19, F44: a switch's value Google Benchmark would take as true whatever it says.
+bad bench_list_tests_maybe 2 "--benchmark_list_tests must be true or false \\(or yes/no, on/off, 1/0\\), got 'maybe'" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --benchmark_list_tests=maybe
+bad bench_color_purple 2 "--benchmark_color must be auto, true or false, got 'purple'" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --no-record --benchmark_color=purple
+bad bench_list_tests_no 0 "" --fixture predicted -- sh: '$BENCH' "${B[@]}" --no-record --benchmark_list_tests=false
 bad bench_time_unit_upper_case 2 "--benchmark_time_unit must be ns, us, ms or s, got 'MS'" --fixture predicted -- \
   sh: '$BENCH' "${B[@]}" --benchmark_time_unit=MS
 bad bench_time_unit_from_environment 2 "BENCHMARK_TIME_UNIT must be ns, us, ms or s, got 'xs'" --fixture predicted -- \

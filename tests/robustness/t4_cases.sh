@@ -150,6 +150,11 @@ bad import_schema_number 2 "schema_version 1 is no version \(a string like \"1.0
 bad import_schema_words 2 "schema_version \"latest\" is no version" --fixture t4_v_words -- import --t4 r.json --db t.db
 bad import_schema_missing 2 "r.json is not a T4 file: no \"schema_version\"" --fixture t4_v_missing -- import --t4 r.json --db t.db
 bad import_schema_1_2 0 "imported 1 trials" --fixture t4_v12 --writes -- import --t4 r.json --db t.db --kernel k --device d
+# Round 19, F48: the summary names the landscape replayed, not the default matmul problem.
+bad replay_summary_names_the_landscape 0 "^t4:r on replay:r.json: [0-9]+ new trials" --fixture t4 --writes -- $REPLAY --device replay:r.json
+# Round 19, F29: a number beyond a double is bad input, said as such.
+fixture_t4_huge() { fixture_good; t4 r.json '[{"configuration": {"x": 1}, "times": {"runtimes": [1e999]}, "invalidity": "correct"}]'; }
+bad replay_number_beyond_a_double 2 "not valid JSON \\(number overflow parsing '1e999' \\(a number beyond a double's range\\)\\)" --fixture t4_huge -- $REPLAY --device replay:r.json
 bad replay_schema_2 2 "has schema_version 2.0.0: this reader supports T4 schema 1.x only" --fixture t4_v2 -- $REPLAY --device replay:r.json
 bad import_deeply_nested 2 "r.json is not a T4 file: nested more than 64 levels deep" --fixture t4_deep -- import --t4 r.json --db t.db
 bad import_measurement_name_number 0 "imported 1 trials" --fixture t4_measurement_name --writes -- import --t4 r.json --db t.db --kernel k --device d
@@ -188,6 +193,14 @@ bad import_twice_adds_nothing 0 "^imported 0 trials of k on d into t.db \(2 alre
   sh: '$MGPU import --t4 r.json --db t.db --kernel k --device d > /dev/null && echo "$($MGPU import --t4 r.json --db t.db --kernel k --device d) rows=$('"$COUNT_TRIALS"')"'
 bad import_foreign_params_into_template 2 "T4 file r.json, result 0: parameter 'x' is not one of matmul_sm90's" --fixture t4 -- \
   import --t4 r.json --db t.db --kernel matmul_sm90 --problem m256_n256_k256_bf16_bf16_kn --device 'model:H100 SXM'
+# Round 19, F39: an export that leaves out imported trials says so, and which flag brings them in.
+bad export_csv_of_imported_says_why_none 0 "wrote 0 trials to c.csv \\(it holds .*[0-9]+ imported.*which --include-model adds" --fixture t4 --writes -- \
+  sh: "'$MGPU' import --t4 r.json --db t.db --kernel conv --problem p --device d > /dev/null && '$MGPU' export --db t.db --format csv -o c.csv"
+# Round 19, F45: the problem and device are one printable line (they go into tables).
+bad import_problem_with_a_newline 2 "--problem must be one line of at most 200 printable characters" --fixture t4 -- \
+  import --t4 r.json --db t.db --kernel conv --problem $'a\nb' --device d
+bad import_device_with_a_tab 2 "--device must be one line of at most 200 printable characters" --fixture t4 -- \
+  import --t4 r.json --db t.db --kernel conv --problem p --device $'A\t100'
 bad import_template_needs_its_problem 2 "--kernel matmul_sm90 is one of our templates: give the problem its results belong to with --problem KEY" --fixture t4 -- \
   import --t4 r.json --db t.db --kernel matmul_sm90 --device 'model:H100 SXM'
 # Round 8 (F11): names and types alone let a config the template cannot have (tile_m -5 or 7) in.
