@@ -315,6 +315,14 @@ DatabaseFile check_database_file(const std::string& path) {
   if (fs::path real = fs::canonical(abs, ec); !ec) abs = real;
   const fs::file_status st = fs::status(abs, ec);
   const bool exists = fs::exists(st);
+  // A path the system refuses is said as such, not "does not exist" or SQLite's "unable to open"
+  // (round 19, F41): a loop of symbolic links, a name or path longer than the system takes.
+  if (ec == std::errc::too_many_symbolic_link_levels || ec == std::errc::filename_too_long)
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("cannot use the database {}: {}", path.substr(0, 120),
+                            ec == std::errc::filename_too_long
+                                ? "its name (or the path) is longer than this system takes"
+                                : "it is a loop of symbolic links (one names another that names it again)"));
   // A folder on the way this user may not search: not "does not exist", but why.
   if (ec == std::errc::permission_denied)
     throw Error(ErrorKind::InvalidInput,
