@@ -111,8 +111,21 @@ int run_external_tool(const std::string& what, const std::string& program, const
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const bool stopped = tool_stop_requested();
     if (stopped || waited >= limit_s) {
+      // SIGTERM first, so a tool that cleans up on it does (gcc under a pack's build removes its
+      // temporary files in TMPDIR: round 19, F36, SIGKILL left them); what is left of the group
+      // after a grace of 2 s is killed.
+      // (The group's other members are not waited for one by one: one that has exited may stay a
+      // zombie member for as long as the process that inherited it does not reap it.)
+      ::kill(-pid, SIGTERM);
+      const auto asked = std::chrono::steady_clock::now();
+      bool reaped = false;
+      while (!reaped && std::chrono::steady_clock::now() - asked < std::chrono::seconds(2)) {
+        reaped = ::waitpid(pid, &status, WNOHANG) == pid;
+        if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      if (reaped) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // its children's clean-up
       ::kill(-pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      while (!reaped && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
       if (stopped) throw Error(ErrorKind::Unavailable, fmt::format("{} was stopped by a signal", what));
       throw Error(ErrorKind::Unavailable,

@@ -2,7 +2,8 @@
 // starts PROGRAM with ARGS (stdin /dev/null, stdout and stderr into LOG_PATH) in a process group
 // of its own and waits for it at most tool_time_limit_s() seconds; past that, or once the flag
 // given to set_tool_stop_flag() is set (a stop signal), the whole group -- the tool and every
-// child it started -- is killed with SIGKILL and reaped, and Error{Unavailable} says so (a tool
+// child it started -- is sent SIGTERM (a tool that cleans up on it does), then after at most 2 s
+// SIGKILL, and reaped, and Error{Unavailable} says so (a tool
 // that hangs is the machine's failure, not the input's). Otherwise it returns the tool's exit
 // status (128 + N when a signal N ended it).
 #pragma once

@@ -319,7 +319,7 @@ DatabaseFile check_database_file(const std::string& path) {
   // (round 19, F41): a loop of symbolic links, a name or path longer than the system takes.
   if (ec == std::errc::too_many_symbolic_link_levels || ec == std::errc::filename_too_long)
     throw Error(ErrorKind::InvalidInput,
-                fmt::format("cannot use the database {}: {}", path.substr(0, 120),
+                fmt::format("cannot use the database {}: {}: {}", path.substr(0, 120), ec.message(),
                             ec == std::errc::filename_too_long
                                 ? "its name (or the path) is longer than this system takes"
                                 : "it is a loop of symbolic links (one names another that names it again)"));

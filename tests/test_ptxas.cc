@@ -185,6 +185,24 @@ TEST(ExternalTool, AStopFlagEndsTheWaitAndKillsTheTool) {
   std::filesystem::remove(log);
 }
 
+// A tool stopped (or past its limit) is sent SIGTERM first, so one that cleans up on it does
+// (gcc's temporary files under a pack's build: round 19, F36); one that ignores SIGTERM is killed
+// after the grace, with its group, all the same.
+TEST(ExternalTool, AStoppedToolMayCleanUpAndOneThatIgnoresTheStopIsKilled) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("mgpu-tool-term-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string log = (dir / "log").string(), mine = (dir / "tmp-of-tool").string();
+  const std::string cleans = "touch '" + mine + "'; trap 'rm -f \"" + mine + "\"; exit 1' TERM; while :; do sleep 0.05; done";
+  EXPECT_THROW(run_external_tool("cleaner", "/bin/sh", {"/bin/sh", "-c", cleans}, log, 0.5), Error);
+  EXPECT_FALSE(std::filesystem::exists(mine)) << "the tool was given no chance to clean up";
+  const std::string ignores = "touch '" + mine + "'; trap '' TERM; while :; do sleep 0.05; done";
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW(run_external_tool("ignorer", "/bin/sh", {"/bin/sh", "-c", ignores}, log, 0.5), Error);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
+  EXPECT_TRUE(std::filesystem::exists(mine));  // killed, not asked: nothing removed it
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ExternalTool, ReturnsTheExitCode) {
   const std::string log = (std::filesystem::temp_directory_path() / "mgpu-tool-test2.log").string();
   EXPECT_EQ(run_external_tool("sh", "/bin/sh", {"/bin/sh", "-c", "echo hi; exit 3"}, log), 3);

@@ -132,7 +132,7 @@ bad matmul_future_schema 2 "schema version 99, newer than" --fixture future -- $
 bad trials_future_schema 2 "schema version 99, newer than" --fixture future -- trials --db '$DB'
 bad best_db_is_folder 2 "is a folder, not a results database" -- best --db '$W'
 # Round 19, F41: a path the system refuses is said as such (not "does not exist", not SQLite's words).
-bad best_db_symlink_loop 2 "cannot use the database l1: it is a loop of symbolic links" -- \
+bad best_db_symlink_loop 2 "cannot use the database l1: Too many levels of symbolic links: it is a loop of symbolic links" -- \
   sh: "ln -s l2 l1 && ln -s l1 l2 && '$MGPU' best --db l1; r=\$?; rm -f l1 l2; exit \$r"
 bad matmul_db_name_too_long 2 "its name \\(or the path\\) is longer than this system takes" -- $MODEL_RUN --db "\$W/$(printf 'a%.0s' $(seq 1 300)).db"
 bad matmul_db_in_missing_folder 2 "cannot create .*: the folder .*nowhere does not exist" -- $MODEL_RUN --db '$W/nowhere/t.db'
