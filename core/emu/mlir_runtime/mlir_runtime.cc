@@ -72,7 +72,10 @@ struct Driver {
   std::fflush(stdout);
   std::fprintf(stderr, "mgpu-mlir-runtime: %s\n", message.c_str());
   std::fflush(stderr);
-  std::exit(status);
+  // _Exit, not exit: the call may come from a worker thread of the async runtime, and exit()
+  // would run the static destructors -- the runtime's thread pool joining its workers, this one
+  // among them -- and hang (an LLVM program whose driver call failed on a worker never ended).
+  std::_Exit(status);
 }
 
 int32_t& default_device() {
