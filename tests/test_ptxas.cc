@@ -133,26 +133,22 @@ TEST(Ptxas, AnAssemblerThatWritesGarbageIsUnavailable) {
 // kernel's compile error (battery round 19, F28). The twin: a plain nonzero exit with ptxas's
 // words about the PTX is the kernel's (Compile).
 TEST(Ptxas, AnAssemblerKilledOrOutOfMemoryIsTheMachinesFailure) {
-  std::string msg;
-  {
-    FakePtxas fake("kill -KILL $$");
-    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
-    EXPECT_NE(msg.find("ended by signal 9"), std::string::npos) << msg;
-  }
-  {
-    FakePtxas fake("kill -SEGV $$");
-    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
-    EXPECT_NE(msg.find("ended by signal 11"), std::string::npos) << msg;
-  }
-  {
-    FakePtxas fake("echo 'ptxas fatal   : out of memory' >&2; exit 1");
-    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Unavailable) << msg;
-    EXPECT_NE(msg.find("ran out of memory"), std::string::npos) << msg;
-  }
-  {
-    FakePtxas fake("echo \"ptxas error   : Unknown symbol 'x'\" >&2; exit 255");
-    EXPECT_EQ(kind_of_assembling(&msg), ErrorKind::Compile) << msg;
-    EXPECT_NE(msg.find("ptxas failed for sm_90a (exit 255)"), std::string::npos) << msg;
+  struct Case {
+    const char* body;
+    ErrorKind kind;
+    const char* said;
+  };
+  const Case cases[] = {
+      {"kill -KILL $$", ErrorKind::Unavailable, "ended by signal 9"},
+      {"kill -SEGV $$", ErrorKind::Unavailable, "ended by signal 11"},
+      {"echo 'ptxas fatal   : out of memory' >&2; exit 1", ErrorKind::Unavailable, "ran out of memory"},
+      {"echo \"ptxas error   : Unknown symbol 'x'\" >&2; exit 255", ErrorKind::Compile, "ptxas failed for sm_90a (exit 255)"},
+  };
+  for (const Case& c : cases) {
+    FakePtxas fake(c.body);
+    std::string msg;
+    EXPECT_EQ(kind_of_assembling(&msg), c.kind) << c.body << ": " << msg;
+    EXPECT_NE(msg.find(c.said), std::string::npos) << c.body << ": " << msg;
   }
 }
 
