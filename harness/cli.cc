@@ -1,4 +1,5 @@
 #include "harness/cli.h"
+#include "harness/parse_error_text.h"
 
 #include <csignal>
 #include <cerrno>
@@ -236,7 +237,7 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return with_output_written(app.exit(e));  // --help, --version
   } catch (const CLI::ParseError& e) {
-    std::cerr << "mgpu-tune: error: " << e.what() << "\nRun with --help for usage.\n";
+    std::cerr << "mgpu-tune: error: " << parse_error_text(app, e) << "\nRun with --help for usage.\n";
     return core::kExitBadInput;
   } catch (const core::Error& e) {
     std::cerr << "mgpu-tune: error: " << e.what() << "\n";

@@ -2,10 +2,14 @@
 
 #include "harness/cli.h"
 #include "harness/current_templates.h"
+#include "harness/hide_benchmark_env.h"
 #include "harness/nightly/mgpu_bench.h"
 #include "harness/stop_signals.h"
 
+MGPU_HIDE_BENCHMARK_ENV();
+
 int main(int argc, char** argv) {
+  mgpu::harness::restore_benchmark_env();
   // Called as mgpu-bench (a link to this binary): the nightly suite.
   const char* slash = std::strrchr(argv[0], '/');
   const bool bench = std::strcmp(slash ? slash + 1 : argv[0], "mgpu-bench") == 0;

@@ -174,6 +174,17 @@ check "--benchmark_out a hard link to a pack file: refused, the manifest untouch
 rm -f "$T/hardman.json"
 TMPDIR="$T/no-such-tmp" "$BENCH" --pack "$T/my pack" --benchmark_list_tests > "$T/out" 2>&1; rc=$?
 check "an unusable TMPDIR: said, no crash" '[ $rc = 1 ] && grep -q "TMPDIR=.*no-such-tmp. is no folder" "$T/out" && ! grep -q terminate "$T/out"'
+# Round 19, F35: a full TMPDIR (a 200 KiB tmpfs, filled; in a mount namespace of this test's own)
+# was "the pack does not build", exit 2, with an empty log: it is the temporary folder, exit 1.
+if unshare -rm true 2> /dev/null; then
+  mkdir -p "$T/tfs"
+  unshare -rm bash -c 'mount -t tmpfs -o size=200k tmpfs "$1" || exit 97; head -c 1M /dev/zero > "$1/fill" 2> /dev/null
+    TMPDIR=$1 exec "$2" --pack "$3" --benchmark_list_tests' _ "$T/tfs" "$BENCH" "$T/my pack" > "$T/out" 2>&1; rc=$?
+  check "a full TMPDIR: the temporary folder named, exit 1, the pack not blamed" \
+    '[ $rc = 1 ] && grep -q "could not be built here: the temporary folder .*tfs is full" "$T/out" && ! grep -q "does not build" "$T/out"'
+else
+  echo "skip: a full TMPDIR (no mount namespace here)"
+fi
 mkdir -p "$T/fifo" && mkfifo "$T/fifo/manifest.json"
 timeout 20 "$BENCH" --pack "$T/fifo" > "$T/out" 2>&1; rc=$?
 check "a FIFO manifest.json: no pack, at once" '[ $rc = 2 ] && grep -q "is no kernel pack" "$T/out" && ! grep -q "building the pack" "$T/out"'

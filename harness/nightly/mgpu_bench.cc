@@ -32,7 +32,9 @@
 #include "harness/measure/worker.h"
 #include "harness/nightly/pack_suite.h"
 #include "harness/nightly/suite.h"
+#include "harness/hide_benchmark_env.h"
 #include "harness/option_checks.h"
+#include "harness/parse_error_text.h"
 #include "harness/pack/export_pack.h"
 #include "harness/stop_signals.h"
 #include "harness/version.h"
@@ -65,11 +67,20 @@ std::optional<BenchmarkFlag> benchmark_flag(int argc, char** argv, const std::st
   std::optional<BenchmarkFlag> found;
   std::string env = name;
   for (char& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (const char* e = std::getenv(env.c_str())) found = BenchmarkFlag{e, env};
+  // Not V for --v: hidden from Google Benchmark (harness/hide_benchmark_env.h), so not its input.
+  if (const char* e = name == "v" ? nullptr : std::getenv(env.c_str())) found = BenchmarkFlag{e, env};
   const std::string prefix = "--" + name + "=";
   for (int i = 1; i < argc; ++i)
     if (std::string a = argv[i]; a.rfind(prefix, 0) == 0) found = BenchmarkFlag{a.substr(prefix.size()), "--" + name};
   return found;
+}
+
+// Whether the Google Benchmark linked (MGPU_BENCHMARK_VERSION, from its CMake package) takes
+// --benchmark_min_time=Ns or Nx: version 1.8 or later.
+bool benchmark_takes_min_time_suffixes() {
+  int major = 0, minor = 0;
+  if (std::sscanf(MGPU_BENCHMARK_VERSION, "%d.%d", &major, &minor) != 2) return false;
+  return major > 1 || (major == 1 && minor >= 8);
 }
 
 std::optional<double> finite_number(const std::string& s) {
@@ -116,14 +127,24 @@ std::string check_benchmark_flags(int argc, char** argv) {
       bad_benchmark_flag(*f, fmt::format("a whole number between 1 and {}", kMaxRepetitions));
   }
   if (auto f = benchmark_flag(argc, argv, "benchmark_min_time")) {
-    // Newer Google Benchmarks also take Ns (seconds) and Nx (iterations); the one linked says
-    // itself whether it does, so only the number is judged here.
+    // Google Benchmark takes Ns (seconds) and Nx (iterations) from 1.8 on; the one linked here
+    // (its version from CMake) decides, so a value it would refuse with its own words and an
+    // unexpected-argument error (round 19, F42) is said here first.
+    const bool suffixes = benchmark_takes_min_time_suffixes();
     std::string number = f->value;
-    const bool iterations = !number.empty() && number.back() == 'x';
-    if (!number.empty() && (number.back() == 's' || iterations)) number.pop_back();
+    const bool iterations = suffixes && !number.empty() && number.back() == 'x';
+    if (suffixes && !number.empty() && (number.back() == 's' || iterations)) number.pop_back();
     std::optional<double> v = finite_number(number);
     if (!v || *v <= 0 || (iterations && *v != std::floor(*v)))
-      bad_benchmark_flag(*f, "a positive number of seconds (or, where Google Benchmark takes them, Ns or a whole Nx)");
+      bad_benchmark_flag(*f, suffixes ? "a positive number of seconds, Ns, or a whole number of iterations Nx"
+                                      : fmt::format("a positive number of seconds (the Google Benchmark linked, {}, "
+                                                    "takes no Ns or Nx: those came with 1.8)", MGPU_BENCHMARK_VERSION));
+  }
+  if (auto f = benchmark_flag(argc, argv, "v")) {  // its log verbosity, a 32-bit integer
+    int n = 0;
+    auto [end, ec] = std::from_chars(f->value.data(), f->value.data() + f->value.size(), n);
+    if (f->value.empty() || ec != std::errc() || end != f->value.data() + f->value.size())
+      bad_benchmark_flag(*f, "a whole number (Google Benchmark's log verbosity)");
   }
   if (auto f = benchmark_flag(argc, argv, "benchmark_min_warmup_time")) {
     // Google Benchmark warms up by calling the benchmark, with ever more iterations, until the
@@ -254,6 +275,57 @@ bool listing_only(int argc, char** argv) {
   return false;
 }
 
+// Google Benchmark's console report begins with its own context on std::cerr, and Debian's
+// libbenchmark, built without NDEBUG, adds "***WARNING*** Library was built as DEBUG. Timings
+// may be affected." to every run. That warning is about Google Benchmark timing the benchmark
+// function itself; here every time is a manual time the harness measured on the GPU (CUPTI or
+// events), which the library's build does not touch, so the line misled (round 19, F42). This
+// buffer passes std::cerr through line by line and drops that one line.
+class DropLineBuf : public std::streambuf {
+ public:
+  DropLineBuf(std::streambuf* to, std::string line) : to_(to), drop_(std::move(line)) {}
+  ~DropLineBuf() override { flush_line(); }
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    line_.push_back(static_cast<char>(c));
+    if (c == '\n') flush_line();
+    return c;
+  }
+  int sync() override {
+    // A partial line is kept until its end comes: the line to drop may arrive in pieces.
+    return to_->pubsync();
+  }
+
+ private:
+  void flush_line() {
+    if (!line_.empty() && line_ != drop_) to_->sputn(line_.data(), static_cast<std::streamsize>(line_.size()));
+    line_.clear();
+  }
+  std::streambuf* to_;
+  std::string drop_, line_;
+};
+
+// std::cerr goes through DropLineBuf while this lives.
+class DebugBannerFilter {
+ public:
+  DebugBannerFilter()
+      : old_(std::cerr.rdbuf()), buf_(old_, "***WARNING*** Library was built as DEBUG. Timings may be affected.\n") {
+    std::cerr.rdbuf(&buf_);
+  }
+  ~DebugBannerFilter() {
+    std::cerr.flush();
+    std::cerr.rdbuf(old_);
+  }
+  DebugBannerFilter(const DebugBannerFilter&) = delete;
+  DebugBannerFilter& operator=(const DebugBannerFilter&) = delete;
+
+ private:
+  std::streambuf* old_;
+  DropLineBuf buf_;
+};
+
 struct BenchStopped {};  // thrown out of a benchmark when a stop signal came
 
 int run(int argc, char** argv) {
@@ -284,6 +356,7 @@ int run(int argc, char** argv) {
   app.add_flag("--include-model", o.include_model, "With --db: also take configs that were only predicted");
   app.add_flag("--no-record", o.no_record, "Do not record the measurements in --db");
   app.name("mgpu-bench");
+  app.set_version_flag("--version", version_string() + ", Google Benchmark " MGPU_BENCHMARK_VERSION);
   check_every_option(app);
   app.footer(kExitCodesHelp);
   if (help) {  // Google Benchmark's --help prints only its own flags and exits: ours first, then its
@@ -298,14 +371,21 @@ int run(int argc, char** argv) {
     return f ? f->value : std::string("json");
   }();
   const bool time_unit_given = benchmark_flag(argc, argv, "benchmark_time_unit").has_value();
-  benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
+  {
+    HiddenBenchmarkEnv no_v;             // it reads its flags' variables again, `V` among them
+    benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
+  }
   // Microseconds (a kernel takes tens of them to milliseconds) unless --benchmark_time_unit says
   // otherwise: as the default, not each benchmark's Unit(), which overrode the flag.
   if (!time_unit_given) benchmark::SetDefaultTimeUnit(benchmark::kMicrosecond);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : core::kExitBadInput;
+    // Prefixed and worded as every other refusal (CLI11's own "The following argument was not
+    // expected" came bare, round 19, F42).
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "mgpu-bench: error: %s\nRun with --help for usage.\n", parse_error_text(app, e).c_str());
+    return core::kExitBadInput;
   }
   if (o.db.empty() && o.configs.empty() && o.pack.empty())
     throw core::Error(core::ErrorKind::InvalidInput,
@@ -499,6 +579,7 @@ int run(int argc, char** argv) {
   if (!benchmark_out.empty()) out_reporter = file_reporter(benchmark_out_format, &out_failed);
   size_t matched = 0;
   try {
+    DebugBannerFilter no_debug_banner;
     matched = benchmark::RunSpecifiedBenchmarks(nullptr, out_reporter.get());
   } catch (const BenchStopped&) {
     matched = 1;

@@ -1,6 +1,7 @@
 #include "harness/nightly/pack_suite.h"
 
 #include <dlfcn.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -96,6 +97,24 @@ struct TempFolder {
   }
 };
 
+// Why the temporary folder could not take the build, or nothing: its file system has no free
+// inode, or less room than a build needs (a small pack's build is ~1.6 MB beside the compiler's
+// temporaries). Asked only after cmake failed: with 200 KiB free its log was empty, with 80 KiB
+// it was CMake's "Configuring incomplete", and the pack was blamed, exit 2 (round 19, F35).
+std::optional<std::string> temp_space_trouble(const fs::path& folder) {
+  constexpr unsigned long long kBuildNeeds = 4ull << 20;
+  struct statvfs v {};
+  if (::statvfs(folder.c_str(), &v) != 0) return std::nullopt;
+  const bool root = ::geteuid() == 0;
+  const unsigned long long free_inodes = root ? v.f_ffree : v.f_favail;
+  const unsigned long long free_bytes = static_cast<unsigned long long>(root ? v.f_bfree : v.f_bavail) * v.f_frsize;
+  const std::string where = folder.parent_path().string();
+  if (v.f_files > 0 && free_inodes == 0) return fmt::format("the temporary folder {} has no free inodes left", where);
+  if (free_bytes < kBuildNeeds)
+    return fmt::format("the temporary folder {} is full ({} KiB free)", where, free_bytes >> 10);
+  return std::nullopt;
+}
+
 // Builds the pack folder as a shared library in `into`; returns the library's path.
 fs::path build_pack(const fs::path& dir, const fs::path& into) {
   const std::string cmake = on_path("cmake");
@@ -109,6 +128,10 @@ fs::path build_pack(const fs::path& dir, const fs::path& into) {
       {cmake, "--build", build.string(), "--parallel", std::to_string(jobs)}};
   for (const auto& args : steps) {
     const int rc = core::run_external_tool("cmake (building the pack)", cmake, args, log.string());
+    if (rc != 0 && temp_space_trouble(into))  // measured while the build's files are still there
+      throw Error(ErrorKind::IO, fmt::format("the pack {} could not be built here: {} (TMPDIR picks the folder; a "
+                                             "pack's build needs a few MiB there); the pack itself was not judged",
+                                             dir.string(), *temp_space_trouble(into)));
     if (rc != 0)
       throw Error(ErrorKind::InvalidInput, fmt::format("the pack {} does not build (cmake exit {}); the end of its log:{}",
                                                        dir.string(), rc, tail_of(log, 15, into)));

@@ -566,6 +566,20 @@ bad bench_time_unit_unknown 2 "--benchmark_time_unit must be ns, us, ms or s, go
 # measured (it ran the whole suite, then refused). chattr +i: unwritable even for root.
 bad bench_readonly_db_refused_first 2 "t.db is read-only" --fixture predicted -- \
   sh: "chattr +i t.db || exit 77; '$BENCH' --db t.db --device model --include-model > o 2>&1; r=\$?; chattr -i t.db; cat o; grep -q manual_time o && exit 9; rm -f o; exit \$r"
+# Round 19, F42: Google Benchmark's and CLI11's own errors came bare ("The following argument was
+# not expected: --version", "is expected to be a double"), and every run began with Debian
+# libbenchmark's "Library was built as DEBUG" (its own timing loop; every time here is measured
+# by the harness). F43: its --v flag read `V` from the environment.
+bad bench_version 0 "^mgpu-tune [0-9.]+ .*Google Benchmark [0-9.]+$" -- sh: "'$BENCH' --version"
+bad bench_unknown_option_prefixed 2 "^mgpu-bench: error: not an option or value this command takes: --bogus" --fixture predicted -- \
+  sh: '$BENCH' "${B[@]}" --bogus
+bad bench_min_time_suffix_said_first 2 "^mgpu-bench: error: --benchmark_min_time must be a positive number of seconds.*got '1x'$" --fixture predicted -- \
+  sh: "'$BENCH' --db t.db --device model --include-model --benchmark_min_time=1x 2>&1"
+bad bench_v_not_a_number 2 "^mgpu-bench: error: --v must be a whole number .*got 'abc'$" --fixture predicted -- \
+  sh: "'$BENCH' --db t.db --device model --include-model --v=abc 2>&1"
+bad bench_no_debug_banner_no_v 0 "^clean$" --fixture predicted --writes -- \
+  sh: "V=abc '$BENCH' --db t.db --device model --include-model --no-record > o 2>&1; r=\$?; grep -q manual_time o || { cat o; exit 9; }; \
+       grep -E 'DEBUG|Environment variable' o || echo clean; exit \$r"
 # Round 19, F44: a switch's value Google Benchmark would take as true whatever it says.
 bad bench_list_tests_maybe 2 "--benchmark_list_tests must be true or false \\(or yes/no, on/off, 1/0\\), got 'maybe'" --fixture predicted -- \
   sh: '$BENCH' "${B[@]}" --benchmark_list_tests=maybe

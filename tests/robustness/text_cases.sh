@@ -82,4 +82,18 @@ bad unknown_subcommand_of_compile 2 "'compile' has no 'bogus'" -- compile bogus 
 bad unknown_subcommand_of_campaign 2 "'campaign' has no 'plann' \(its commands: plan," -- campaign plann
 bad nul_in_config_value_shown 2 'got "data_parallel\\x00x"' -- compile matmul --arch sm_90a --m 256 --n 256 --k 256 --config '{"schedule":"data_parallel\u0000x"}'
 
+# Round 19, F42: CLI11's own texts ("At Most 1 required but received 2", "Could not convert",
+# "inputs is required", "The following argument was not expected") said in the tool's words.
+bad option_given_twice 2 "error: --trials was given twice: give it once" -- matmul --arch sm_90a --trials 1 --trials 2
+bad switch_given_a_word 2 "error: --causal is a switch: give it alone, or as --causal=true or --causal=false \(not 'maybe'\)" -- attention --arch sm_90a --causal=maybe
+bad positional_missing 2 "error: no inputs given: Databases to merge" -- merge -o m.db
+bad argument_not_expected 2 "error: not an option or value this command takes: --bogus" -- best --db t.db --bogus
+# Round 19, F43: Google Benchmark (linked for mgpu-bench) read `V` as its --v flag's default in
+# every command; V is hidden from it, and still there for the programs mgpu-tune starts.
+bad v_in_environment_ignored 2 "^mgpu-tune: error: database nothing.db does not exist$" -- \
+  sh: "V=abc '$MGPU' best --db nothing.db 2>&1 | tr -d '\n'; exit \${PIPESTATUS[0]}"
+bad v_in_environment_kept_for_children 0 "^V=abc seen$" --writes -- \
+  sh: "printf '#!/bin/sh\necho V=\$V seen >&2\nexit 1\n' > fake_ptxas && chmod +x fake_ptxas && \
+       V=abc MGPU_CACHE_DIR=cache MGPU_PTXAS=./fake_ptxas '$MGPU' compile matmul --arch sm_90a --m 256 --n 256 --k 256 --config '{}' 2>&1 | grep -o 'V=abc seen' | head -1"
+
 finish
