@@ -408,9 +408,20 @@ void add_merge(CLI::App& app) {
                  "holds nothing and is skipped with a note)")->required()->expected(1, -1);
   cmd->add_option("-o,--output", o->output, "The merged database (created or extended)")->required();
   cmd->add_flag("--json", o->json, "Print a JSON object describing what was written");
-  cmd->callback(deferring_stops("the merge had finished and is committed; the inputs were only read", [o] {
+  cmd->callback([o] {
+    install_stop_handlers();
     std::vector<std::string> blank;
-    int added = results::merge_databases(o->inputs, o->output, &blank);
+    // A stop is heeded between trials (round 19, F34: the first Ctrl-C was silent for the whole
+    // merge, and a second left a half-merged new output beside a 4 MB -wal).
+    results::MergeStop stop{[] { return stop_requested().load(); }};
+    int added = results::merge_databases(o->inputs, o->output, &blank, &stop);
+    if (stop.stopped)
+      exit_if_stopped(stop.output_removed
+                          ? fmt::format("the merge was not finished, and the new database {} it had begun was removed; the "
+                                        "inputs were only read", o->output)
+                          : fmt::format("the merge was not finished: {} of the inputs' {} trials were added to {} and "
+                                        "are committed (merging again adds the rest: trials are keyed by their "
+                                        "uuids); the inputs were only read", added, stop.trials_total, o->output));
     if (o->json)
       std::cout << nlohmann::json{{"inputs", o->inputs}, {"output", o->output}, {"trials_added", added},
                                   {"blank_inputs", blank}}
@@ -421,7 +432,8 @@ void add_merge(CLI::App& app) {
     for (const std::string& b : blank)
       fmt::print(stderr, "mgpu-tune: skipped {}: it is blank (a run that created it stopped before it wrote the "
                          "schema), so it holds no results\n", b);
-  }));
+    exit_if_stopped("the merge had finished and is committed; the inputs were only read");
+  });
 }
 
 void add_regress(CLI::App& app) {

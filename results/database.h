@@ -62,6 +62,7 @@ class NewDatabaseGuard {
   NewDatabaseGuard& operator=(const NewDatabaseGuard&) = delete;
   ~NewDatabaseGuard();
   void keep() { kept_ = true; }
+  bool created() const { return created_; }
 
  private:
   std::string path_;

@@ -13,7 +13,7 @@
 namespace mgpu::results {
 
 int merge_databases(const std::vector<std::string>& inputs, const std::string& output,
-                    std::vector<std::string>* blank_inputs) {
+                    std::vector<std::string>* blank_inputs, MergeStop* stop) {
   // Open every input first: a bad one stops the merge before the output is touched.
   check_database_path(output);
   refuse_database_path(output, inputs, "the input database");
@@ -45,15 +45,29 @@ int merge_databases(const std::vector<std::string>& inputs, const std::string& o
     trials.push_back(src.trials());
     for (const TrialRow& t : trials.back()) stored_config_text(src.path(), t.id, t.config_json);
   }
+  if (stop)
+    for (const auto& ts : trials) stop->trials_total += static_cast<std::int64_t>(ts.size());
+  auto stopping = [&] { return stop && stop->requested && stop->requested(); };
   NewDatabaseGuard created(output);  // a new output is not left behind by a merge that failed
-  Store out = Store::open(output, OpenMode::ReadWrite);
   int added = 0;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    Store& src = sources[i];
-    std::map<std::int64_t, std::int64_t> run_map;
-    for (const RunRow& r : src.runs()) run_map[r.id] = out.import_run(r);
-    for (const TrialRow& t : trials[i]) added += out.import_trial(t, run_map.at(t.run_id));
-    for (const EvidenceRecord& e : src.all_evidence()) out.import_evidence(e);  // kernels' SASS evidence (schema 7)
+  {
+    Store out = Store::open(output, OpenMode::ReadWrite);
+    for (size_t i = 0; i < sources.size() && !stopping(); ++i) {
+      Store& src = sources[i];
+      std::map<std::int64_t, std::int64_t> run_map;
+      for (const RunRow& r : src.runs()) run_map[r.id] = out.import_run(r);
+      for (const TrialRow& t : trials[i]) {
+        if (stopping()) break;
+        added += out.import_trial(t, run_map.at(t.run_id));
+      }
+      if (stopping()) break;
+      for (const EvidenceRecord& e : src.all_evidence()) out.import_evidence(e);  // kernels' SASS evidence (schema 7)
+    }
+  }  // closed before a new output is removed
+  if (stopping()) {
+    stop->stopped = true;
+    stop->output_removed = created.created();
+    return stop->output_removed ? 0 : added;
   }
   created.keep();
   return added;

@@ -4,6 +4,8 @@
 #                   trials the database holds, and counts the shape it was in as stopped, not tuned
 #   readers stop    best, trials, export, merge and regress stopped by SIGTERM at any moment
 #                   leave no -wal/-shm beside the database they read, and exit 0 or 143
+#   merge stop      a merge stopped between trials: a new output removed, an existing one keeps
+#                   what it committed (said, with the count); merging again completes it
 #   report stop     Ctrl-C during `report`: exit 130 with a plain line, no Python traceback
 #   second signal   a command blocked where no stop is checked (waiting out another process's
 #                   lock) ends on the second Ctrl-C; the same signal sent twice at once by one
@@ -64,6 +66,32 @@ for cmd in "best" "trials" "export --format csv -o $T/x.csv" "export --format js
   if [ "$leaks" != 0 ] || [ -n "$bad_exit" ]; then fail "reader_stopped '${cmd%% *}': $leaks runs left -wal/-shm; exits: $bad_exit"
   else ok "reader_stopped '${cmd%% *}' (10 moments, $stopped stopped mid-work, nothing left behind)"; fi
 done
+
+# --- merge stopped (round 19, F34: the first Ctrl-C was silent until the whole merge was done;
+# a second left a half-merged new output and its -wal). Stopped between trials: a new output is
+# removed, an existing one keeps the trials committed and says how many; merging again finishes.
+n_good="$(trials "$good")"
+rm -f "$T/m.db"*
+"$MGPU" merge "$good" -o "$T/m.db" > "$T/mg.out" 2>&1 &
+pid=$!
+for _ in $(seq 400); do [ -e "$T/m.db-wal" ] && break; sleep 0.01; done
+sleep 0.1; kill -INT "$pid"; wait "$pid"; rc=$?
+if [ "$rc" != 130 ] || [ -e "$T/m.db" ] || [ -e "$T/m.db-wal" ] || ! grep -q "stopped by SIGINT: the merge was not finished, and the new database .*m.db it had begun was removed" "$T/mg.out"; then
+  fail "merge_stopped_new_output: exit $rc, left: $(ls "$T" | grep -c '^m.db')"; sed 's/^/  | /' "$T/mg.out"
+else ok "merge_stopped_new_output (exit 130, the new output removed)"; fi
+"$MGPU" merge "$good" -o "$T/m.db" > /dev/null 2>&1 && q "$T/m.db" "DELETE FROM trials WHERE id > 50" ||
+  fail "merge_stopped: the fixture merge failed"
+"$MGPU" merge "$good" -o "$T/m.db" > "$T/mg.out" 2>&1 &
+pid=$!
+sleep 0.3; kill -TERM "$pid"; wait "$pid"; rc=$?
+have="$(trials "$T/m.db")"
+said="$(sed -n 's/.*not finished: \([0-9]*\) of the inputs. \([0-9]*\) trials were added.*/\1 \2/p' "$T/mg.out")"
+if [ "$rc" = 143 ] && { [ "$said" != "$((have - 50)) $n_good" ] || [ -e "$T/m.db-wal" ]; }; then
+  fail "merge_stopped_existing_output: holds $have, said '$said' (of $n_good)"; sed 's/^/  | /' "$T/mg.out"
+elif [ "$rc" != 143 ] && [ "$rc" != 0 ]; then fail "merge_stopped_existing_output: exit $rc"; sed 's/^/  | /' "$T/mg.out"
+elif ! "$MGPU" merge "$good" -o "$T/m.db" > /dev/null 2>&1 || [ "$(trials "$T/m.db")" != "$n_good" ]; then
+  fail "merge_stopped_existing_output: merging again did not complete it ($(trials "$T/m.db") of $n_good)"
+else ok "merge_stopped_existing_output (exit $rc, $have of $n_good trials then, the rerun completes it)"; fi
 
 # --- report stopped by Ctrl-C ---
 if /usr/bin/python3 -c "import matplotlib" 2> /dev/null; then
