@@ -361,17 +361,19 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
         }
         m = device.measure(req);
       }
-      if (proof && proof->status != "env_error") {
-        ++(proof->passed() ? rep.verified : rep.verify_failed);
-        rep.verify_reused += proof->passed() && proof->reused;
-      }
       double measure_ms = std::chrono::duration<double, std::milli>(Clock::now() - measure_start).count();
       bool ok = m.status == TrialStatus::Ok;
       if (interrupted && !ok) {
         // A signal reaches the worker too: its failure says nothing about the config. Left
-        // unrecorded, the trial is measured again when the run resumes.
+        // unrecorded, the trial is measured again when the run resumes -- and not counted as a
+        // failed verification either (round 19, F38: the summary said "1 failed and never
+        // ranked" for a verification the stop had cut short).
         hold.release();
         break;
+      }
+      if (proof && proof->status != "env_error") {
+        ++(proof->passed() ? rep.verified : rep.verify_failed);
+        rep.verify_reused += proof->passed() && proof->reused;
       }
       results::TrialRecord rec = trial_record(run, tmpl, o.problem, c, device.env, m);
       rec.problem_class = problem_class.key();

@@ -93,6 +93,23 @@ elif ! "$MGPU" merge "$good" -o "$T/m.db" > /dev/null 2>&1 || [ "$(trials "$T/m.
   fail "merge_stopped_existing_output: merging again did not complete it ($(trials "$T/m.db") of $n_good)"
 else ok "merge_stopped_existing_output (exit $rc, $have of $n_good trials then, the rerun completes it)"; fi
 
+# --- a stop during a verification (round 19, F38: the verification the signal cut short was
+# summed up as "1 failed and never ranked" while no row said so). At five moments of a run that
+# verifies each config before predicting it: the failures said are the failures stored.
+bad_said=""
+for delay in 2 2.7 3.4 4.1 4.8; do
+  rm -f "$T/vs.db"*
+  "$MGPU" matmul --arch sm_90a --m 512 --n 512 --k 256 --device model --strategy random --seed 3 --trials 300 \
+    --db "$T/vs.db" > "$T/vs.out" 2>&1 &
+  pid=$!
+  sleep "$delay"; kill -HUP "$pid"; wait "$pid"; rc=$?
+  said="$(sed -n 's/^verified on the virtual device before predicting: .*), \([0-9]*\) failed.*/\1/p' "$T/vs.out")"
+  stored="$(q "$T/vs.db" "SELECT count(*) FROM trials WHERE source = 'emulate' AND status NOT IN ('ok', 'env_error')" 2>/dev/null || echo 0)"
+  { [ "$rc" = 129 ] || [ "$rc" = 0 ]; } && [ "${said:-0}" = "$stored" ] && ! crashed "$T/vs.out" || bad_said+="exit $rc said '$said' stored $stored @$delay; "
+done
+if [ -n "$bad_said" ]; then fail "verification_stopped: $bad_said"; tail -4 "$T/vs.out" | sed 's/^/  | /'
+else ok "verification_stopped (5 moments: the failed verifications said are those stored)"; fi
+
 # --- report stopped by Ctrl-C ---
 if /usr/bin/python3 -c "import matplotlib" 2> /dev/null; then
   "$MGPU" report --db "$good" -o "$T/rep" > "$T/rep.out" 2>&1 &
