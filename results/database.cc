@@ -1,6 +1,7 @@
 #include "results/database.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -174,6 +175,42 @@ static std::optional<std::string> disk_full_why(const fs::path& dir) {
   return std::nullopt;
 }
 
+// The process's file-size limit (ulimit -f) in bytes, where there is one. SIGXFSZ is ignored
+// (harness/stop_signals.h), so a write past it fails as a full disk would.
+static std::optional<std::uintmax_t> file_size_limit() {
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  return static_cast<std::uintmax_t>(lim.rlim_cur);
+}
+
+// What SQLite's WAL index (the -shm beside a database) takes at least: one 32 KiB region.
+constexpr std::uintmax_t kShmBytes = 32768;
+
+// Which of the database's files reached the file-size limit, said for a message ("" if none).
+static std::string file_size_limit_note(const std::string& path) {
+  const std::optional<std::uintmax_t> limit = file_size_limit();
+  if (!limit) return "";
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path + suffix, ec);
+    if (!ec && size >= *limit)
+      return fmt::format(" ({}{} reached the file-size limit of {} bytes, ulimit -f)", path, suffix, *limit);
+  }
+  return "";
+}
+
+// Said where a write failed on a full disk or past the file-size limit: a -wal that holds rows
+// is the only copy of the transactions committed last (round 19, F37: a 480 KB -wal held the
+// run's 10 committed trials, and looked like a temporary file to delete).
+static std::string committed_wal_note(const std::string& path) {
+  std::error_code ec;
+  if (fs::file_size(path + "-wal", ec) == 0 || ec) return "";
+  // Closing may still fold it in (the checkpoint needs no new room where the pages exist), so
+  // said as a condition: whether it is left is known only after the message is made.
+  return fmt::format("; every trial committed before stays: if {}-wal is left beside it, it holds the last of them "
+                     "(keep it: the next run with room folds it in)", path);
+}
+
 static fs::path folder_of(const std::string& path) {
   std::error_code ec;
   fs::path abs = fs::absolute(path, ec);
@@ -203,7 +240,7 @@ core::Error database_error(const std::string& given, const SQLite::Exception& e)
   const int code = e.getErrorCode() & 0xff;
   if (code == SQLITE_CANTOPEN || code == SQLITE_FULL || code == SQLITE_IOERR)
     if (std::optional<std::string> why = disk_full_why(folder_of(path)))
-      return Error(ErrorKind::IO, fmt::format("the disk holding {} is full ({})", path, *why));
+      return Error(ErrorKind::IO, fmt::format("the disk holding {} is full ({}){}", path, *why, committed_wal_note(path)));
   switch (code) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
@@ -231,8 +268,12 @@ core::Error database_error(const std::string& given, const SQLite::Exception& e)
       return read_only_error(path, e.getErrorStr());
     case SQLITE_CANTOPEN:
       return Error(ErrorKind::InvalidInput, fmt::format("cannot open the database {}: {}", path, e.getErrorStr()));
-    case SQLITE_FULL: return Error(ErrorKind::IO, fmt::format("the disk holding {} is full", path));
-    case SQLITE_IOERR: return Error(ErrorKind::IO, fmt::format("I/O error on {}: {}", path, e.what()));
+    case SQLITE_FULL:
+      return Error(ErrorKind::IO, fmt::format("the disk holding {} is full{}{}", path, file_size_limit_note(path),
+                                              committed_wal_note(path)));
+    case SQLITE_IOERR:
+      return Error(ErrorKind::IO, fmt::format("I/O error on {}: {}{}{}", path, e.what(), file_size_limit_note(path),
+                                              committed_wal_note(path)));
     default: return Error(ErrorKind::InvalidInput, fmt::format("cannot use {} as a results database: {}", path, e.what()));
   }
 }
@@ -393,7 +434,10 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     const bool wal_rows = had_wal && fs::file_size(wal, ec) > 0;
     // On a full disk (no inode or byte free) SQLite could create a -wal and fail on the -shm,
     // leaving an empty -wal: read the file as it is instead, creating nothing.
-    const bool disk_full = can_write && !wal_rows && disk_full_why(dir).has_value();
+    // So under a file-size limit (ulimit -f) below the -shm's 32 KiB: SQLite's -shm was cut at
+    // the limit and left for every later reader (round 19, F37).
+    const std::optional<std::uintmax_t> limit = file_size_limit();
+    const bool disk_full = can_write && !wal_rows && (disk_full_why(dir).has_value() || (limit && *limit < kShmBytes));
     // A -shm without its -wal (left by a crash: SQLite removes the -shm first when the last
     // connection closes) beside a WAL database: no connection has it open (one that does keeps
     // its -wal), and a reader would create a new -wal beside the -shm and leave it there. The
@@ -409,6 +453,20 @@ DatabasePtr open_database(const std::string& path, OpenMode mode) {
     if (!fs::is_directory(dir))
       throw Error(ErrorKind::InvalidInput, fmt::format("cannot create {}: the folder {} does not exist", path, dir.string()));
     refuse_unwritable(path, abs, exists);
+    // A file-size limit (ulimit -f) SQLite's files cannot live under: one below the -shm's 32 KiB,
+    // or below the database's own size (a page past it cannot be written back). Said before
+    // anything is opened: the write failed later and left a -wal and -shm cut at the limit.
+    if (const std::optional<std::uintmax_t> limit = file_size_limit()) {
+      std::error_code sec;
+      const std::uintmax_t size = exists ? fs::file_size(abs, sec) : 0;
+      if (*limit < kShmBytes || (!sec && size >= *limit))
+        throw Error(ErrorKind::IO,
+                    fmt::format("the file-size limit (ulimit -f) of {} bytes is too small to write {}: {}; nothing was "
+                                "written (raise it: ulimit -f unlimited)", *limit, path,
+                                *limit < kShmBytes ? fmt::format("SQLite's index beside it ({}-shm) takes {} bytes", path,
+                                                                 kShmBytes)
+                                                   : fmt::format("the database is {} bytes already", size)));
+    }
     // A full disk is found before SQLite creates an empty database (or -wal, -shm) it cannot
     // fill. Where all three are there already, SQLite itself says when a write finds no room.
     const bool creates = !exists || !fs::exists(abs.string() + "-wal", ec) || !fs::exists(abs.string() + "-shm", ec);

@@ -379,6 +379,15 @@ bad compile_past_file_size_limit_untrapped 1 "cannot write (k\\.ptx:|a temporary
   "($LIMIT0 '$MGPU' compile --mlir k.mlir --arch sm_90a --emit ptx -o k.ptx) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls -A | grep -Eq 'k\\.ptx' || echo ' nothing left'; exit \$r"
 bad matmul_past_file_size_limit_untrapped 1 "^mgpu-tune: error: (the disk holding|I/O error on) n\\.db" --writes -- sh: \
   "ulimit -f 100; exec '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 3000 --strategy random --db n.db --quiet"
+# Round 19, F37: a limit SQLite's files cannot live under. A reader under one below the -shm's
+# 32 KiB read the file but left a -shm cut at the limit for every later reader (the case checks
+# no -wal/-shm appears); a writer is told before anything is opened (it failed mid-run and left a
+# -wal and -shm cut at the limit). The file-size note names the file that reached it.
+bad reader_under_tiny_file_size_limit 0 "m256_n256_k256" --fixture good -- sh: "ulimit -f 20; exec '$MGPU' best --db t.db --include-model"
+bad writer_under_tiny_file_size_limit 1 "file-size limit \(ulimit -f\) of 20480 bytes is too small to write n\.db: SQLite's index beside it \(n\.db-shm\) takes 32768 bytes; nothing was written.* nothing left" -- sh: \
+  "(ulimit -f 20; exec '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 2 --db n.db) 2>&1 | tr -d '\\n'; r=\${PIPESTATUS[0]}; ls n.db* 2> /dev/null || echo ' nothing left'; exit \$r"
+bad writer_under_limit_below_database 1 "file-size limit \(ulimit -f\) of 40960 bytes is too small to write t\.db: the database is [0-9]+ bytes already; nothing was written" --fixture good -- sh: \
+  "test \$(stat -c %s t.db) -gt 40960 || { echo 'fixture too small'; exit 9; }; ulimit -f 40; exec '$MGPU' matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 20 --db t.db"
 # An assembler that hangs, writes nothing or writes garbage (round 4, H01-H11): a time limit
 # (MGPU_TOOL_TIMEOUT) kills it with its children, exit 1 with the reason; no cubin is written.
 fixture_fake_ptxas() {
