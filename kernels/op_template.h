@@ -52,6 +52,10 @@ struct ProblemFlag {
 struct VerificationProblem {
   std::string problem_class;
   Problem problem;
+  int sm_count = 0;  // the SMs the launch's grid is sized for (prepare()); 0: the device's own
+  // Non-empty: the class has no problem small enough for the virtual device (`problem` is then
+  // the target itself, not to be run), and this says so; the config cannot be proven there.
+  std::string unrunnable_why;
 };
 
 // The outputs of a launch against the op's CPU reference.
@@ -109,13 +113,18 @@ class OpTemplate {
   // exactly, as it does the text fields and switches (dtypes, mask), and takes the nearest of
   // the other numbers (sizes).
   virtual std::vector<std::string> kernel_fields() const = 0;
-  // Where a config is proven before it ranks for `p`: each class once. They must build the
-  // kernel `p` builds (a verification is keyed by the binary).
-  virtual std::vector<VerificationProblem> verification_problems(const Problem& p) const = 0;
+  // Where config `c` is proven before it ranks for `p` on a device of `sm_count` SMs: each class
+  // once. They must build the kernel `p` builds (a verification is keyed by the binary). The
+  // classes may depend on the config and the device (a matmul's: how its tiles fall on `p` and
+  // how many waves of CTAs the SMs run). Never empty.
+  virtual std::vector<VerificationProblem> verification_problems(const Problem& p, const core::TuningConfig& c,
+                                                                 int sm_count) const = 0;
   // Launch preparation of build_mlir(p, c) compiled (`cubin` may be empty: the driver loads the
-  // PTX, as the virtual device does). Errors: core::CudaError from the driver.
+  // PTX, as the virtual device does), its grid sized for `sm_count` SMs (0: the device's; a
+  // verification problem gives its own). Errors: core::CudaError from the driver.
   virtual std::unique_ptr<PreparedRun> prepare(const Problem& p, const core::TuningConfig& c, std::uint64_t seed,
-                                               const std::string& ptx, const std::string& cubin) const = 0;
+                                               const std::string& ptx, const std::string& cubin,
+                                               int sm_count) const = 0;
 };
 
 // Reading problem() values: a whole number in [min, max] (decimal digits only), one of

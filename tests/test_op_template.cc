@@ -126,7 +126,7 @@ TEST(OpTemplate, ThreeVerificationClassesPerKernelFamily) {
   auto v = defaults(t);
   v["causal"] = "true";
   v["head-dim"] = "64";
-  const std::vector<VerificationProblem> classes = t.verification_problems(t.problem(v));
+  const std::vector<VerificationProblem> classes = t.verification_problems(t.problem(v), t.default_config(), 132);
   ASSERT_EQ(classes.size(), 3u);
   std::set<std::string> names;
   bool rows_without_keys = false, gqa = false;

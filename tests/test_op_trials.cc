@@ -51,12 +51,14 @@ class FaultyAttention final : public kernels::OpTemplate {
   }
   std::vector<kernels::Problem> kernel_problems() const override { return real().kernel_problems(); }
   std::vector<std::string> kernel_fields() const override { return real().kernel_fields(); }
-  std::vector<kernels::VerificationProblem> verification_problems(const kernels::Problem& p) const override {
-    return real().verification_problems(p);
+  std::vector<kernels::VerificationProblem> verification_problems(const kernels::Problem& p, const core::TuningConfig& c,
+                                                                  int sm_count) const override {
+    return real().verification_problems(p, c, sm_count);
   }
   std::unique_ptr<kernels::PreparedRun> prepare(const kernels::Problem& p, const core::TuningConfig& c, std::uint64_t seed,
-                                                const std::string& ptx, const std::string& cubin) const override {
-    return real().prepare(p, c, seed, ptx, cubin);
+                                                const std::string& ptx, const std::string& cubin,
+                                                int sm_count) const override {
+    return real().prepare(p, c, seed, ptx, cubin, sm_count);
   }
 
  private:
@@ -135,7 +137,7 @@ TEST_F(OpTrials, VerificationProblemsBuildTheKernelOfTheProblemTuned) {
   TrialRequest r = request(p.key, 128, 2, 1, "model");
   const std::string hash = measure_op_trial(r).kernel_hash;
   ASSERT_FALSE(hash.empty());
-  for (const kernels::VerificationProblem& v : t.verification_problems(p)) {
+  for (const kernels::VerificationProblem& v : t.verification_problems(p, r.config, 132)) {
     r.problem_key = v.problem.key;
     EXPECT_EQ(measure_op_trial(r).kernel_hash, hash) << v.problem_class;
   }

@@ -36,13 +36,13 @@ Compiled compile(const kernels::OpTemplate& t, const kernels::Problem& p, const 
 
 // One schedule on the virtual device; `bytes` gets the outputs.
 Measurement emulate_once(const kernels::OpTemplate& t, const kernels::Problem& p, const core::TuningConfig& c,
-                         const std::string& ptx, std::uint64_t schedule, std::vector<std::uint8_t>& bytes,
+                         int sm_count, const std::string& ptx, std::uint64_t schedule, std::vector<std::uint8_t>& bytes,
                          std::unique_ptr<kernels::PreparedRun>& run) {
   Measurement m;
   m.source = "emulate";
   try {
     setenv("MGPU_EMU_SEED", std::to_string(schedule).c_str(), 1);  // read by the virtual device at each launch
-    run = t.prepare(p, c, kInputSeed, ptx, "");
+    run = t.prepare(p, c, kInputSeed, ptx, "", sm_count);
     run->launch();
     bytes = run->output_bytes();  // synchronizes
     const LaunchFindings found = last_launch_findings();
@@ -70,7 +70,7 @@ Measurement emulate(const TrialRequest& req, const kernels::OpTemplate& t, const
   core::CudaContext::primary();
   std::unique_ptr<kernels::PreparedRun> run;
   return run_schedules(
-      req.seeds, [&](std::uint64_t seed, std::vector<std::uint8_t>& got) { return emulate_once(t, p, req.config, ptx, seed, got, run); },
+      req.seeds, [&](std::uint64_t seed, std::vector<std::uint8_t>& got) { return emulate_once(t, p, req.config, req.sm_count, ptx, seed, got, run); },
       [&](std::size_t at, const std::vector<std::uint8_t>&, const std::vector<std::uint8_t>&) {
         return fmt::format("{} differs between schedule 1 (seed {}) and this one", run->describe_byte(at), schedule_seed(0));
       });
@@ -85,9 +85,11 @@ Measurement on_gpu(const TrialRequest& req, const kernels::OpTemplate& t, const 
     if (req.verify) {
       int checked = 0;
       double worst = 0;
-      for (const kernels::VerificationProblem& v : t.verification_problems(p)) {
+      // Each class's problem (one too large for the virtual device runs here all the same).
+      for (const kernels::VerificationProblem& v : t.verification_problems(p, req.config, gpu.sm_count)) {
         const Compiled vk = compile(t, v.problem, req.config);
-        std::unique_ptr<kernels::PreparedRun> run = t.prepare(v.problem, req.config, kInputSeed, vk.ptx, vk.cubin);
+        std::unique_ptr<kernels::PreparedRun> run =
+            t.prepare(v.problem, req.config, kInputSeed, vk.ptx, vk.cubin, v.sm_count);
         run->launch();
         const kernels::Comparison cmp = run->compare();
         worst = std::max(worst, cmp.error_ratio);
@@ -102,7 +104,7 @@ Measurement on_gpu(const TrialRequest& req, const kernels::OpTemplate& t, const 
       }
       m.message = fmt::format("checked on the GPU at {} problem classes against the float64 reference", checked);
     }
-    std::unique_ptr<kernels::PreparedRun> run = t.prepare(p, req.config, kInputSeed, k.ptx, k.cubin);
+    std::unique_ptr<kernels::PreparedRun> run = t.prepare(p, req.config, kInputSeed, k.ptx, k.cubin, 0);
     core::DeviceBuffer flush(2 * gpu.l2_bytes);
     time_kernel(m, [&] { run->launch(); }, req.rule, flush, req.timer);
     return m;

@@ -450,20 +450,8 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
   (void)core::CompileOptions::from_environment();
   install_stop_handlers();
 
-  results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
-  // Every verdict row the prover may read, judged before a run is opened: a damaged one refused
-  // here leaves no unfinished run behind (round 16, F1).
-  const results::TemplateId tmpl = template_id(t);
-  std::set<std::string> checked;
-  for (const kernels::Problem& p : problems)
-    for (const kernels::VerificationProblem& v : t.verification_problems(p))
-      if (checked.insert(v.problem.key).second) store.check_rows_of(tmpl, v.problem.key);
-  const std::int64_t run = store.begin_run("verify", arguments, version_string());
-  OpProver prover(store, run, t, o.seeds, worker_env);
-  int verified = 0, failed = 0, reused = 0, ran = 0, configs = 0;
-  nlohmann::json rows = nlohmann::json::array();
-  bool interrupted = false;
   // What there is to verify, counted first: a stopped run says how many it did not reach.
+  int verified = 0, failed = 0, reused = 0, ran = 0, configs = 0;
   std::vector<std::vector<core::TuningConfig>> todos;
   for (const kernels::Problem& p : problems) {
     std::vector<core::TuningConfig>& todo = todos.emplace_back();
@@ -476,6 +464,22 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
     }
     configs += static_cast<int>(todo.size());
   }
+  // The device the configs are proven for: the arch's default (as `verify matmul`).
+  const int sm_count = virtual_environment(arch).sm_count;
+
+  results::Store store = results::Store::open(o.db, results::OpenMode::ReadWrite);
+  // Every verdict row the prover may read, judged before a run is opened: a damaged one refused
+  // here leaves no unfinished run behind (round 16, F1). A config's classes may be its own.
+  const results::TemplateId tmpl = template_id(t);
+  std::set<std::string> checked;
+  for (std::size_t pi = 0; pi < problems.size(); ++pi)
+    for (const core::TuningConfig& c : todos[pi])
+      for (const kernels::VerificationProblem& v : t.verification_problems(problems[pi], c, sm_count))
+        if (v.unrunnable_why.empty() && checked.insert(v.problem.key).second) store.check_rows_of(tmpl, v.problem.key);
+  const std::int64_t run = store.begin_run("verify", arguments, version_string());
+  OpProver prover(store, run, t, o.seeds, worker_env, sm_count);
+  nlohmann::json rows = nlohmann::json::array();
+  bool interrupted = false;
   for (std::size_t pi = 0; pi < problems.size(); ++pi) {
     const kernels::Problem& p = problems[pi];
     for (const core::TuningConfig& c : todos[pi]) {
@@ -507,7 +511,7 @@ void run_verify(const std::string& op, const VerifyFlags& o, const std::string& 
       (proof.ok ? verified : failed) += 1;
       reused += proof.reused;
       ran += proof.ran;
-      const std::string classes = joined_classes(t, p);
+      const std::string classes = joined_classes(t, p, c, sm_count);
       if (o.json) {
         rows.push_back({{"problem", p.key}, {"config", config_json(c)}, {"status", proof.status}, {"classes", classes},
                         {"ran", proof.ran}, {"reused", proof.reused}, {"message", proof.message}, {"wall_s", proof.wall_s}});

@@ -18,8 +18,14 @@
 namespace mgpu::harness {
 
 OpProver::OpProver(results::Store& store, std::int64_t run, const kernels::OpTemplate& t, int seeds,
-                   std::vector<std::string> worker_environment)
-    : store_(store), run_(run), t_(t), seeds_(seeds), tmpl_(template_id(t)), env_(virtual_environment(t.arch())) {
+                   std::vector<std::string> worker_environment, int sm_count)
+    : store_(store),
+      run_(run),
+      t_(t),
+      seeds_(seeds),
+      sm_count_(sm_count),
+      tmpl_(template_id(t)),
+      env_(virtual_environment(t.arch())) {
   worker_ = std::make_unique<WorkerProcess>(std::vector<std::string>{executable_path(), "worker"}, 900.0,
                                             std::move(worker_environment));
 }
@@ -37,7 +43,14 @@ OpProof OpProver::prove(const kernels::Problem& target, const core::TuningConfig
     proof.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return proof;
   };
-  for (const kernels::VerificationProblem& v : t_.verification_problems(target)) {
+  for (const kernels::VerificationProblem& v : t_.verification_problems(target, c, sm_count_)) {
+    if (!v.unrunnable_why.empty()) {  // no problem of the class fits the virtual device: unproven
+      proof.ok = false;
+      proof.status = "unsupported";
+      proof.failed_class = v.problem_class;
+      proof.message = v.unrunnable_why;
+      return done();
+    }
     results::Verification earlier = store_.verification({c.to_json(), hash, v.problem_class});
     std::string status, message;
     // A pass under fewer schedules than asked for is a weaker check than the one requested (a
@@ -56,6 +69,7 @@ OpProof OpProver::prove(const kernels::Problem& target, const core::TuningConfig
       req.config = c;
       req.measurer = "emulate";
       req.seeds = seeds_;
+      req.sm_count = v.sm_count;
       Measurement m = worker_->run(req);
       if (stop_requested() && m.status != TrialStatus::Ok) {
         // A stop reaches the worker too: its failure says nothing about the config. Nothing is
@@ -94,9 +108,10 @@ OpProof OpProver::prove(const kernels::Problem& target, const core::TuningConfig
   return done();
 }
 
-std::string joined_classes(const kernels::OpTemplate& t, const kernels::Problem& p) {
+std::string joined_classes(const kernels::OpTemplate& t, const kernels::Problem& p, const core::TuningConfig& c,
+                           int sm_count) {
   std::string joined;
-  for (const kernels::VerificationProblem& v : t.verification_problems(p))
+  for (const kernels::VerificationProblem& v : t.verification_problems(p, c, sm_count))
     joined += (joined.empty() ? "" : ";") + v.problem_class;
   return joined;
 }

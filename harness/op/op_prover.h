@@ -35,8 +35,10 @@ class OpProver {
  public:
   // `worker_environment`: what the workers run with (virtual_device_environment(), which
   // callers ask for before they write anything: it throws when the library is missing).
+  // `sm_count`: the SMs of the device the configs are proven for (their verification problems
+  // may depend on it: OpTemplate::verification_problems()).
   OpProver(results::Store& store, std::int64_t run, const kernels::OpTemplate& t, int seeds,
-           std::vector<std::string> worker_environment);
+           std::vector<std::string> worker_environment, int sm_count);
   // The kernel hash of a config's kernel at `p`, compiled through the cache. Throws
   // core::Error from the compiler.
   std::string kernel_hash(const kernels::Problem& p, const core::TuningConfig& c) const;
@@ -47,12 +49,15 @@ class OpProver {
   std::int64_t run_;
   const kernels::OpTemplate& t_;
   int seeds_;
+  int sm_count_;
   results::TemplateId tmpl_;
   results::Environment env_;
   std::unique_ptr<WorkerProcess> worker_;
 };
 
-// The verification classes of `p` joined by ';', as trials at `p` carry them.
-std::string joined_classes(const kernels::OpTemplate& t, const kernels::Problem& p);
+// The verification classes of config `c` at `p` (for `sm_count` SMs) joined by ';', as trials
+// at `p` carry them.
+std::string joined_classes(const kernels::OpTemplate& t, const kernels::Problem& p, const core::TuningConfig& c,
+                           int sm_count);
 
 }  // namespace mgpu::harness

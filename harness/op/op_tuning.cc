@@ -140,8 +140,12 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   // And the verdict rows the prover will read, every config's (they are read config by config as
   // the search reaches them: damage on a later one stopped a fresh study after it had written
   // trials and a run, round 16 F1).
-  if (worker_env)
-    for (const kernels::VerificationProblem& v : t.verification_problems(o.problem)) store.check_rows_of(tmpl, v.problem.key);
+  if (worker_env) {
+    std::set<std::string> checked;
+    for (const core::TuningConfig& c : candidates)
+      for (const kernels::VerificationProblem& v : t.verification_problems(o.problem, c, device.env.sm_count))
+        if (v.unrunnable_why.empty() && checked.insert(v.problem.key).second) store.check_rows_of(tmpl, v.problem.key);
+  }
   for (const kernels::Problem& later : o.also_fits) {
     store.check_problem(problem_record(later));
     store.check_rows_of(tmpl, later.key);
@@ -169,8 +173,10 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
   RunHold hold(store, claims, run);
   rep.run_uuid = store.run(std::to_string(run)).uuid;
   std::unique_ptr<OpProver> prover;
-  if (worker_env) prover = std::make_unique<OpProver>(store, run, t, o.verify_seeds, *worker_env);
-  const std::string classes = prover ? joined_classes(t, o.problem) : "";
+  if (worker_env) prover = std::make_unique<OpProver>(store, run, t, o.verify_seeds, *worker_env, device.env.sm_count);
+  auto classes_of = [&](const core::TuningConfig& c) {
+    return prover ? joined_classes(t, o.problem, c, device.env.sm_count) : std::string();
+  };
 
   // Configs an earlier run ranked unproven (--no-verify) are proven now, before they rank here:
   // by default one the virtual device fails never ranks. A verdict already stored is reused.
@@ -200,7 +206,7 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
           SQLite::Statement keys(store.db(), "UPDATE trials SET kernel_hash = ?, problem_class = ? WHERE id = ? AND "
                                              "(kernel_hash = '' OR problem_class = '')");
           keys.bind(1, hash);
-          keys.bind(2, classes);
+          keys.bind(2, classes_of(c));
           keys.bind(3, trial_of.at(it->first));
           keys.exec();
         });
@@ -272,7 +278,7 @@ OpTuneReport tune_op(const OpTuneOptions& o, const std::atomic<bool>& interrupte
                                           proof.reused ? fmt::format(" ({} reused)", proof.reused) : "");
         }
       }
-      cls = classes;
+      cls = classes_of(c);
     }
     if (measured) {
       TrialRequest req;

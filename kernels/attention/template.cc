@@ -111,7 +111,10 @@ class AttentionSm90 final : public OpTemplate {
   // the launch values change: ragged lengths whose K/V ring wraps (6 blocks of 64), grouped-query
   // heads with a partial last block, and either a second batch (non-causal) or, causal, a query
   // longer than the keys, whose first rows see no key (O = 0, LSE = -inf).
-  std::vector<VerificationProblem> verification_problems(const Problem& target) const override {
+  // Neither the config nor the device's SM count changes them: the grid is one CTA per query
+  // block and head, whatever the SMs.
+  std::vector<VerificationProblem> verification_problems(const Problem& target, const core::TuningConfig&,
+                                                         int) const override {
     const AttentionProblem t = attention_problem(target);
     auto make = [&](std::string kind, std::int64_t b, std::int64_t h, std::int64_t kvh, std::int64_t sq, std::int64_t skv) {
       AttentionProblem p = t;
@@ -127,7 +130,7 @@ class AttentionSm90 final : public OpTemplate {
 
   std::string kernel_name() const override { return BuiltAttention{}.kernel_name; }
   std::unique_ptr<PreparedRun> prepare(const Problem& p, const core::TuningConfig& c, std::uint64_t seed,
-                                       const std::string& ptx, const std::string& cubin) const override {
+                                       const std::string& ptx, const std::string& cubin, int) const override {
     return std::make_unique<Prepared>(attention_problem(p), attention_config(c), seed, ptx, cubin);
   }
 
