@@ -107,10 +107,11 @@ std::string shown(const json& v) {
   if (v.is_object()) return fmt::format("an object of {} keys", v.size());
   if (v.is_array()) return fmt::format("a list of {}", v.size());
   // A whole number beyond 64 bits is read as a double: quoted as 1.8446744073709552e+19 it
-  // looked like something else than what was typed (round 19, F42), so it is said by size.
+  // looked like something else than what was typed (round 19, F42), so it is written out in
+  // digits (2^64 exactly; 99999999999999999999 as the double nearest it, 1e20). 1e39 stays so.
   if (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
-      std::fabs(v.get<double>()) >= 0x1p63)
-    return v.get<double>() < 0 ? "a whole number below -2^63" : "a whole number beyond 64 bits";
+      std::fabs(v.get<double>()) >= 0x1p63 && std::fabs(v.get<double>()) < 1e21)
+    return fmt::format("{:.0f}", v.get<double>());
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   return s.size() > 40 ? s.substr(0, 37) + "..." : s;
 }

@@ -107,6 +107,9 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
     fmt::print("verified on the virtual device: {} passed, {} failed (see 'mgpu-tune trials --db {}' for each "
                "config's checker findings); no times: the virtual device has no clock\n",
                r.verified, r.verify_failed, o.db);
+    if (r.budget_taken_elsewhere)
+      fmt::print("the study's budget of {} trials is held by concurrent runs on {} (their claims): nothing was left for "
+                 "this run to do\n", o.trials, o.db);
     if (r.interrupted) fmt::print("interrupted: run the same command again to resume\n");
     return;
   }
@@ -129,7 +132,11 @@ void print_report(const TuneOptions& o, const TuneReport& r, bool json) {
                                                  "--include-model')", r.linted)
                                    : "");
   if (r.top.empty()) {
-    if (r.trials_this_run == 0 && r.trials_resumed == 0 && o.time_budget_s > 0 && !r.interrupted)
+    if (r.budget_taken_elsewhere)  // round 20, F53: not a failure, nothing was attempted
+      fmt::print("the study's budget of {} trials is held by concurrent runs on {} (their claims): nothing was left for "
+                 "this run to do; their results land there as they finish ('mgpu-tune best --db {}')\n",
+                 o.trials, o.db, o.db);
+    else if (r.trials_this_run == 0 && r.trials_resumed == 0 && o.time_budget_s > 0 && !r.interrupted)
       fmt::print("the time budget ({:g} s) ended before any trial ran: no config produced a result\n", o.time_budget_s);
     else if (r.trials_this_run == 0 && r.trials_resumed == 0 && r.interrupted)
       fmt::print("stopped before any trial ran: no config produced a result\n");  // none failed: none ran
@@ -342,9 +349,10 @@ void add_matmul_command(CLI::App& app) {
         if (!sr.report) continue;
         if (sr.report->source == "emulate") {  // as for one shape: a config failed, or none was verified
           // (a resumed run with nothing left to do verified none, and failed none: exit 0)
-          if (sr.report->verify_failed > 0 || (sr.report->verified == 0 && sr.report->trials_resumed == 0))
+          if (sr.report->verify_failed > 0 ||
+              (sr.report->verified == 0 && sr.report->trials_resumed == 0 && !sr.report->budget_taken_elsewhere))
             throw ExitWith{core::kExitFailure};
-        } else if (sr.report->top.empty()) {
+        } else if (sr.report->top.empty() && !sr.report->budget_taken_elsewhere) {
           throw ExitWith{core::kExitFailure};  // a shape with no result
         }
       }
@@ -362,8 +370,9 @@ void add_matmul_command(CLI::App& app) {
     if (r.source == "emulate") {
       // A config failed on the virtual device, or none was verified (a resumed run with nothing
       // left to do verified none this time, and failed none).
-      if (r.verify_failed > 0 || (r.verified == 0 && r.trials_resumed == 0)) throw ExitWith{core::kExitFailure};
-    } else if (r.top.empty()) {
+      if (r.verify_failed > 0 || (r.verified == 0 && r.trials_resumed == 0 && !r.budget_taken_elsewhere))
+        throw ExitWith{core::kExitFailure};
+    } else if (r.top.empty() && !r.budget_taken_elsewhere) {
       throw ExitWith{core::kExitFailure};  // every trial failed: the work failed
     }
   });

@@ -84,15 +84,6 @@ nlohmann::json trial_json(const results::TrialRow& t, const std::string& verific
 std::vector<results::DeclaredTemplate> declared_templates() {
   std::vector<results::DeclaredTemplate> out;
   for (const core::ArchSpec& arch : core::all_archs()) {
-    try {
-      const kernels::MatmulTemplate& t = kernels::matmul_template(arch);
-      core::TuningConfig sample;
-      const core::ParamSpace space = t.space();
-      for (const core::Param& p : space.params()) sample.set(p.name, p.domain.front());
-      out.push_back({std::string(t.name()), sample.to_json(), results::ProblemRecord{}, {}});  // a matmul's fields
-    } catch (const core::Error&) {
-      // no template for this arch yet
-    }
     for (const kernels::OpEntry& e : kernels::ops()) {
       const kernels::OpTemplate* t = nullptr;
       try {
@@ -212,16 +203,16 @@ void add_best(CLI::App& app) {
 results::SuiteShapes suite_shapes(const std::string& op, const std::string& spec) {
   results::SuiteShapes suite;
   suite.file = spec;  // an input: the export refuses to write over it
-  if (op == "matmul") {  // matmul's suites are not behind the op registry yet
+  if (op == "matmul") {  // matmul's suite files (CSV, its columns) are read by its own loader
     ShapeSuite loaded = load_shape_suite(spec, kernels::MatmulProblem{});
     suite.name = loaded.name;
     for (const kernels::MatmulProblem& p : loaded.shapes) suite.shapes.push_back(problem_record(p));
     return suite;
   }
   const kernels::OpEntry* entry = nullptr;
-  std::string ops = "matmul";
+  std::string ops;
   for (const kernels::OpEntry& e : kernels::ops()) {
-    ops += ", " + e.op;
+    ops += (ops.empty() ? "" : ", ") + e.op;
     if (e.op == op) entry = &e;
   }
   if (!entry) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("--op: there is no op '{}' ({})", op.substr(0, 40), ops));
@@ -261,8 +252,8 @@ void add_export(CLI::App& app) {
                   "A suite of --op's problems (file or name, as for 'matmul --shapes' or 'attention --shapes'): json "
                   "and cpp exports then say how each of its problems is served (exact, nearest tuned problem, or "
                   "default)");
-  std::string ops = "matmul";
-  for (const kernels::OpEntry& e : kernels::ops()) ops += ", " + e.op;
+  std::string ops;
+  for (const kernels::OpEntry& e : kernels::ops()) ops += (ops.empty() ? "" : ", ") + e.op;
   cmd->add_option("--op", o->op, fmt::format("The op whose problems --shapes lists: {}", ops))->capture_default_str();
   cmd->add_flag("--require-verified", o->require_verified,
                 "Refuse (exit 1, nothing written) when any entry is verified neither on hardware nor on the "

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "kernels/matmul_run/device_run.h"
+#include "kernels/matmul_suites.h"
 #include "kernels/matmul_template.h"
 #include "kernels/problem_class.h"
 
@@ -188,6 +189,22 @@ Problem generic_problem(const MatmulProblem& m) {
 MatmulProblem matmul_problem_of(const Problem& p) {
   if (p.op != "matmul") throw Error(ErrorKind::InvalidInput, fmt::format("a {} problem is not a matmul problem", p.op));
   return parse_matmul_key(p.key);
+}
+
+std::vector<OpSuite> matmul_op_suites() {
+  std::vector<OpSuite> out;
+  for (const NamedSuite& n : named_suites()) {
+    OpSuite s{n.name, n.description, {}};
+    for (const MatmulProblem& p : named_suite(n.name))
+      s.rows.push_back({{"m", std::to_string(p.m)},
+                        {"n", std::to_string(p.n)},
+                        {"k", std::to_string(p.k)},
+                        {"dtype", std::string(to_string(p.in_dtype))},
+                        {"out-dtype", std::string(to_string(p.out_dtype))},
+                        {"layout", std::string(to_string(p.b_layout))}});
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 const OpTemplate& matmul_op(const core::ArchSpec& arch) {

@@ -12,11 +12,15 @@
 
 #include "core/arch.h"
 #include "kernels/matmul_problem.h"
+#include "kernels/op_suites.h"
 #include "kernels/op_template.h"
 
 namespace mgpu::kernels {
 
 const OpTemplate& matmul_op(const core::ArchSpec& arch);
+
+// The named shape suites (kernels/matmul_suites.h) as rows of the face's problem flags, bf16.
+std::vector<OpSuite> matmul_op_suites();
 
 // A matmul problem as the op face carries it, and back (throws Error{InvalidInput} for a
 // problem of another op).

@@ -4,11 +4,13 @@
 
 #include "core/error.h"
 #include "kernels/attention/template.h"
+#include "kernels/matmul_op.h"
 
 namespace mgpu::kernels {
 
 const std::vector<OpEntry>& ops() {
   static const std::vector<OpEntry> entries = {
+      {"matmul", "sm_90a, sm_100a", "sm_90a", matmul_op, matmul_op_suites, /*dedicated_commands=*/true},
       {"attention", "sm_90a", "sm_90a", attention::attention_template, attention_suites},
   };
   return entries;

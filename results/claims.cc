@@ -197,6 +197,11 @@ std::vector<StudyTrial> Claims::trials_after(std::int64_t after_id) {
                             fmt::format("{} is damaged: trial {} has median_ms {} (a time must be a positive finite number)",
                                   path(), t.id, m.getString().substr(0, 40)));
         t.median_ms = v;
+      } else if (t.status == "ok" && study_.source != "emulate") {
+        // As every other reader (store.cc): an ok measurement or prediction without its time.
+        throw core::Error(core::ErrorKind::InvalidInput,
+                          fmt::format("{} is damaged: trial {} is an ok {} trial with no median_ms (only the virtual "
+                                      "device's verdicts have no time)", path(), t.id, study_.source.substr(0, 40)));
       }
       if (!q.getColumn(4).isNull()) {
         const SQLite::Column n = q.getColumn(4);

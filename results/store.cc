@@ -554,6 +554,13 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
                                                          fmt::join(kTrialStatuses, ", ")));
       r.source = q.getColumn(i++).getString();
       r.median_ms = stored_time(q.getColumn(i++), path_, r.id, "median_ms");
+      // An ok measurement or prediction has its time; only the virtual device, which has no
+      // clock, records an ok without one. best() dropped such a row's problem without a word and
+      // exports listed it timeless (battery round 20, F61).
+      if (r.status == "ok" && !r.median_ms && r.source != "emulate")
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is damaged: trial {} is an ok {} trial with no median_ms (only the virtual device's "
+                                "verdicts have no time)", path_, r.id, r.source.substr(0, 40)));
       r.min_ms = stored_time(q.getColumn(i++), path_, r.id, "min_ms", /*zero_ok=*/true);
       r.mean_ms = stored_time(q.getColumn(i++), path_, r.id, "mean_ms", /*zero_ok=*/true);
       r.noise = opt<double>(q.getColumn(i++));

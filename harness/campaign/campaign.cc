@@ -135,10 +135,10 @@ CampaignTask read_task(const nlohmann::json& t, std::string_view text, const std
     bool known = false;
     for (const kernels::OpEntry& e : kernels::ops()) {
       known = known || e.op == task.op;
-      ops += ", " + e.op;
+      ops += (ops.empty() ? "" : ", ") + e.op;
     }
     if (!known)
-      throw Error(ErrorKind::InvalidInput, fmt::format("the task's \"op\" '{}' is no op (matmul{})", task.op.substr(0, 40), ops));
+      throw Error(ErrorKind::InvalidInput, fmt::format("the task's \"op\" '{}' is no op ({})", task.op.substr(0, 40), ops));
     if (!t.at("problem").is_string())
       throw Error(ErrorKind::InvalidInput,
                   fmt::format("an {} task's \"problem\" is its key (text), not {}", task.op, t.at("problem").dump()));

@@ -427,8 +427,8 @@ void add_plan(CLI::App& parent) {
   auto o = std::make_shared<O>();
   auto* cmd = parent.add_subcommand("plan", "Write a campaign file: one tuning task per (arch, shape)");
   cmd->add_option("--arch", o->archs, "Target(s): sm_90a, sm_100a (repeat for several)")->required();
-  std::string ops = "matmul";
-  for (const kernels::OpEntry& e : kernels::ops()) ops += ", " + e.op;
+  std::string ops;
+  for (const kernels::OpEntry& e : kernels::ops()) ops += (ops.empty() ? "" : ", ") + e.op;
   cmd->add_option("--op", o->op, "The op every task tunes: " + ops + " (another op's problems come from --shapes or --problem)")
       ->capture_default_str();
   o->problem.add(*cmd);

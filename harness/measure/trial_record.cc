@@ -7,6 +7,7 @@
 #include "core/backend_fingerprint.h"
 #include "core/error.h"
 #include "core/nvml.h"
+#include "kernels/matmul_op.h"
 
 namespace mgpu::harness {
 
@@ -16,6 +17,8 @@ results::ProblemRecord problem_record(const kernels::MatmulProblem& p) {
 }
 
 results::ProblemRecord problem_record(const kernels::Problem& p) {
+  // A matmul is stored in the problems table's own columns (every schema), as its commands store it.
+  if (p.op == "matmul") return problem_record(kernels::matmul_problem_of(p));
   results::ProblemRecord r;
   r.kernel = p.op;
   r.key = p.key;

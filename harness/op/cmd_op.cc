@@ -574,6 +574,7 @@ void add_verify_subcommand(CLI::App& verify, const kernels::OpEntry& e) {
 
 void add_op_commands(CLI::App& app) {
   for (const kernels::OpEntry& e : kernels::ops()) {
+    if (e.dedicated_commands) continue;  // matmul's commands are its own (harness/cmd_matmul.cc, ...)
     add_tune_command(app, e);
     add_space_subcommand(*app.get_subcommand("space"), e);
     add_verify_subcommand(*app.get_subcommand("verify"), e);

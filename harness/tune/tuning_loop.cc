@@ -411,6 +411,8 @@ TuneReport tune(const TuneOptions& o, const std::atomic<bool>& interrupted,
   if (compiling.valid()) compiling.wait();
   for (const results::StudyTrial& r : claims.trials_after(last_seen)) learn(r);
   rep.study_trials = done = claims.counted();
+  rep.budget_taken_elsewhere = budget_reached && rep.trials_this_run == 0 && results.empty() && !interrupted &&
+                               rep.trials_resumed == 0;
   rep.exhausted = batch.empty() && !budget_reached && done < o.trials && rep.trials_this_run < o.trials && !interrupted;
   rep.interrupted = interrupted;
 

@@ -91,6 +91,9 @@ struct TuneReport {
   int evidence_recorded = 0, evidence_reused = 0, linted = 0;
   std::string lints_unavailable_why;
   int taken_elsewhere = 0;  // configs the strategy picked that another run had claimed or measured
+  // The study's budget was held by concurrent runs' claims before this run took a trial: it had
+  // nothing to do (not a failure; their results land in the database as they finish).
+  bool budget_taken_elsewhere = false;
   int study_trials = 0;     // the study's counted trials at the end, every run's
   double wall_s = 0;
   bool interrupted = false, exhausted = false;

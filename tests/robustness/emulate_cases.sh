@@ -144,7 +144,7 @@ bad buffer_zero_bytes 2 "'args\[0\].buffer.bytes' = 0 is out of range \(1..85899
 # --- values that wrapped modulo 2^32 (and ran "clean") ---
 bad dynamic_smem_2pow32 2 "launch description: 'dynamic_smem' = 4294967296 is out of range \(0..232448\)" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": 4294967296')"
 bad dynamic_smem_minus_1 2 "'dynamic_smem' = -1 is out of range \(0..232448\)" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": -1')"
-bad dynamic_smem_2pow64 2 "'dynamic_smem' must be a whole number in 0..232448, not 1.8446744073709552e\+19" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": 18446744073709551616')"
+bad dynamic_smem_2pow64 2 "'dynamic_smem' must be a whole number in 0..232448, not 18446744073709551616" --fixture ptx -- "${E[@]}" "$(lj '"dynamic_smem": 18446744073709551616')"
 bad block_2pow32_plus_1 2 "'block' = 4294967297 is out of range \(1..1024\)" --fixture ptx -- "${E[@]}" "$(lj '"block": 4294967297')"
 bad grid_2pow32_plus_1 2 "'grid\[0\]' = 4294967297 is out of range \(1..2147483647\)" --fixture ptx -- "${E[@]}" "$(lj '"grid": [4294967297]')"
 bad cluster_2pow32_plus_1 2 "'cluster' = 4294967297 is out of range \(1..16\)" --fixture ptx -- "${E[@]}" "$(lj '"cluster": 4294967297')"

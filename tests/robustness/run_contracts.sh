@@ -2,6 +2,8 @@
 # The tuning run's contracts, through the real executable (no GPU: --device model):
 #   signals    SIGTERM / SIGHUP / SIGINT mid-run: exit 143 / 129 / 130, the summary printed,
 #              the committed trials intact, and the run resumes to its budget without repeats
+#   small budget four runs at --trials 2 on one database: the ones the others' claims left
+#                   nothing to do exit 0 and say so
 #   concurrent three runs on one database share the study's --trials budget: total == budget,
 #              no config measured twice
 #   cache      an unusable compile cache is one warning, the configs compile without it and
@@ -50,6 +52,23 @@ for seeds in "1 2 3" "7 7 7"; do
     fail "concurrent_seeds_${seeds// /}: exits $rcs, $n trials, $d distinct (want 60, 60)"; cat "$T"/conc.*.out | tail -8
   else ok "concurrent_seeds_${seeds// /} (60 trials, 60 configs)"; fi
 done
+
+# --- a budget smaller than the runs (round 20, F53): four runs at --trials 2 on one database. A
+# run that finds the budget held by the others' claims had nothing to do: exit 0, said so -- it
+# exited 1 with "none of the trials succeeded". Repeated: which run is left out is a race. ---
+bad_rcs=""
+for round in 1 2 3; do
+  db="$T/small-budget-$round.db"
+  pids=()
+  for s in 1 2 3 4; do
+    "$MGPU" matmul --arch sm_90a --m 128 --n 128 --k 128 --device model --no-compile --strategy random --seed "$s" \
+      --trials 2 --db "$db" > "$T/sb.$s.out" 2>&1 & pids+=($!)
+  done
+  rcs=""; for p in "${pids[@]}"; do wait "$p"; rcs+="$? "; done
+  [ "$rcs" = "0 0 0 0 " ] && [ "$(trials "$db")" = 2 ] && ! grep -q "none of the trials succeeded" "$T"/sb.*.out || bad_rcs+="round $round: exits $rcs, $(trials "$db") trials; "
+done
+if [ -n "$bad_rcs" ]; then fail "budget_held_by_concurrent_runs: $bad_rcs"; cat "$T"/sb.*.out | tail -6
+else ok "budget_held_by_concurrent_runs (3 rounds of 4 runs at --trials 2: every exit 0, 2 trials each)"; fi
 
 # --- an unusable compile cache: MGPU_CACHE_DIR naming a file, XDG_CACHE_HOME under a file ---
 echo file > "$T/afile"

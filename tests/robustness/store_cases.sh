@@ -272,6 +272,16 @@ bad best_negative_median 2 "$DAMAGED_TIME -1 \\(a time must be a positive finite
 bad best_text_median 2 "$DAMAGED_TIME 'abc' \\(a time must be" --fixture median_text -- best --db '$DB' --include-model
 bad best_nan_median 2 "$DAMAGED_TIME 'nan' \\(a time must be" --fixture median_nan -- best --db '$DB' --include-model
 bad best_zero_median 2 "$DAMAGED_TIME 0 \\(a time must be" --fixture median_zero -- best --db '$DB' --include-model
+# Round 20, F61: an ok model (or GPU) trial with no time -- best dropped its problem without a
+# word, csv listed it timeless, a tuner resumed over it. Only the virtual device's verdicts
+# (source emulate, no clock) are ok without a time: the emulate case below stays readable.
+fixture_median_null() { fixture_median NULL; }
+NULL_TIME="t.db is damaged: trial 1 is an ok model trial with no median_ms \\(only the virtual device's verdicts have no time\\)"
+bad best_null_median 2 "$NULL_TIME" --fixture median_null -- best --db '$DB' --include-model
+bad trials_null_median 2 "$NULL_TIME" --fixture median_null -- trials --db '$DB'
+bad export_csv_null_median 2 "$NULL_TIME" --fixture median_null -- export --db '$DB' --format csv -o '$W/x.csv' --include-model
+bad resume_null_median 2 "$NULL_TIME" --fixture median_null -- \
+  matmul --arch sm_90a --m 256 --n 256 --k 256 --device model --no-compile --trials 6 --seed 1 --db '$DB'
 bad export_cpp_negative_median 2 "$DAMAGED_TIME -1 " --fixture median_negative -- export --db '$DB' --format cpp -o '$W/x.h' --include-model
 bad export_json_negative_median 2 "$DAMAGED_TIME -1 " --fixture median_negative -- export --db '$DB' --format json -o '$W/x' --include-model
 bad trials_problem_sizes 2 "t.db is damaged: trial 1 has a problem with m = 9223372036854775807 \\(a size is 1 to 2147483647\\)" \
