@@ -117,16 +117,23 @@ int write_failure_reason(int fd) {
 
 // Output that could not be written (a full disk behind '>', a closed stdout) is a failure of
 // the work, not a success that printed nothing.
+// A verdict that says "no verdict" (3, 4) or success is not what a run whose output was lost
+// reports: that is the work failing (1). Bad input and stops keep their codes (round 20, F57:
+// regress of predictions said 3 with its report lost).
+int when_output_lost(int code) {
+  return code == core::kExitOk || code == kExitNothingMeasured || code == kExitNoVerdict ? core::kExitFailure : code;
+}
+
 int with_output_written(int code) {
   errno = 0;
   std::cout.flush();
   if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return code;
   // The reader closed the pipe early (`| head -1`): it has what it wanted, and saying so on the
   // terminal would only be noise. Still no success: exit 1, quietly.
-  if (errno == EPIPE || reader_gone(STDOUT_FILENO)) return code == core::kExitOk ? core::kExitFailure : code;
+  if (errno == EPIPE || reader_gone(STDOUT_FILENO)) return when_output_lost(code);
   std::cerr << "mgpu-tune: error: cannot write the output to stdout ("
             << std::strerror(errno ? errno : write_failure_reason(STDOUT_FILENO)) << ")\n";
-  return code == core::kExitOk ? core::kExitFailure : code;
+  return when_output_lost(code);
 }
 
 }  // namespace

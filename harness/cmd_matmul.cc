@@ -185,7 +185,9 @@ void print_suite_report(const TuneOptions& o, const ShapeSuite& suite, const Sui
   int tuned = 0, covered = 0, stopped = 0;
   std::string source;
   for (const SuiteShapeResult& s : r.shapes) {
-    if (s.report && s.report->interrupted) {  // the shape the stop came in: not tuned, resumed next time
+    // The shape the stop came in: not tuned, resumed next time -- unless its study had its whole
+    // budget when the stop arrived (the last trial committed just before it): that one is tuned.
+    if (s.report && s.report->interrupted && s.report->study_trials < o.trials) {
       ++stopped;
       if (source.empty()) source = s.report->source;
       fmt::print("{:<36} stopped partway: {} new trials committed ({} resumed)\n", s.problem.key(),

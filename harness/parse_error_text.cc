@@ -7,14 +7,18 @@
 namespace mgpu::harness {
 namespace {
 
-const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
+// The deepest subcommand parsed so far: where the command line's words went.
+const CLI::App* deepest(const CLI::App& app) {
   const CLI::App* a = &app;
   for (;;) {
     const auto subs = a->get_subcommands();
-    if (subs.empty()) break;
+    if (subs.empty()) return a;
     a = subs.back();
   }
-  for (; a; a = a->get_parent())
+}
+
+const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* a = deepest(app); a; a = a->get_parent())
     if (const CLI::Option* o = a->get_option_no_throw(name)) return o;
   return nullptr;
 }
@@ -50,8 +54,14 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e) {
     return fmt::format("no {} given{}", m[1].str(),
                        o && !o->get_description().empty() ? fmt::format(": {}", o->get_description()) : "");
   }
-  if (std::regex_match(what, m, std::regex(R"(The following arguments? (?:was|were) not expected: (.*))")))
-    return fmt::format("not an option or value this command takes: {}", m[1].str());
+  if (std::regex_match(what, m, std::regex(R"(The following arguments? (?:was|were) not expected: (.*))"))) {
+    // CLI11 joins them last first ("x --bogus" for --bogus x: round 20, F60); its list of what was
+    // left keeps them in the order typed.
+    const CLI::App* a = deepest(app);
+    std::string typed;
+    for (const std::string& arg : a->remaining(true)) typed += (typed.empty() ? "" : " ") + arg;
+    return fmt::format("not an option or value this command takes: {}", typed.empty() ? m[1].str() : typed);
+  }
   return what;
 }
 

@@ -212,7 +212,11 @@ int export_json(Store& store, const std::string& folder, bool include_model, con
   if (require_verified_rows) require_verified(best);  // before the folder is made
   NewFolderGuard made(folder);
   std::filesystem::create_directories(folder, ec);
-  if (ec) throw core::Error(core::ErrorKind::InvalidInput, fmt::format("cannot create the folder {}: {}", folder, ec.message()));
+  // The disk's failure (no space or inode: round 20, F59) is exit 1, as every writer says it;
+  // a path that cannot be a folder is the user's.
+  if (ec)
+    throw core::Error(environment_errno(ec.value()) ? core::ErrorKind::IO : core::ErrorKind::InvalidInput,
+                      fmt::format("cannot create the folder {}: {}", folder, ec.message()));
   std::map<std::string, nlohmann::json> files;         // file name -> document
   std::map<std::string, std::vector<TrialRow>> rows_of;  // file name -> its entries
   int n = 0;

@@ -14,6 +14,11 @@
 
 namespace mgpu::results {
 
+// The environment's failures (exit 1): a full disk or quota, a file-size limit, the device.
+// EPIPE: the program reading a pipe (-o /dev/stdout | head) went away; output that cannot be
+// written is exit 1 (README "Exit codes"), not bad input.
+bool environment_errno(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO || err == EPIPE; }
+
 using core::Error;
 using core::ErrorKind;
 namespace fs = std::filesystem;
@@ -39,10 +44,6 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return resolve(a) == resolve(b);                     // by name: files that do not exist yet
 }
 
-// The environment's failures (exit 1): a full disk or quota, a file-size limit, the device.
-// EPIPE: the program reading a pipe (-o /dev/stdout | head) went away; output that cannot be
-// written is exit 1 (README "Exit codes"), not bad input.
-bool environment_errno(int err) { return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO || err == EPIPE; }
 
 [[noreturn]] void fail_stream(const std::string& path, const char* what) {
   int err = errno;

@@ -20,6 +20,10 @@
 
 namespace mgpu::results {
 
+// Whether a write's errno is the environment's failure (a full disk or quota, a file-size limit,
+// the device, a reader gone: exit 1) rather than the user's path (exit 2).
+bool environment_errno(int err);
+
 void refuse_database_path(const std::string& out, const std::vector<std::string>& dbs,
                           const std::string& role = "the results database");
 void write_file_atomically(const std::string& path, const std::string& text);

@@ -65,6 +65,15 @@ void ensure_python() {
   std::call_once(once, [] {
     std::string home = python_home();
     check_python_home(home);
+    // UTF-8 mode: an isolated interpreter in a process that never set its locale reads file
+    // names as ASCII, so `report -o rép` failed with a UnicodeEncodeError traceback (battery
+    // round 20, F54). In UTF-8 mode names are UTF-8, and bytes that are not pass through
+    // (surrogateescape), as they do for the rest of the tool.
+    PyPreConfig pre;
+    PyPreConfig_InitIsolatedConfig(&pre);
+    pre.utf8_mode = 1;
+    if (PyStatus_Exception(Py_PreInitialize(&pre)))
+      throw Error(ErrorKind::Unavailable, "cannot configure the embedded Python interpreter (UTF-8 mode)");
     PyConfig config;
     PyConfig_InitIsolatedConfig(&config);
     PyStatus st = PyConfig_SetBytesString(&config, &config.home, home.c_str());

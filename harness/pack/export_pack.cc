@@ -328,8 +328,8 @@ PackSummary export_pack(results::Store& store, const std::string& dir, bool incl
   std::error_code ec;
   fs::remove_all(staging.path, ec);
   fs::create_directories(staging.path, ec);
-  if (ec)
-    throw core::Error(core::ErrorKind::InvalidInput,
+  if (ec)  // no space or inode left is the disk's failure (exit 1, round 20, F59)
+    throw core::Error(results::environment_errno(ec.value()) ? core::ErrorKind::IO : core::ErrorKind::InvalidInput,
                       fmt::format("cannot create a folder beside {}: {}", dir, ec.message()));
   for (const PackSourceFile& f : kPackSourceFiles) write_text(staging.path / f.path, f.text);
   const std::string tool = version_string();

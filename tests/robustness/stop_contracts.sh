@@ -220,6 +220,22 @@ else
   echo "skip full_tmpdir: no mount namespace (unshare -rm) or no ptxas here"
 fi
 
+# --- exports on a disk with no inode left (round 20, F59: json and pack said exit 2, bad input;
+# every other writer exit 1, the disk): a 3-inode tmpfs filled, in a mount namespace of our own.
+if unshare -rm true 2> /dev/null; then
+  "$MGPU" matmul --arch sm_90a --m 256 --n 256 --k 256 "${MODEL[@]}" --trials 2 --db "$T/inodes.db" > /dev/null 2>&1
+  mkdir -p "$T/ifs"
+  for fmt in json pack; do
+    unshare -rm bash -c 'mount -t tmpfs -o size=1m,nr_inodes=3 tmpfs "$1" || exit 97; touch "$1/a"; shift; exec "$@"' _ \
+      "$T/ifs" "$MGPU" export --db "$T/inodes.db" --format "$fmt" --include-model -o "$T/ifs/out" > "$T/inodes.out" 2>&1; rc=$?
+    if [ "$rc" != 1 ] || ! grep -q "No space left on device" "$T/inodes.out"; then
+      fail "export_no_inodes_$fmt: exit $rc"; tail -2 "$T/inodes.out" | sed 's/^/  | /'
+    else ok "export_no_inodes_$fmt (exit 1, the disk named)"; fi
+  done
+else
+  echo "skip export_no_inodes: no mount namespace (unshare -rm)"
+fi
+
 # --- a stop before the database is created (round 8, F15: "0 trials ... committed in s.db", a
 # device named "", and no s.db). SIGTERM: a background job of a script ignores SIGINT. The space
 # walk takes seconds, so 0.5 s in (the process started, its handlers in place) it is usually

@@ -258,6 +258,9 @@ bad best_stdout_full 1 "cannot write the output to stdout \\(No space left on de
 bad trials_stdout_closed 1 "cannot write the output to stdout \\(Bad file descriptor\\)" --fixture good -- sh: '"$MGPU"' trials --db '$DB' '>&-'
 bad space_json_stdout_full 1 "cannot write the output to stdout" -- sh: '"$MGPU"' space matmul --arch sm_90a --json '>' /dev/full
 bad help_stdout_full 1 "cannot write the output to stdout" -- sh: '"$MGPU"' --help '>' /dev/full
+# Round 20, F57: a report lost to a full stdout is the work failing (1), whatever verdict it held
+# (regress of predictions: 3, "no verdict").
+bad regress_predictions_to_dev_full 1 "cannot write the output to stdout" --fixture good -- sh: '"$MGPU"' regress --db t.db --baseline 1 --candidate 1 '>' /dev/full
 bad export_csv_to_dev_full 1 "cannot write /dev/full: .*No space left on device" --fixture good -- export --db '$DB' --format csv --include-model -o /dev/full
 
 # --- damaged rows are refused where rows are read; the C++ header holds database text as literals ---

@@ -19,6 +19,9 @@ bad help_texts_name_no_issue 0 "^ok$" --writes -- sh: "$(declare -f helps); MGPU
 bad readme_headings_name_no_issue 0 "^ok$" -- sh: "grep -En '^#+ .*[Ii]ssues? [0-9]' '$SRC/README.md' && echo bad || echo ok"
 bad report_names_no_issue 0 "^ok$" --fixture good --writes -- sh: "'$MGPU' report --db t.db -o rep > log.txt 2>&1 || { cat log.txt; echo failed; }; \
   grep -Eno '.{30}[Ii]ssues? [0-9].{10}' rep/*.html && echo bad || echo ok"
+# Round 20, F54: a report folder named in UTF-8 was a Python UnicodeEncodeError traceback, exit 1
+# (the embedded interpreter read file names as ASCII).
+bad report_folder_not_ascii 0 "wrote rép ☃/index.html" --fixture good --writes -- report --db '$DB' -o 'rép ☃'
 # A 2^65-byte split-K workspace wrapped to "needs 0 bytes": saturated, said as more than 2^63-1.
 bad split_k_workspace_no_wrap 2 "needs more than 9223372036854775807 bytes of workspace" -- compile matmul --arch sm_90a --m 2147483632 --n 2147483632 --k 2147483632 --config '{"swap_ab":"yes","tile_m":16,"tile_n":64,"schedule":"split_k","split_k":2}'
 
@@ -88,6 +91,8 @@ bad option_given_twice 2 "error: --trials was given twice: give it once" -- matm
 bad switch_given_a_word 2 "error: --causal is a switch: give it alone, or as --causal=true or --causal=false \(not 'maybe'\)" -- attention --arch sm_90a --causal=maybe
 bad positional_missing 2 "error: no inputs given: Databases to merge" -- merge -o m.db
 bad argument_not_expected 2 "error: not an option or value this command takes: --bogus" -- best --db t.db --bogus
+# Round 20, F60: in the order typed (CLI11 joined them last first: "x --bogus").
+bad arguments_not_expected_in_order 2 "error: not an option or value this command takes: --bogus x a$" -- best --db t.db --bogus x a
 # Round 19, F43: Google Benchmark (linked for mgpu-bench) read `V` as its --v flag's default in
 # every command; V is hidden from it, and still there for the programs mgpu-tune starts.
 bad v_in_environment_ignored 2 "^mgpu-tune: error: database nothing.db does not exist$" -- \
