@@ -43,9 +43,14 @@ extern "C" void on_stop_signal(int sig, siginfo_t* info, void*) {
   // opens) would otherwise be unkillable but by SIGKILL. The same signal again from the same
   // process within half a second is the same request, not a second one: GNU timeout sends it to
   // the process and then to its process group, which holds us too. A terminal's Ctrl-C comes from the kernel (no sender): pressed twice, it ends us.
+  // So is the same signal passed on by our parent within that half second (nightly.sh's trap
+  // forwards what it gets, and Slurm's time limit signals the whole group: mgpu-bench got it twice
+  // and ended at once, leaving its pack build folder and no word, battery round 20, F50).
   if (g_interrupted) {
-    if (sender > 0 && sender == g_first_sender && sig == g_signal && monotonic_ns() - g_first_ns < 500'000'000LL)
-      return;
+    const pid_t parent = getppid();
+    const bool same_sender = sender > 0 && sender == g_first_sender;
+    const bool parent_passing_on = (sender > 0 && sender == parent) || (g_first_sender > 0 && g_first_sender == parent);
+    if ((same_sender || parent_passing_on) && sig == g_signal && monotonic_ns() - g_first_ns < 500'000'000LL) return;
     end_children();
     signal(sig, SIG_DFL);
     raise(sig);

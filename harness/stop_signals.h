@@ -1,7 +1,7 @@
 // Ctrl-C (SIGINT), and what Slurm and CI send at a time limit (SIGTERM) or when the terminal
 // goes (SIGHUP): a long command installs these handlers, lets the work under way finish and
 // commit, and exits 128 + the signal's number (130, 143, 129); a second signal ends the process
-// at once -- but the same signal from the same sender within half a second is one request (GNU
+// at once -- but the same signal from the same sender (or passed on by our parent) within half a second is one request (GNU
 // timeout sends it to the process, then to its group). Shared by `matmul`, `campaign run-task` and the commands that read a database (so
 // a stop never leaves a reader's -wal/-shm behind: they finish, close it, then exit).
 #pragma once

@@ -110,6 +110,25 @@ done
 if [ -n "$bad_said" ]; then fail "verification_stopped: $bad_said"; tail -4 "$T/vs.out" | sed 's/^/  | /'
 else ok "verification_stopped (5 moments: the failed verifications said are those stored)"; fi
 
+# --- a group stop passed on by the parent too (round 20, F50: Slurm's time limit signals the
+# whole group and nightly.sh forwards what it gets, so mgpu-bench had it twice from two senders and
+# ended at once, saying nothing, its pack build folder left). The parent here forwards SIGTERM as
+# nightly.sh does; the group gets one. The tuner stops cleanly and says so. ---
+gstops=""
+for round in 1 2 3; do
+  rm -f "$T/grp.db"*
+  setsid bash -c 'trap "kill -TERM \$child 2>/dev/null" TERM
+    "$0" matmul --arch sm_90a --m 2048 --n 2048 --k 2048 --device model --no-compile --warm-start 0 --strategy random \
+      --trials 100000 --db "$1" > "$2" 2>&1 & child=$!
+    wait $child; wait $child; exit $?' "$MGPU" "$T/grp.db" "$T/grp.out" &
+  leader=$!
+  for _ in $(seq 400); do [ "$(trials "$T/grp.db" 2>/dev/null || echo 0)" -ge 20 ] && break; sleep 0.05; done
+  kill -TERM -- -"$leader"; wait "$leader"; rc=$?
+  { [ "$rc" = 143 ] && grep -q "stopped by SIGTERM: .* committed" "$T/grp.out"; } || gstops+="round $round: exit $rc; "
+done
+if [ -n "$gstops" ]; then fail "group_stop_passed_on: $gstops"; tail -3 "$T/grp.out" | sed 's/^/  | /'
+else ok "group_stop_passed_on (3 rounds: exit 143, the stop said, trials committed)"; fi
+
 # --- report stopped by Ctrl-C ---
 if /usr/bin/python3 -c "import matplotlib" 2> /dev/null; then
   "$MGPU" report --db "$good" -o "$T/rep" > "$T/rep.out" 2>&1 &
