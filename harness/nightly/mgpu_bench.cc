@@ -1,5 +1,6 @@
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -180,6 +181,20 @@ std::string check_benchmark_flags(int argc, char** argv) {
       bad_benchmark_flag(*f, "true or false (or yes/no, on/off, 1/0)");
   if (auto f = benchmark_flag(argc, argv, "benchmark_color"); f && f->value != "auto" && !is_switch_word(f->value))
     bad_benchmark_flag(*f, "auto, true or false");
+  // A filter that is no regular expression Google Benchmark said as matching nothing ("--benchmark_filter
+  // matches none of the suite's benchmarks"), as a typo-free empty suite would be (round 20, F58).
+  // It reads the filter as a POSIX extended expression; a leading '-' negates it.
+  if (auto f = benchmark_flag(argc, argv, "benchmark_filter")) {
+    const std::string re = !f->value.empty() && f->value[0] == '-' ? f->value.substr(1) : f->value;
+    regex_t compiled;
+    const int rc = ::regcomp(&compiled, re.c_str(), REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+      char why[256];
+      ::regerror(rc, &compiled, why, sizeof why);
+      bad_benchmark_flag(*f, fmt::format("a regular expression (POSIX extended; {})", why));
+    }
+    ::regfree(&compiled);
+  }
   auto out = benchmark_flag(argc, argv, "benchmark_out");
   return out ? out->value : "";
 }
@@ -426,7 +441,27 @@ int run(int argc, char** argv) {
     const std::filesystem::path parent = std::filesystem::absolute(benchmark_out, ec).parent_path();
     if (!std::filesystem::exists(st) && !std::filesystem::is_directory(parent, ec))
       throw core::Error(core::ErrorKind::InvalidInput,
-                        fmt::format("--benchmark_out {}: the folder {} does not exist", benchmark_out, parent.string()));
+                        std::filesystem::exists(parent, ec)
+                            ? fmt::format("--benchmark_out {}: {} is a file, not a folder", benchmark_out, parent.string())
+                            : fmt::format("--benchmark_out {}: the folder {} does not exist", benchmark_out,
+                                          parent.string()));
+    // A file that cannot be created or written (a read-only disk, a name too long, no inode
+    // left) Google Benchmark said as a bare "invalid file name", exit 1, once the suite had run
+    // (round 20, F58). Tried now: a new file is created and removed again, an existing one is
+    // opened without truncating it. The disk's failure is exit 1, the path's exit 2.
+    if (!std::filesystem::exists(st) || std::filesystem::is_regular_file(st)) {
+      const bool is_new = !std::filesystem::exists(st);
+      const int fd = ::open(benchmark_out.c_str(), is_new ? O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC : O_WRONLY | O_CLOEXEC,
+                            0644);
+      if (fd < 0) {
+        const int err = errno;
+        throw core::Error(results::environment_errno(err) ? core::ErrorKind::IO : core::ErrorKind::InvalidInput,
+                          fmt::format("--benchmark_out {}: cannot {} it ({})", benchmark_out,
+                                      is_new ? "create" : "write", std::strerror(err)));
+      }
+      ::close(fd);
+      if (is_new) ::unlink(benchmark_out.c_str());
+    }
     // Held open to the end: the reader sees the end of the file only when the suite is written.
     static const int fifo = core::open_output_fifo(benchmark_out, "--benchmark_out");
     (void)fifo;

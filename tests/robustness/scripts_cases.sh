@@ -580,6 +580,16 @@ bad bench_v_not_a_number 2 "^mgpu-bench: error: --v must be a whole number .*got
 bad bench_no_debug_banner_no_v 0 "^clean$" --fixture predicted --writes -- \
   sh: "V=abc '$BENCH' --db t.db --device model --include-model --no-record > o 2>&1; r=\$?; grep -q manual_time o || { cat o; exit 9; }; \
        grep -E 'DEBUG|Environment variable' o || echo clean; exit \$r"
+# Round 20, F58: a --benchmark_out that cannot be created was Google Benchmark's bare "invalid file
+# name", exit 1, after the suite ran; a filter that is no regular expression "matched nothing".
+bad bench_out_name_too_long 2 "^mgpu-bench: error: --benchmark_out o+\\.json: cannot create it \\(File name too long\\)" --fixture predicted -- \
+  sh: "'$BENCH' --db t.db --device model --include-model --no-record --benchmark_out=\$(printf 'o%.0s' \$(seq 300)).json 2>&1"
+bad bench_out_under_a_file 2 "^mgpu-bench: error: --benchmark_out t.db/x.json: .*t.db is a file, not a folder" --fixture predicted -- \
+  sh: "'$BENCH' --db t.db --device model --include-model --no-record --benchmark_out=t.db/x.json 2>&1"
+bad bench_filter_not_a_regex 2 "^mgpu-bench: error: --benchmark_filter must be a regular expression \\(POSIX extended; .*got '\\('" --fixture predicted -- \
+  sh: "'$BENCH' --db t.db --device model --include-model --no-record '--benchmark_filter=(' 2>&1"
+bad bench_filter_negative_regex_taken 0 "manual_time" --fixture predicted -- \
+  sh: "'$BENCH' --db t.db --device model --include-model --no-record '--benchmark_filter=-^nothing' 2>&1"
 # Round 19, F44: a switch's value Google Benchmark would take as true whatever it says.
 bad bench_list_tests_maybe 2 "--benchmark_list_tests must be true or false \\(or yes/no, on/off, 1/0\\), got 'maybe'" --fixture predicted -- \
   sh: '$BENCH' "${B[@]}" --benchmark_list_tests=maybe
