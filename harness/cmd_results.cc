@@ -62,6 +62,34 @@ std::string untimed_note(results::Store& s, bool include_model = true) {
   return note;
 }
 
+// Why a json or cpp export of a database with timed rows wrote none: every such row is of a
+// template this binary does not build (an imported landscape's, another program's, an older
+// version of ours), and those exports serve the current templates only (round 20, F52: "wrote
+// 0 entries", unsaid why). "" when some row is of a current template, or with --all-versions.
+std::string other_templates_note(results::Store& s, const std::vector<results::TemplateId>& current) {
+  if (current.empty()) return "";
+  std::map<std::string, int> other;
+  for (const results::TrialRow& t : s.trials()) {
+    if (t.status != "ok" || !t.median_ms) continue;
+    bool ours = false;
+    for (const results::TemplateId& c : current)
+      ours = ours || (c.name == t.tmpl.name && c.source_hash == t.tmpl.source_hash);
+    if (ours) return "";
+    ++other[t.tmpl.name];
+  }
+  if (other.empty()) return "";
+  std::string names;
+  int shown = 0, rows = 0;
+  for (const auto& [name, count] : other) {
+    rows += count;
+    if (shown++ < 3) names += fmt::format("{}{} ({})", names.empty() ? "" : ", ", core::Error::printable(name.substr(0, 60)), count);
+  }
+  if (other.size() > 3) names += fmt::format(" and {} more", other.size() - 3);
+  return fmt::format(" (its {} timed trials are of templates this mgpu-tune does not build -- {} --: imported "
+                     "landscapes, another program's or older versions; this export serves the current templates, "
+                     "--all-versions takes older versions of ours, and csv or t4 lists every trial)", rows, names);
+}
+
 // A row's performance lints (issue 19): null when nothing was recorded for its kernel, else
 // the list, with what it rests on (SASS evidence, a verification's bank-conflict count).
 nlohmann::json lints_json(const results::KernelLints& k) {
@@ -345,7 +373,9 @@ void add_export(CLI::App& app) {
     if (!skipped.empty()) summary["skipped_note"] = skipped;
     if (!o->json)
       fmt::print("wrote {} {} to {}{}\n", n, o->format == "csv" || o->format == "t4" ? "trials" : "entries", o->output,
-                 n == 0 ? untimed_note(s, o->include_model) : "");
+                 n == 0 ? untimed_note(s, o->include_model) +
+                              (o->format == "json" || o->format == "cpp" ? other_templates_note(s, current) : "")
+                        : "");
     if (!o->json && !skipped.empty()) fmt::print("{}\n", skipped);
     if (!t4_note.empty()) {
       summary["t4_note"] = t4_note;

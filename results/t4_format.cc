@@ -285,14 +285,29 @@ double measurement_scale(const json& m, double file_scale, const std::string& wh
   }
 }
 
-core::ParamValue param_value(const json& v, const std::string& where) {
-  if (v.is_boolean()) return static_cast<std::int64_t>(v.get<bool>());
+// A config here is a JSON object of integers and strings (results/stored_config.h): a value of
+// another type cannot be stored as it is, and was changed without a word -- 1.5 stored as the
+// text "1.5", true as 1, and exported back so (battery round 20, F55). Refused instead; a whole
+// number written 2.0 is the integer 2, as everywhere.
+core::ParamValue param_value(const json& v, const std::string& where, const std::string& name) {
   if (v.is_number_integer()) return v.get<std::int64_t>();
   if (v.is_number_float()) {
     double d = v.get<double>();
     if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9e15) return static_cast<std::int64_t>(d);
-    return v.dump();
+    if (std::isfinite(d) && d == std::floor(d))  // written with a fraction or exponent, read as a double
+      throw Error(ErrorKind::InvalidInput,
+                  fmt::format("{}: parameter {} is {}, an integer {} (a config value must fit an int64, read exactly)",
+                              where, name, v.dump(), std::abs(d) >= 0x1p63 ? "beyond the 64-bit range" : "beyond 2^53"));
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{}: the parameter value {} is not a whole number: this tool stores configs of integers "
+                            "and strings, and would store it changed (as the text \"{}\"); nothing was imported",
+                            where, shown(v), v.dump()));
   }
+  if (v.is_boolean())
+    throw Error(ErrorKind::InvalidInput,
+                fmt::format("{}: the parameter value {} is a boolean: this tool stores configs of integers and strings, "
+                            "and would store it changed (as {}); nothing was imported", where, shown(v),
+                            v.get<bool>() ? 1 : 0));
   if (v.is_string()) return v.get<std::string>();
   throw Error(ErrorKind::InvalidInput, fmt::format("{}: a parameter value must be a number or a string, not {}", where, shown(v)));
 }
@@ -352,7 +367,7 @@ T4File read_t4(const std::string& path) {
     if (!r.is_object() || !r.contains("configuration") || !r["configuration"].is_object() || r["configuration"].empty())
       throw Error(ErrorKind::InvalidInput, fmt::format("{}: no \"configuration\" object", where));
     T4Result t;
-    for (const auto& [k, v] : r["configuration"].items()) t.config.set(k, param_value(v, where));
+    for (const auto& [k, v] : r["configuration"].items()) t.config.set(k, param_value(v, where, k));
     if (r.contains("times") && r["times"].is_object()) {
       const json& times = r["times"];
       if (times.contains("compilation") && !times["compilation"].is_null())

@@ -313,6 +313,36 @@ TEST_F(DriverApi, EventsMustExistAndFlagsBeKnown) {
   EXPECT_EQ(stream_create(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
 }
 
+// Round 20, F51: the polls and the memory query programs make at start-up. A stream has no work
+// pending and an event has completed (every launch finished when its call returned); memory is
+// the device's 16 GiB less what is allocated; a handle never made is refused.
+TEST_F(DriverApi, StreamAndEventQueriesAndMemoryInfo) {
+  primary();
+  auto stream_query = reinterpret_cast<PFN_cuStreamQuery_v2000>(resolve("cuStreamQuery", 2000));
+  auto event_query = reinterpret_cast<PFN_cuEventQuery_v2000>(resolve("cuEventQuery", 2000));
+  auto mem_info = reinterpret_cast<PFN_cuMemGetInfo_v3020>(resolve("cuMemGetInfo", 3020));
+  auto create = reinterpret_cast<PFN_cuEventCreate_v2000>(resolve("cuEventCreate", 2000));
+  auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
+  auto mem_free = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
+  ASSERT_TRUE(stream_query && event_query && mem_info && create && alloc && mem_free);
+  EXPECT_EQ(resolve("cuMemGetInfo", 2000), nullptr);  // the 32-bit ABI of CUDA 2.0 is not implemented
+  EXPECT_EQ(stream_query(nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(stream_query(reinterpret_cast<CUstream>(0x77)), CUDA_ERROR_INVALID_HANDLE);
+  CUevent e = nullptr;
+  ASSERT_EQ(create(&e, 0), CUDA_SUCCESS);
+  EXPECT_EQ(event_query(e), CUDA_SUCCESS);
+  EXPECT_EQ(event_query(reinterpret_cast<CUevent>(0x99)), CUDA_ERROR_INVALID_HANDLE);
+  size_t free_before = 0, total = 0, free_after = 0;
+  ASSERT_EQ(mem_info(&free_before, &total), CUDA_SUCCESS);
+  EXPECT_EQ(total, size_t{16} << 30);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(alloc(&p, 1 << 20), CUDA_SUCCESS);
+  ASSERT_EQ(mem_info(&free_after, &total), CUDA_SUCCESS);
+  EXPECT_EQ(free_before - free_after, size_t{1} << 20);
+  EXPECT_EQ(mem_free(p), CUDA_SUCCESS);
+  EXPECT_EQ(mem_info(nullptr, &total), CUDA_ERROR_INVALID_VALUE);
+}
+
 // A context released to nothing takes its streams with it: a stream made in it is no stream of
 // the context retained again (CUDA_ERROR_INVALID_HANDLE); a thread still bound to the released
 // context is told so (CUDA_ERROR_CONTEXT_IS_DESTROYED), and is served again once it is retained.

@@ -123,6 +123,14 @@ bad import_not_utf8 2 "r.json is not a T4 file: invalid UTF-8 at byte offset 60 
 bad import_missing_file 2 "cannot read T4 file nowhere.json" --fixture good -- import --t4 nowhere.json --db t.db
 bad import_no_results 2 "r.json has no results" --fixture t4_empty -- import --t4 r.json --db t.db
 bad import_no_configuration 2 "result 0: no \"configuration\" object" --fixture t4_no_config -- import --t4 r.json --db t.db
+# Round 20, F55: a parameter value that is no integer or string was stored changed (1.5 as the
+# text "1.5", true as 1) and exported back so. Refused; 2.0 is the integer 2 (the twin).
+fixture_t4_float_param() { fixture_good; t4 r.json "[$(ok_result 1.5)]"; }
+fixture_t4_bool_param() { fixture_good; t4 r.json "[$(ok_result true)]"; }
+fixture_t4_whole_float_param() { fixture_good; t4 r.json "[$(ok_result 2.0)]"; }
+bad import_float_param 2 "the parameter value 1.5 is not a whole number: .*would store it changed .*nothing was imported" --fixture t4_float_param -- import --t4 r.json --db t.db
+bad import_bool_param 2 "the parameter value true is a boolean: .*would store it changed \\(as 1\\)" --fixture t4_bool_param -- import --t4 r.json --db t.db
+bad import_whole_float_param 0 "imported 1 trials" --fixture t4_whole_float_param --writes -- import --t4 r.json --db t.db
 bad import_runtime_not_number 2 "runtime: \"fast\" is not a number" --fixture t4_bad_runtime -- import --t4 r.json --db t.db
 bad import_unknown_time_unit 2 "unknown time unit 'fortnights'" --fixture t4_bad_unit -- import --t4 r.json --db t.db
 bad import_valid_without_time 2 "a valid result without runtimes or a time measurement" --fixture t4_no_time -- import --t4 r.json --db t.db

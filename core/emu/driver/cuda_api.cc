@@ -696,6 +696,17 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   EMU_CURRENT_STICKY("cuMemAlloc");
   return mem_alloc_locked(S, p, bytes, "cuMemAlloc");
 }
+// cuMemGetInfo ("Memory Management"), in the current context: the virtual device's memory and
+// what its allocations leave free (many programs ask at start-up, battery round 20, F51).
+CUresult CUDAAPI cuMemGetInfo(size_t* free_bytes, size_t* total) {
+  EMU_CURRENT_STICKY("cuMemGetInfo");
+  EMU_NOT_NULL(free_bytes, "cuMemGetInfo");
+  EMU_NOT_NULL(total, "cuMemGetInfo");
+  const std::uint64_t used = std::min<std::uint64_t>(kDeviceMemory, S.device->memory().allocated_bytes());
+  *total = static_cast<size_t>(kDeviceMemory);
+  *free_bytes = static_cast<size_t>(kDeviceMemory - used);
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
   EMU_LOCK;
   return mem_free_locked(S, p);
@@ -897,6 +908,22 @@ CUresult CUDAAPI cuEventSynchronize(CUevent e) {
   EMU_STICKY;
   return CUDA_SUCCESS;
 }
+// cuStreamQuery / cuEventQuery ("Stream Management", "Event Management"): every launch and copy
+// on the virtual device has finished when its call returns, so a stream has no work pending and
+// a recorded event has completed (CUDA_SUCCESS; an event never recorded is CUDA_SUCCESS on a GPU
+// too). Programs poll with these; they were missing (battery round 20, F51).
+CUresult CUDAAPI cuStreamQuery(CUstream s) {
+  EMU_LOCK;
+  EMU_STREAM(s, "cuStreamQuery");
+  EMU_STICKY;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventQuery(CUevent e) {
+  EMU_LOCK;
+  EMU_EVENT(e, "cuEventQuery");
+  EMU_STICKY;
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuEventElapsedTime(float*, CUevent, CUevent) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
@@ -995,6 +1022,7 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
       EMU_ENTRY(cuMemAllocAsync), EMU_ENTRY(cuMemFreeAsync), EMU_ENTRY(cuStreamCreate), EMU_ENTRY(cuStreamDestroy),
       EMU_ENTRY(cuStreamSynchronize), EMU_ENTRY(cuStreamWaitEvent), EMU_ENTRY(cuEventCreate), EMU_ENTRY(cuEventDestroy),
       EMU_ENTRY(cuEventRecord), EMU_ENTRY(cuEventSynchronize), EMU_ENTRY(cuEventElapsedTime), EMU_ENTRY(cuTensorMapEncodeTiled),
+      EMU_ENTRY(cuStreamQuery), EMU_ENTRY(cuEventQuery), EMU_ENTRY(cuMemGetInfo),
       EMU_ENTRY(mgpuEmuLastLaunch), EMU_ENTRY(mgpuEmuLastError)};
 #undef EMU_ENTRY
   auto it = table.find(symbol);
@@ -1017,7 +1045,8 @@ CUresult CUDAAPI cuGetProcAddress(const char* symbol, void** pfn, int cuda_versi
       {"cuMemFree", 3020},         {"cuMemcpyHtoD", 3020},       {"cuMemcpyDtoH", 3020},
       {"cuMemcpyDtoD", 3020},      {"cuMemsetD8", 3020},         {"cuMemsetD16", 3020},
       {"cuMemsetD32", 3020},       {"cuMemcpyHtoDAsync", 3020},  {"cuMemcpyDtoHAsync", 3020},
-      {"cuMemcpyDtoDAsync", 3020}, {"cuMemHostGetDevicePointer", 3020}, {"cuCtxCreate", 12050}};
+      {"cuMemcpyDtoDAsync", 3020}, {"cuMemHostGetDevicePointer", 3020}, {"cuCtxCreate", 12050},
+      {"cuMemGetInfo", 3020}};
   if (auto v = implemented_abi.find(symbol); v != implemented_abi.end() && cuda_version < v->second) {
     *pfn = nullptr;
     if (status) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
