@@ -27,7 +27,45 @@ std::string slug(const std::string& s) {
   return out;
 }
 
-std::string csv_field(const std::string& s) {
+// Text as a CSV file holds it: valid UTF-8 with no control bytes but tab and line breaks. A
+// byte that is neither (a NUL, half of a character) is written as \xNN, so a damaged message
+// column no longer made the export binary (battery round 20, F45).
+std::string csv_text(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  auto escape = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') escape(c);
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // The length a lead byte announces, and the smallest code point it may carry (no overlong
+    // forms, no surrogates, nothing past U+10FFFF).
+    const int n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    std::uint32_t cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+    for (int k = 1; ok && k < n; ++k) {
+      const unsigned char d = static_cast<unsigned char>(s[i + k]);
+      ok = (d & 0xc0) == 0x80;
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    ok = ok && !(n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) && !(n == 4 && (cp < 0x10000 || cp > 0x10ffff));
+    if (!ok) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    out.append(s, i, n);
+    i += n;
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& raw) {
+  const std::string s = csv_text(raw);
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -522,6 +522,14 @@ std::vector<TrialRow> Store::query_trials(const std::string& where, const std::f
       r.uuid = q.getColumn(i++).getString();
       r.run_id = q.getColumn(i++).getInt64();
       r.tmpl.name = q.getColumn(i++).getString();
+      // A template's name is what the tool or an import wrote: a short line of printable text.
+      // An empty one, 5000 characters or control bytes were written behind its back, and every
+      // table and export printed them whole (battery round 20, F45).
+      if (r.tmpl.name.empty() || r.tmpl.name.size() > 200 ||
+          std::any_of(r.tmpl.name.begin(), r.tmpl.name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+        throw Error(ErrorKind::InvalidInput,
+                    fmt::format("{} is damaged: trial {} has a template named '{}' ({} bytes; a name is 1 to 200 "
+                                "printable characters)", path_, r.id, r.tmpl.name.substr(0, 40), r.tmpl.name.size()));
       r.tmpl.source_hash = q.getColumn(i++).getString();
       r.tmpl.backend_hash = q.getColumn(i++).getString();
       r.problem.kernel = q.getColumn(i++).getString();

@@ -275,6 +275,22 @@ bad best_negative_median 2 "$DAMAGED_TIME -1 \\(a time must be a positive finite
 bad best_text_median 2 "$DAMAGED_TIME 'abc' \\(a time must be" --fixture median_text -- best --db '$DB' --include-model
 bad best_nan_median 2 "$DAMAGED_TIME 'nan' \\(a time must be" --fixture median_nan -- best --db '$DB' --include-model
 bad best_zero_median 2 "$DAMAGED_TIME 0 \\(a time must be" --fixture median_zero -- best --db '$DB' --include-model
+# Round 20, F52: a json or cpp export with every timed row of a template this binary does not
+# build wrote "0 entries", unsaid why.
+fixture_foreign_template() { fixture_good; sql "$W/t.db" "UPDATE templates SET name = 'foo';"; }
+bad export_json_foreign_template_said 0 "wrote 0 entries to .*its [0-9]+ timed trials are of templates this mgpu-tune does not build -- foo \\([0-9]+\\)" \
+  --fixture foreign_template --writes -- export --db '$DB' --format json -o '$W/x' --include-model
+# Round 20, F45 (rest): text no writer could produce. A message of a NUL and half characters went
+# into the CSV raw (a binary file); it is written \xNN, the file valid UTF-8. A template name of
+# 5000 characters (or empty) was printed whole by every table: a damaged row.
+fixture_raw_message() { fixture_good; sql "$W/t.db" "UPDATE trials SET message = X'41FFFE00C042' || 'tail' WHERE id = 1;"; }
+fixture_long_template() { fixture_good; sql "$W/t.db" "UPDATE templates SET name = printf('%.5000c', 'x');"; }
+fixture_empty_template() { fixture_good; sql "$W/t.db" "UPDATE templates SET name = '';"; }
+bad export_csv_raw_message_escaped 0 "^A.xff.xfe.x00.xc0Btail valid$" --fixture raw_message --writes -- \
+  sh: "'$MGPU' export --db t.db --format csv --include-model -o x.csv > /dev/null && grep -ao 'A[^,]*tail' x.csv | tr -d '\\n'; '$PY' -c 'open(\"x.csv\", encoding=\"utf-8\").read(); print(\" valid\")'"
+bad best_long_template_name 2 "t.db is damaged: trial 1 has a template named 'x{40}' \\(5000 bytes; a name is 1 to 200 printable characters\\)" \
+  --fixture long_template -- best --db '$DB' --include-model
+bad trials_empty_template_name 2 "t.db is damaged: trial 1 has a template named '' \\(0 bytes" --fixture empty_template -- trials --db '$DB'
 # Round 20, F61: an ok model (or GPU) trial with no time -- best dropped its problem without a
 # word, csv listed it timeless, a tuner resumed over it. Only the virtual device's verdicts
 # (source emulate, no clock) are ok without a time: the emulate case below stays readable.
