@@ -16,6 +16,7 @@
 #include "kernels/matmul_op.h"
 #include "kernels/matmul_template.h"
 #include "kernels/problem_class.h"
+#include "tests/support/forwarding_op_template.h"
 
 namespace mgpu::harness {
 namespace {
@@ -101,45 +102,16 @@ class MatmulOpOnTheVirtualDevice : public ::testing::Test {
 };
 
 // The real face, but its kernels are built for a problem `mutate` changed.
-class MisBuilt final : public kernels::OpTemplate {
+class MisBuilt final : public test::ForwardingOpTemplate {
  public:
-  explicit MisBuilt(void (*mutate)(kernels::MatmulProblem&)) : mutate_(mutate) {}
-  std::string_view op() const override { return real().op(); }
-  std::string_view name() const override { return real().name(); }
-  std::string_view source_hash() const override { return real().source_hash(); }
-  const core::ArchSpec& arch() const override { return real().arch(); }
-  std::string_view description() const override { return real().description(); }
-  std::vector<kernels::ProblemFlag> problem_flags() const override { return real().problem_flags(); }
-  kernels::Problem problem(const std::map<std::string, std::string>& v) const override { return real().problem(v); }
-  kernels::Problem problem_from_key(std::string_view key) const override { return real().problem_from_key(key); }
-  core::ParamSpace space() const override { return real().space(); }
-  core::TuningConfig default_config() const override { return real().default_config(); }
-  std::optional<kernels::Rejection> why_invalid(const kernels::Problem& p, const core::TuningConfig& c) const override {
-    return real().why_invalid(p, c);
-  }
+  explicit MisBuilt(void (*mutate)(kernels::MatmulProblem&)) : ForwardingOpTemplate(kernels::matmul_op(sm90())), mutate_(mutate) {}
   std::string build_mlir(const kernels::Problem& p, const core::TuningConfig& c) const override {
     kernels::MatmulProblem m = kernels::matmul_problem_of(p);
     mutate_(m);
     return real().build_mlir(kernels::generic_problem(m), c);
   }
-  std::string kernel_name() const override { return real().kernel_name(); }
-  double predict_ms(const kernels::Problem& p, const core::TuningConfig& c, const core::DeviceSpec& d) const override {
-    return real().predict_ms(p, c, d);
-  }
-  std::vector<kernels::Problem> kernel_problems() const override { return real().kernel_problems(); }
-  std::vector<std::string> kernel_fields() const override { return real().kernel_fields(); }
-  std::vector<kernels::VerificationProblem> verification_problems(const kernels::Problem& p, const core::TuningConfig& c,
-                                                                  int sm_count) const override {
-    return real().verification_problems(p, c, sm_count);
-  }
-  std::unique_ptr<kernels::PreparedRun> prepare(const kernels::Problem& p, const core::TuningConfig& c, std::uint64_t seed,
-                                                const std::string& ptx, const std::string& cubin,
-                                                int sm_count) const override {
-    return real().prepare(p, c, seed, ptx, cubin, sm_count);
-  }
 
  private:
-  static const kernels::OpTemplate& real() { return kernels::matmul_op(sm90()); }
   void (*mutate_)(kernels::MatmulProblem&);
 };
 

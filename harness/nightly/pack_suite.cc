@@ -128,12 +128,13 @@ fs::path build_pack(const fs::path& dir, const fs::path& into) {
       {cmake, "--build", build.string(), "--parallel", std::to_string(jobs)}};
   for (const auto& args : steps) {
     const int rc = core::run_external_tool("cmake (building the pack)", cmake, args, log.string());
-    if (rc != 0 && temp_space_trouble(into))  // measured while the build's files are still there
+    if (rc == 0) continue;
+    // Measured while the build's files are still there.
+    if (const std::optional<std::string> why = temp_space_trouble(into))
       throw Error(ErrorKind::IO, fmt::format("the pack {} could not be built here: {} (TMPDIR picks the folder; a "
                                              "pack's build needs a few MiB there); the pack itself was not judged",
-                                             dir.string(), *temp_space_trouble(into)));
-    if (rc != 0)
-      throw Error(ErrorKind::InvalidInput, fmt::format("the pack {} does not build (cmake exit {}); the end of its log:{}",
+                                             dir.string(), *why));
+    throw Error(ErrorKind::InvalidInput, fmt::format("the pack {} does not build (cmake exit {}); the end of its log:{}",
                                                        dir.string(), rc, tail_of(log, 15, into)));
   }
   const fs::path lib = build / "libmgpu_pack.so";

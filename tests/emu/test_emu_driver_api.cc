@@ -325,7 +325,7 @@ TEST_F(DriverApi, StreamAndEventQueriesAndMemoryInfo) {
   auto alloc = reinterpret_cast<PFN_cuMemAlloc_v3020>(resolve("cuMemAlloc", 3020));
   auto mem_free = reinterpret_cast<PFN_cuMemFree_v3020>(resolve("cuMemFree", 3020));
   ASSERT_TRUE(stream_query && event_query && mem_info && create && alloc && mem_free);
-  EXPECT_EQ(resolve("cuMemGetInfo", 2000), nullptr);  // the 32-bit ABI of CUDA 2.0 is not implemented
+  EXPECT_EQ(resolve("cuMemGetInfo", 2000), nullptr);  // only the size_t ABI of CUDA 3.2 is served
   EXPECT_EQ(stream_query(nullptr), CUDA_SUCCESS);
   EXPECT_EQ(stream_query(reinterpret_cast<CUstream>(0x77)), CUDA_ERROR_INVALID_HANDLE);
   CUevent e = nullptr;

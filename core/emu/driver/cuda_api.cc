@@ -850,12 +850,15 @@ CUresult CUDAAPI cuStreamDestroy(CUstream s) {
   if (!S.streams.erase(reinterpret_cast<std::uint64_t>(s))) return S.fail(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy: unknown stream handle");
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
+// Every launch and copy has finished when its call returns: waiting on a stream, or asking
+// whether it has work pending, checks the handle and the context's sticky fault only.
+static CUresult stream_finished(CUstream s, const char* call) {
   EMU_LOCK;
-  EMU_STREAM(s, "cuStreamSynchronize");
+  EMU_STREAM(s, call);
   EMU_STICKY;
   return CUDA_SUCCESS;
 }
+CUresult CUDAAPI cuStreamSynchronize(CUstream s) { return stream_finished(s, "cuStreamSynchronize"); }
 // Events (CUDA Driver API, "Event Management"): a handle never created or already destroyed is
 // CUDA_ERROR_INVALID_HANDLE wherever one is taken, and flags cuda.h does not define are
 // CUDA_ERROR_INVALID_VALUE (battery round 19, F33); events go with their context.
@@ -902,28 +905,18 @@ CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
   EMU_STICKY;
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuEventSynchronize(CUevent e) {
+// Likewise a recorded event has completed (one never recorded is CUDA_SUCCESS on a GPU too).
+static CUresult event_finished(CUevent e, const char* call) {
   EMU_LOCK;
-  EMU_EVENT(e, "cuEventSynchronize");
+  EMU_EVENT(e, call);
   EMU_STICKY;
   return CUDA_SUCCESS;
 }
-// cuStreamQuery / cuEventQuery ("Stream Management", "Event Management"): every launch and copy
-// on the virtual device has finished when its call returns, so a stream has no work pending and
-// a recorded event has completed (CUDA_SUCCESS; an event never recorded is CUDA_SUCCESS on a GPU
-// too). Programs poll with these; they were missing (battery round 20, F51).
-CUresult CUDAAPI cuStreamQuery(CUstream s) {
-  EMU_LOCK;
-  EMU_STREAM(s, "cuStreamQuery");
-  EMU_STICKY;
-  return CUDA_SUCCESS;
-}
-CUresult CUDAAPI cuEventQuery(CUevent e) {
-  EMU_LOCK;
-  EMU_EVENT(e, "cuEventQuery");
-  EMU_STICKY;
-  return CUDA_SUCCESS;
-}
+CUresult CUDAAPI cuEventSynchronize(CUevent e) { return event_finished(e, "cuEventSynchronize"); }
+// cuStreamQuery / cuEventQuery ("Stream Management", "Event Management"): nothing is ever
+// pending (above). Programs poll with these; they were missing (battery round 20, F51).
+CUresult CUDAAPI cuStreamQuery(CUstream s) { return stream_finished(s, "cuStreamQuery"); }
+CUresult CUDAAPI cuEventQuery(CUevent e) { return event_finished(e, "cuEventQuery"); }
 CUresult CUDAAPI cuEventElapsedTime(float*, CUevent, CUevent) {
   DriverState& S = DriverState::get();
   std::lock_guard<std::mutex> lock(S.mu);
