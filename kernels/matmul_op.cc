@@ -84,7 +84,7 @@ class MatmulOp final : public OpTemplate {
           MatmulProblem p;
           p.m = p.n = p.k = 256;
           p.in_dtype = in, p.out_dtype = o, p.b_layout = l;
-          if (valid_problem(p)) out.push_back(generic_problem(p));
+          if (t_.accepts(p)) out.push_back(generic_problem(p));
         }
     return out;
   }
@@ -113,15 +113,6 @@ class MatmulOp final : public OpTemplate {
   }
 
  private:
-  bool valid_problem(const MatmulProblem& q) const {
-    try {
-      t_.check_problem(q);
-      return true;
-    } catch (const core::Error&) {
-      return false;
-    }
-  }
-
   // Memoized as the matmul verifier memoizes it: one search per kernel shape, dtypes, layout,
   // class and SM count (a tuning run asks for thousands of configs of a few shapes).
   std::optional<ProxyProblem> proxy_for(const MatmulProblem& p, const KernelShape& s, const ProblemClass& cls,
@@ -134,7 +125,7 @@ class MatmulOp final : public OpTemplate {
     auto it = proxies_.find(memo);
     if (it == proxies_.end())
       it = proxies_.emplace(memo, verification_proxy(p, s, sm_count, [&](const MatmulProblem& q) {
-                               return valid_problem(q);
+                               return t_.accepts(q);
                              })).first;
     return it->second;
   }

@@ -10,6 +10,15 @@
 
 namespace mgpu::kernels {
 
+bool MatmulTemplate::accepts(const MatmulProblem& p) const {
+  try {
+    check_problem(p);
+    return true;
+  } catch (const core::Error&) {
+    return false;
+  }
+}
+
 void MatmulTemplate::require_valid(const MatmulProblem& p, const core::TuningConfig& c) const {
   check_config(c);
   if (auto r = why_invalid(p, c))

@@ -37,6 +37,8 @@ class MatmulTemplate {
   virtual core::TuningConfig default_config() const = 0;
   virtual std::vector<std::string> run_time_params() const = 0;
   virtual void check_problem(const MatmulProblem& p) const = 0;   // throws InvalidInput
+  // check_problem() as a predicate (the proxy searches of kernels/problem_class.h take one).
+  bool accepts(const MatmulProblem& p) const;
   virtual void check_config(const core::TuningConfig& c) const = 0;  // names, types; throws InvalidInput
   virtual std::optional<Rejection> why_invalid(const MatmulProblem& p, const core::TuningConfig& c) const = 0;
   // Every config of space() with its verdict for `p` (nullptr: valid), in enumerate()'s order;

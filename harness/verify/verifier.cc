@@ -127,14 +127,7 @@ std::vector<VerifyJob> Verifier::plan(const std::vector<core::TuningConfig>& con
       std::lock_guard<std::mutex> lock(proxy_mu_);
       auto p = proxies_.find(memo);
       if (p == proxies_.end()) {
-        auto valid = [&](const kernels::MatmulProblem& q) {
-          try {
-            t_.check_problem(q);
-            return true;
-          } catch (const core::Error&) {
-            return false;
-          }
-        };
+        auto valid = [&](const kernels::MatmulProblem& q) { return t_.accepts(q); };
         p = proxies_.emplace(memo, kernels::verification_proxy(target, s, sm_count, valid)).first;
       }
       j.proxy = p->second;
@@ -146,14 +139,7 @@ std::vector<VerifyJob> Verifier::plan(const std::vector<core::TuningConfig>& con
 
 std::vector<VerifyJob> Verifier::plan_standard(const std::vector<core::TuningConfig>& configs,
                                                const kernels::MatmulProblem& like, int compile_threads) {
-  auto valid = [&](const kernels::MatmulProblem& q) {
-    try {
-      t_.check_problem(q);
-      return true;
-    } catch (const core::Error&) {
-      return false;
-    }
-  };
+  auto valid = [&](const kernels::MatmulProblem& q) { return t_.accepts(q); };
   std::vector<Compiled> compiled = compile(configs, like, compile_threads);
   std::map<std::string, std::vector<kernels::ProblemClass>> classes_of;  // by kernel shape
   std::vector<VerifyJob> jobs;
